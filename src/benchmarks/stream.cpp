@@ -1,0 +1,100 @@
+// stream: sustained memory bandwidth of the STREAM kernels per array size (GB/s), every
+// element verified against its analytic value. CPU: OpenMP.
+#include "benchmarks/stream.hpp"
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include "benchmarks/host_buffer.hpp"
+#include "benchmarks/stream_kernels.hpp"
+#include "core/error.hpp"
+#include "core/units.hpp"
+
+namespace ironbench::benchmarks {
+namespace {
+
+using core::case_state;
+using core::device_info;
+
+std::size_t element_bytes(const std::string& dtype) { return dtype == "fp32" ? 4 : 8; }
+
+template <typename T>
+void run_stream(case_state& state, stream_kernel kernel, std::size_t n) {
+  host_buffer<T> a(n), b(n), c(n);
+  stream_initialize(a.data(), b.data(), c.data(), n);
+  const auto traffic = traffic_of(kernel);
+  const double array_bytes = static_cast<double>(n * sizeof(T));
+  state.add_bytes_read(traffic.arrays_read * array_bytes);
+  state.add_bytes_written(traffic.arrays_written * array_bytes);
+
+  std::size_t iterations = 0;
+  double dot_result = 0.0;
+  state.measure_host([&] {
+    dot_result = stream_run(kernel, a.data(), b.data(), c.data(), n);
+    ++iterations;
+  });
+  const auto check = stream_check(kernel, a.data(), b.data(), c.data(), n, iterations, dot_result);
+  state.note("verification", fmt::format("all {} elements of a, b, c after {} iterations", n, iterations));
+  state.require(check.ok, "wrong result: " + check.detail);
+}
+
+class stream_benchmark final : public core::benchmark {
+ public:
+  std::string name() const override { return "stream"; }
+  std::string summary() const override {
+    return "Memory bandwidth of copy, mul, add, triad, dot, nstream (GB/s), verified per element";
+  }
+
+  std::string unsupported_reason(const device_info& device) const override {
+    if (device.kind == core::device_kind::cpu) return {};
+    return fmt::format("no STREAM kernels for {} devices in this build", core::to_string(device.kind));
+  }
+
+  std::vector<core::axis> axes(const device_info& device) const override {
+    const auto llc = device.properties.value("last_level_cache_bytes", std::int64_t{0});
+    return {core::string_axis("dtype", {"fp64"}, "element type", {"fp64", "fp32"}),
+            core::size_axis("size", {default_stream_array_bytes(llc)},
+                            "bytes per array (default: >= 4x the last-level cache)"),
+            core::string_axis("kernel", {"copy", "mul", "add", "triad", "dot", "nstream"},
+                              "STREAM kernel", {"copy", "mul", "add", "triad", "dot", "nstream"})};
+  }
+
+  std::uint64_t memory_required(const core::parameter_set& params, const device_info&) const override {
+    return 3 * static_cast<std::uint64_t>(params.integer("size"));
+  }
+
+  void run(case_state& state) const override {
+    const auto& params = state.params();
+    const auto dtype = params.string("dtype");
+    const auto kernel = stream_kernel_from_string(params.string("kernel"));
+    IRONBENCH_CHECK(kernel.has_value(), "unknown kernel " + params.string("kernel"));
+    const auto bytes = params.integer("size");
+    const auto n = static_cast<std::size_t>(bytes) / element_bytes(dtype);
+    if (n == 0) state.skip(fmt::format("size {} holds no {} element", bytes, dtype));
+    const auto available = state.device().properties.value("available_memory_bytes", std::int64_t{0});
+    if (available > 0 && 3 * bytes > available) {
+      state.skip(fmt::format("needs {} but only {} is available now", format_bytes(3.0 * bytes),
+                             format_bytes(static_cast<double>(available))));
+    }
+    state.note("threads", std::to_string(omp_get_max_threads()));
+    state.note("elements", std::to_string(n));
+    if (dtype == "fp32") {
+      run_stream<float>(state, *kernel, n);
+    } else {
+      run_stream<double>(state, *kernel, n);
+    }
+  }
+};
+
+}  // namespace
+
+std::int64_t default_stream_array_bytes(std::int64_t last_level_cache_bytes) {
+  const std::int64_t wanted = std::max<std::int64_t>(4 * last_level_cache_bytes, std::int64_t{64} << 20);
+  std::int64_t size = 1;
+  while (size < wanted) size <<= 1;
+  return size;
+}
+
+std::unique_ptr<core::benchmark> make_stream_benchmark() { return std::make_unique<stream_benchmark>(); }
+
+}  // namespace ironbench::benchmarks

@@ -1,0 +1,65 @@
+// The STREAM kernels (McCalpin's four plus BabelStream's dot and nstream) on the host with
+// OpenMP, their byte weights, and the analytic check of their results.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace ironbench::benchmarks {
+
+enum class stream_kernel { copy, mul, add, triad, dot, nstream };
+
+[[nodiscard]] const char* to_string(stream_kernel kernel);
+[[nodiscard]] std::optional<stream_kernel> stream_kernel_from_string(const std::string& name);
+
+/// Arrays read and written per element (BabelStream's weights: copy 2, mul 2, add 3, triad 3,
+/// dot 2, nstream 4). Bytes moved = (reads + writes) x elements x element size.
+struct stream_traffic {
+  int arrays_read;
+  int arrays_written;
+};
+[[nodiscard]] stream_traffic traffic_of(stream_kernel kernel);
+
+/// The scalar of mul, triad and nstream (BabelStream's).
+inline constexpr double stream_scalar = 0.4;
+
+/// A pseudo-random digit 0..7 of position i, different for each `salt`.
+[[nodiscard]] inline unsigned stream_digit(std::size_t i, std::uint64_t salt) {
+  return static_cast<unsigned>(((static_cast<std::uint64_t>(i) + salt) * 0x9E3779B97F4A7C15ull) >> 61);
+}
+
+/// Initial value of element i of arrays a, b, c (BabelStream's 0.1, 0.2, 0.0 families, with
+/// c non-zero so that mul writes something visible). Position-dependent and not periodic, so
+/// a kernel that reads or writes the wrong element fails the check, and no two memory pages
+/// hold the same bytes (page deduplication cannot fake bandwidth).
+template <typename T>
+[[nodiscard]] T stream_initial_a(std::size_t i) { return T(0.1) + T(0.01) * T(stream_digit(i, 1)); }
+template <typename T>
+[[nodiscard]] T stream_initial_b(std::size_t i) { return T(0.2) + T(0.01) * T(stream_digit(i, 2)); }
+template <typename T>
+[[nodiscard]] T stream_initial_c(std::size_t i) { return T(0.3) + T(0.01) * T(stream_digit(i, 3)); }
+
+/// Writes the initial values in parallel (first touch by the threads that run the kernels).
+template <typename T>
+void stream_initialize(T* a, T* b, T* c, std::size_t n);
+
+/// Runs `kernel` once over n elements: copy c=a; mul b=s*c; add c=a+b; triad a=b+s*c;
+/// dot returns sum(a*b) accumulated in double; nstream a+=b+s*c. Returns 0 except for dot.
+template <typename T>
+double stream_run(stream_kernel kernel, T* a, T* b, T* c, std::size_t n);
+
+struct stream_check_result {
+  bool ok = true;
+  std::string detail;  ///< the first wrong element or sum, when not ok
+};
+
+/// Checks every element of a, b and c (and the dot sum) against the values `kernel` must
+/// produce from the initial arrays after `iterations` runs.
+template <typename T>
+[[nodiscard]] stream_check_result stream_check(stream_kernel kernel, const T* a, const T* b,
+                                               const T* c, std::size_t n, std::size_t iterations,
+                                               double dot_result);
+
+}  // namespace ironbench::benchmarks

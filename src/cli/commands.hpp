@@ -1,0 +1,25 @@
+// The subcommands of `ironbench`. Each adds itself to the CLI11 application and returns the
+// action to run once the command line parsed. main() only parses and dispatches.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <memory>
+
+namespace ironbench::cli {
+
+/// Runs a parsed subcommand and returns the process exit code.
+using command_action = std::function<int()>;
+
+/// Everything the commands share: the parsed arguments as typed.
+struct invocation {
+  std::vector<std::string> argv;
+};
+
+command_action add_list_command(CLI::App& app);
+command_action add_sysinfo_command(CLI::App& app);
+command_action add_run_command(CLI::App& app, const invocation& call);
+command_action add_version_command(CLI::App& app);
+
+}  // namespace ironbench::cli

@@ -1,0 +1,19 @@
+#include "cli/live_host.hpp"
+
+#include "blas/openblas.hpp"
+
+namespace ironbench::cli {
+
+live_host detect_live_host() {
+  live_host host;
+  host.fingerprint = platform::detect_host(platform::live_probe_sources());
+  host.fingerprint.software.add_library("openblas", blas::openblas_config());
+  host.devices = device::enumerate_devices(host.fingerprint);
+  return host;
+}
+
+json host_json(const platform::host_fingerprint& host) {
+  return json::parse(platform::to_json(host).dump());
+}
+
+}  // namespace ironbench::cli

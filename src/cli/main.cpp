@@ -1,0 +1,41 @@
+// ironbench: parse the command line, dispatch to a subcommand, turn errors into exit codes.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <map>
+
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "core/error.hpp"
+#include "ironbench/build_config.hpp"
+
+int main(int argc, char** argv) {
+  using namespace ironbench;
+  cli::invocation call{std::vector<std::string>(argv, argv + argc)};
+  CLI::App app{"ironbench: benchmarks for AI accelerator nodes (GEMM, memory bandwidth, ...)", "ironbench"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string(build::version) + " (" + build::git_describe + ")");
+  std::map<std::string, cli::command_action> actions{
+      {"list", cli::add_list_command(app)},
+      {"sysinfo", cli::add_sysinfo_command(app)},
+      {"run", cli::add_run_command(app, call)},
+      {"version", cli::add_version_command(app)},
+  };
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::cerr << "ironbench: error: " << e.what() << " (see ironbench --help)\n";
+    return cli::exit_usage;
+  }
+  try {
+    for (const auto* sub : app.get_subcommands()) return actions.at(sub->get_name())();
+    return cli::exit_usage;
+  } catch (const usage_error& e) {
+    std::cerr << "ironbench: error: " << e.what() << '\n';
+    return cli::exit_usage;
+  } catch (const std::exception& e) {
+    std::cerr << "ironbench: error: " << e.what() << '\n';
+    return cli::exit_failure;
+  }
+}

@@ -1,0 +1,42 @@
+// ironbench sysinfo: the host fingerprint and the devices found.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "cli/build_description.hpp"
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/live_host.hpp"
+#include "core/units.hpp"
+
+namespace ironbench::cli {
+
+command_action add_sysinfo_command(CLI::App& app) {
+  auto* command = app.add_subcommand("sysinfo", "Describe this host: CPU, memory, OS, VM/container, cgroup limits, devices");
+  auto json_output = std::make_shared<bool>(false);
+  command->add_flag("--json", *json_output, "Print JSON instead of text");
+  return [json_output] {
+    const auto host = detect_live_host();
+    if (*json_output) {
+      json devices = json::array();
+      for (const auto& d : host.devices.devices) devices.push_back(core::to_json(d));
+      const json document{{"tool", build_description()},
+                          {"host", host_json(host.fingerprint)},
+                          {"devices", devices},
+                          {"device_notes", host.devices.notes}};
+      std::cout << document.dump(2) << '\n';
+      return exit_ok;
+    }
+    for (const auto& [label, text] : platform::summary_lines(host.fingerprint)) {
+      std::cout << fmt::format("{:<16} {}\n", label, text);
+    }
+    for (const auto& d : host.devices.devices) {
+      std::cout << fmt::format("{:<16} {} ({}, {} usable)\n", "Device " + d.id, d.name,
+                               core::to_string(d.kind), format_bytes(static_cast<double>(d.memory_bytes)));
+    }
+    for (const auto& note : host.devices.notes) std::cout << fmt::format("{:<16} {}\n", "Note", note);
+    return exit_ok;
+  };
+}
+
+}  // namespace ironbench::cli

@@ -1,0 +1,47 @@
+// The interface every benchmark implements. Adding a benchmark is one source file in
+// src/benchmarks/ and one line in src/benchmarks/builtin.cpp.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/axis.hpp"
+#include "core/case_state.hpp"
+#include "core/device_info.hpp"
+#include "core/parameter_set.hpp"
+
+namespace ironbench::core {
+
+class benchmark {
+ public:
+  virtual ~benchmark() = default;
+
+  /// Name used on the command line and in results: "gemm", "stream".
+  [[nodiscard]] virtual std::string name() const = 0;
+  /// One line for `ironbench list`.
+  [[nodiscard]] virtual std::string summary() const = 0;
+
+  /// Empty when the benchmark can run on `device`; otherwise why not (its cases are then
+  /// recorded as skipped with this reason).
+  [[nodiscard]] virtual std::string unsupported_reason(const device_info& device) const = 0;
+
+  /// The axes and their default values on `device` (defaults may differ per device kind:
+  /// CPUs get GEMM shapes they finish in seconds).
+  [[nodiscard]] virtual std::vector<axis> axes(const device_info& device) const = 0;
+
+  /// Device memory one case needs, in bytes; checked before anything runs so that an
+  /// impossible size is a usage error, not a crash halfway through a sweep.
+  [[nodiscard]] virtual std::uint64_t memory_required(const parameter_set& /*params*/,
+                                                      const device_info& /*device*/) const {
+    return 0;
+  }
+
+  /// Runs one case: prepare, declare work, measure, verify.
+  virtual void run(case_state& state) const = 0;
+
+  /// Whether `ironbench run` with no benchmark named runs it.
+  [[nodiscard]] virtual bool in_default_suite() const { return true; }
+};
+
+}  // namespace ironbench::core

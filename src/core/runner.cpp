@@ -1,0 +1,136 @@
+#include "core/runner.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <new>
+#include <set>
+
+#include "core/error.hpp"
+#include "core/sweep.hpp"
+#include "core/units.hpp"
+
+namespace ironbench::core {
+namespace {
+
+std::vector<const benchmark*> select_benchmarks(const registry& benchmarks,
+                                                const run_options& options) {
+  if (options.benchmarks.empty()) return benchmarks.default_suite();
+  std::vector<const benchmark*> selected;
+  for (const auto& name : options.benchmarks) {
+    const auto* b = &benchmarks.get(name);
+    if (std::find(selected.begin(), selected.end(), b) == selected.end()) selected.push_back(b);
+  }
+  return selected;
+}
+
+// Every override must be taken by some selected benchmark (on some device).
+void check_overrides_are_used(const std::vector<const benchmark*>& selected,
+                              const std::vector<device_info>& devices,
+                              const run_options& options) {
+  for (const auto& o : options.overrides) {
+    bool named_selected = o.benchmark.empty();
+    bool has_axis = false;
+    for (const auto* b : selected) {
+      if (!o.benchmark.empty() && o.benchmark != b->name()) continue;
+      named_selected = true;
+      for (const auto& d : devices) {
+        for (const auto& a : b->axes(d)) has_axis = has_axis || a.name == o.name;
+      }
+    }
+    if (!named_selected) {
+      throw usage_error(fmt::format("--axis {} names benchmark '{}', which is not selected", o.text,
+                                    o.benchmark));
+    }
+    if (!has_axis) {
+      throw usage_error(fmt::format("--axis {}: no selected benchmark has an axis '{}'", o.text, o.name));
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<planned_case> plan_run(const registry& benchmarks, const std::vector<device_info>& devices,
+                                   const run_options& options) {
+  const auto selected = select_benchmarks(benchmarks, options);
+  check_overrides_are_used(selected, devices, options);
+  std::vector<planned_case> plan;
+  for (const auto* b : selected) {
+    for (const auto& d : devices) {
+      const auto shared_device = std::make_shared<const device_info>(d);
+      const auto& device = *shared_device;
+      const auto reason = b->unsupported_reason(device);
+      if (!reason.empty()) {
+        plan.push_back({b, shared_device, {}, {}, reason});
+        continue;
+      }
+      const auto axes = apply_overrides(b->name(), b->axes(device), options.overrides);
+      std::map<std::string, std::string> units;
+      for (const auto& a : axes) {
+        if (!a.unit.empty()) units[a.name] = a.unit;
+      }
+      for (auto& params : expand_sweep(axes)) {
+        const auto needed = b->memory_required(params, device);
+        if (device.memory_bytes > 0 && needed > device.memory_bytes) {
+          throw usage_error(fmt::format("{} {} on {} needs {} of memory but the device has {}",
+                                        b->name(), params.label(), device.id, format_bytes(needed),
+                                        format_bytes(device.memory_bytes)));
+        }
+        plan.push_back({b, shared_device, std::move(params), units, {}});
+        if (plan.size() > max_planned_cases) {
+          throw usage_error(fmt::format("the sweep has more than {} cases; narrow the axes",
+                                        max_planned_cases));
+        }
+      }
+    }
+  }
+  return plan;
+}
+
+case_result run_case(const planned_case& planned, const run_options& options) {
+  const auto name = planned.bench->name();
+  auto skipped_or_failed = [&](case_status status, std::string reason) {
+    case_result result;
+    result.benchmark = name;
+    result.device = planned.device->id;
+    result.params = planned.params;
+    result.param_units = planned.param_units;
+    result.status = status;
+    result.reason = std::move(reason);
+    return result;
+  };
+  if (!planned.skip_reason.empty()) return skipped_or_failed(case_status::skipped, planned.skip_reason);
+  case_state state(planned.params, *planned.device, options.settings, options.cancel);
+  try {
+    planned.bench->run(state);
+    auto result = state.finish(name);
+    result.param_units = planned.param_units;
+    if (!result.timing && result.status == case_status::valid) {
+      return skipped_or_failed(case_status::failed, "the benchmark measured nothing");
+    }
+    return result;
+  } catch (const skip_case& skip) {
+    return skipped_or_failed(case_status::skipped, skip.what());
+  } catch (const std::bad_alloc&) {
+    return skipped_or_failed(case_status::failed, "out of memory");
+  } catch (const std::exception& e) {
+    return skipped_or_failed(case_status::failed, e.what());
+  }
+}
+
+void execute_plan(const std::vector<planned_case>& plan, const run_options& options, run_result& run,
+                  const progress_callback& progress) {
+  const auto cancelled = [&] { return options.cancel != nullptr && options.cancel->load(); };
+  for (std::size_t i = 0; i < plan.size() && !cancelled(); ++i) {
+    if (progress) progress(i, plan.size(), plan[i], nullptr);
+    run.cases.push_back(run_case(plan[i], options));
+    if (progress) progress(i, plan.size(), plan[i], &run.cases.back());
+  }
+  if (cancelled()) {
+    run.status = run_status::interrupted;
+    run.status_reason = fmt::format("interrupted after {} of {} cases", run.cases.size(), plan.size());
+  }
+  settle_run_status(run);
+}
+
+}  // namespace ironbench::core
