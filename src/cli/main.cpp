@@ -21,6 +21,12 @@ int main(int argc, char** argv) {
       {"run", cli::add_run_command(app, call)},
       {"version", cli::add_version_command(app)},
   };
+  if (argc > 1 && argv[1][0] != '-' && actions.count(argv[1]) == 0) {
+    std::string names;
+    for (const auto& [name, action] : actions) names += (names.empty() ? "" : ", ") + name;
+    std::cerr << "ironbench: error: unknown command '" << argv[1] << "' (commands: " << names << ")\n";
+    return cli::exit_usage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,72 @@
+// Bad input to the real binary: a one-line error on stderr and exit code 2, nothing run.
+#include <gtest/gtest.h>
+
+#include "process.hpp"
+
+namespace ironbench::testing {
+namespace {
+
+void expect_usage_error(const std::vector<std::string>& args, const std::string& expected_text) {
+  const auto r = run_ironbench(args);
+  std::string command;
+  for (const auto& a : args) command += a + ' ';
+  EXPECT_EQ(r.exit_code, 2) << command << "\nstderr: " << r.err;
+  const auto lines = lines_of(r.err);
+  ASSERT_EQ(lines.size(), 1u) << command << "\nstderr: " << r.err;
+  EXPECT_EQ(lines[0].rfind("ironbench: error: ", 0), 0u) << lines[0];
+  EXPECT_NE(lines[0].find(expected_text), std::string::npos) << command << "\nstderr: " << lines[0];
+  EXPECT_EQ(r.out, "") << command;
+}
+
+TEST(CliErrors, UnknownFlagsAndCommands) {
+  expect_usage_error({"run", "--bogus"}, "--bogus");
+  expect_usage_error({"sysinfo", "--yaml"}, "--yaml");
+  expect_usage_error({"frobnicate"}, "unknown command 'frobnicate' (commands: list, run, sysinfo, version)");
+  expect_usage_error({}, "subcommand");
+}
+
+TEST(CliErrors, MalformedAxisValues) {
+  expect_usage_error({"run", "stream", "--axis", "size=1M:8Q"}, "8Q");
+  expect_usage_error({"run", "stream", "--axis", "size"}, "NAME=VALUES");
+  expect_usage_error({"run", "stream", "--axis", "size=8M:1M"}, "above its end");
+  expect_usage_error({"run", "stream", "--axis", "kernel=scale"}, "not one of");
+  expect_usage_error({"run", "stream", "--axis", "nosuch=1"}, "no selected benchmark has an axis 'nosuch'");
+  expect_usage_error({"run", "stream", "--axis", "gemm:M=4"}, "not selected");
+  expect_usage_error({"run", "gemm", "--axis", "M=1,2", "--axis", "N=1,2,3"}, "advance together");
+}
+
+TEST(CliErrors, ImpossibleSizes) {
+  expect_usage_error({"run", "stream", "--axis", "size=64T"}, "needs 192 TiB");
+  expect_usage_error({"run", "gemm", "--axis", "M=4000000"}, "of memory but the device has");
+  expect_usage_error({"run", "stream", "--axis", "size=99999999999999P"}, "out of range");
+}
+
+TEST(CliErrors, UnknownBenchmarkAndDevice) {
+  expect_usage_error({"run", "nbody"}, "unknown benchmark 'nbody' (known: stream, gemm)");
+  expect_usage_error({"run", "--device", "cuda:7"}, "no device 'cuda:7'");
+}
+
+TEST(CliErrors, BadSettingsAndPaths) {
+  expect_usage_error({"run", "--min-reps", "0"}, "--min-reps");
+  expect_usage_error({"run", "--max-time", "soon"}, "--max-time");
+  expect_usage_error({"run", "--min-time", "5s", "--max-time", "1s"}, "--max-time");
+  expect_usage_error({"run", "--json", "/nonexistent/dir/run.json"}, "does not exist");
+  expect_usage_error({"run", "--json", "-", "--csv", "-"}, "standard output");
+}
+
+TEST(CliHelp, EverySubcommandHasHelp) {
+  for (const auto& args :
+       {std::vector<std::string>{"--help"}, {"list", "--help"}, {"sysinfo", "--help"}, {"run", "--help"},
+        {"version", "--help"}}) {
+    const auto r = run_ironbench(args);
+    EXPECT_EQ(r.exit_code, 0) << args[0];
+    EXPECT_NE(r.out.find("Usage:"), std::string::npos) << r.out;
+  }
+  const auto run_help = run_ironbench({"run", "--help"});
+  for (const char* flag : {"--axis", "--device", "--json", "--csv", "--md", "--results-dir", "--target-cv"}) {
+    EXPECT_NE(run_help.out.find(flag), std::string::npos) << flag;
+  }
+}
+
+}  // namespace
+}  // namespace ironbench::testing
