@@ -1,6 +1,7 @@
 #include "cli/live_host.hpp"
 
 #include "blas/openblas.hpp"
+#include "device/cpu/cpu_clock.hpp"
 
 namespace ironbench::cli {
 
@@ -8,6 +9,9 @@ live_host detect_live_host() {
   live_host host;
   host.fingerprint = platform::detect_host(platform::live_probe_sources());
   host.fingerprint.software.add_library("openblas", blas::openblas_config());
+  auto& frequency = host.fingerprint.cpu.frequency;
+  frequency.measured_mhz = device::measure_cpu_clock_mhz();
+  frequency.frequency_source = frequency.nominal().source;
   host.devices = device::enumerate_devices(host.fingerprint);
   return host;
 }

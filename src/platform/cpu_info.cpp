@@ -29,6 +29,7 @@ isa_flags isa_flags::from_flags(const std::vector<std::string>& flags) {
 
 nominal_frequency cpu_frequency::nominal() const {
   if (max_mhz) return {max_mhz, "cpufreq max"};
+  if (measured_mhz) return {measured_mhz, "measured"};
   if (base_mhz) return {base_mhz, base_source};
   if (cpuinfo_mhz) return {cpuinfo_mhz, "cpuinfo"};
   return {};

@@ -45,9 +45,14 @@ struct cpu_frequency {
   std::optional<double> base_mhz;     ///< cpufreq base_frequency, else "@ 2.50GHz" in the name
   std::string base_source;            ///< "cpufreq base", "model name" or ""
   std::optional<double> cpuinfo_mhz;  ///< "cpu MHz" of the first processor in /proc/cpuinfo
+  /// All-core clock measured on this host (device/cpu/cpu_clock.hpp); set by live detection
+  /// only, never read from files. In VMs, cpuinfo_mhz is the nominal (TSC) clock while the
+  /// cores run faster, so a peak built on it would be exceeded.
+  std::optional<double> measured_mhz;
   std::string frequency_source;       ///< source of nominal(): see nominal_frequency::source
 
-  /// The clock a peak-FLOPS estimate uses: max_mhz, else base_mhz, else cpuinfo_mhz.
+  /// The clock a peak-FLOPS estimate uses: max_mhz, else measured_mhz, else base_mhz, else
+  /// cpuinfo_mhz.
   [[nodiscard]] nominal_frequency nominal() const;
 };
 

@@ -37,6 +37,7 @@ json cpu_json(const host_fingerprint& host) {
                           {"base_mhz", value_or_null(f.base_mhz)},
                           {"base_source", text_or_null(f.base_source)},
                           {"cpuinfo_mhz", value_or_null(f.cpuinfo_mhz)},
+                          {"measured_mhz", value_or_null(f.measured_mhz)},
                           {"nominal_mhz", value_or_null(nominal.mhz)},
                           {"frequency_source", text_or_null(f.frequency_source)}};
   json peak = json::object();

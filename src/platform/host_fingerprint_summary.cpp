@@ -68,8 +68,9 @@ std::string frequency_line(const cpu_frequency& f) {
   };
   const auto nominal = f.nominal();
   if (!nominal.mhz) return "unknown";
-  return fmt::format("{} ({}); max {}, base {}, cpuinfo {}", mhz(nominal.mhz), nominal.source,
-                     mhz(f.max_mhz), mhz(f.base_mhz), mhz(f.cpuinfo_mhz));
+  return fmt::format("{} ({}); max {}, base {}, cpuinfo {}, measured {}", mhz(nominal.mhz),
+                     nominal.source, mhz(f.max_mhz), mhz(f.base_mhz), mhz(f.cpuinfo_mhz),
+                     mhz(f.measured_mhz));
 }
 
 std::string cache_line(const cpu_info& cpu) {

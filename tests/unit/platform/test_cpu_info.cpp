@@ -73,7 +73,7 @@ TEST(CpuFrequency, ParsesModelName) {
   EXPECT_EQ(parse_model_name_mhz("@ fast"), std::nullopt);
 }
 
-TEST(CpuFrequency, NominalPrefersMaxThenBaseThenCpuinfo) {
+TEST(CpuFrequency, NominalPrefersMaxThenMeasuredThenBaseThenCpuinfo) {
   cpu_frequency f;
   EXPECT_FALSE(f.nominal().mhz);
   EXPECT_EQ(f.nominal().source, "");
@@ -82,6 +82,9 @@ TEST(CpuFrequency, NominalPrefersMaxThenBaseThenCpuinfo) {
   f.base_mhz = 2100;
   f.base_source = "model name";
   EXPECT_EQ(f.nominal().source, "model name");
+  f.measured_mhz = 3150;
+  EXPECT_EQ(f.nominal().mhz, 3150.0);
+  EXPECT_EQ(f.nominal().source, "measured");
   f.max_mhz = 3400;
   EXPECT_EQ(f.nominal().mhz, 3400.0);
   EXPECT_EQ(f.nominal().source, "cpufreq max");

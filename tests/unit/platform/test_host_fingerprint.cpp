@@ -154,7 +154,7 @@ TEST(HostFingerprint, SummaryLines) {
   EXPECT_EQ(lines.at("CPU peak fp64"),
             "166.2 GFLOP/s (2 cores x 2596 MHz (cpuinfo) x 32 FLOP/cycle (Zen 5, AVX-512 "
             "2x512-bit FMA))");
-  EXPECT_EQ(lines.at("Clock"), "2596 MHz (cpuinfo); max ?, base ?, cpuinfo 2596 MHz");
+  EXPECT_EQ(lines.at("Clock"), "2596 MHz (cpuinfo); max ?, base ?, cpuinfo 2596 MHz, measured ?");
 
   const auto docker = summary_map(test::detect_scenario("docker_pinned"));
   EXPECT_EQ(docker.at("cgroup"),
