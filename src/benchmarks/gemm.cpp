@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "benchmarks/gemm_check.hpp"
@@ -31,55 +33,47 @@ const char* shape_label(std::int64_t m, std::int64_t n, std::int64_t k, std::int
   return nullptr;
 }
 
-// Host matrices in the storage of one dtype, made from the same normal samples.
-struct host_operands {
-  std::vector<double> a64, b64, c64;
-  std::vector<float> a32, b32, c32;
-  std::vector<blas::bfloat16_bits> a16, b16;
+// Element conversions between the generated fp64 values and each storage type.
+double as_double(double v) { return v; }
+double as_double(float v) { return v; }
+double as_double(blas::bfloat16_bits v) { return blas::from_bfloat16(v); }
 
-  host_operands(blas::dtype type, std::int64_t m, std::int64_t n, std::int64_t k) {
-    std::vector<double> a(static_cast<std::size_t>(m * k));
-    std::vector<double> b(static_cast<std::size_t>(k * n));
-    fill_standard_normal(a, 1);
-    fill_standard_normal(b, 2);
-    const auto outputs = static_cast<std::size_t>(m * n);
-    switch (type) {
-      case blas::dtype::fp64:
-        a64 = std::move(a);
-        b64 = std::move(b);
-        c64.assign(outputs, 0.0);
-        break;
-      case blas::dtype::fp32:
-        a32.assign(a.begin(), a.end());
-        b32.assign(b.begin(), b.end());
-        c32.assign(outputs, 0.0f);
-        break;
-      case blas::dtype::bf16:
-        for (double v : a) a16.push_back(blas::to_bfloat16(static_cast<float>(v)));
-        for (double v : b) b16.push_back(blas::to_bfloat16(static_cast<float>(v)));
-        c32.assign(outputs, 0.0f);
-        break;
-    }
+template <typename T>
+T stored_as(double v) {
+  if constexpr (std::is_same_v<T, blas::bfloat16_bits>) {
+    return blas::to_bfloat16(static_cast<float>(v));
+  } else {
+    return static_cast<T>(v);
   }
+}
 
-  [[nodiscard]] const void* a() const {
-    return !a64.empty() ? static_cast<const void*>(a64.data())
-           : !a32.empty() ? static_cast<const void*>(a32.data()) : a16.data();
-  }
-  [[nodiscard]] const void* b() const {
-    return !b64.empty() ? static_cast<const void*>(b64.data())
-           : !b32.empty() ? static_cast<const void*>(b32.data()) : b16.data();
-  }
-  [[nodiscard]] void* c() { return !c64.empty() ? static_cast<void*>(c64.data()) : c32.data(); }
+// Standard normal values, generated in fp64 and rounded to the storage type.
+template <typename T>
+std::vector<T> normal_matrix(std::int64_t elements, std::uint64_t seed) {
+  std::vector<double> values(static_cast<std::size_t>(elements));
+  fill_standard_normal(values, seed);
+  std::vector<T> stored(values.size());
+  std::transform(values.begin(), values.end(), stored.begin(), stored_as<T>);
+  return stored;
+}
 
-  [[nodiscard]] double a_at(std::size_t i) const {
-    return !a64.empty() ? a64[i] : !a32.empty() ? a32[i] : blas::from_bfloat16(a16[i]);
-  }
-  [[nodiscard]] double b_at(std::size_t i) const {
-    return !b64.empty() ? b64[i] : !b32.empty() ? b32[i] : blas::from_bfloat16(b16[i]);
-  }
-  [[nodiscard]] double c_at(std::size_t i) const { return !c64.empty() ? c64[i] : c32[i]; }
-};
+// Prepares, measures and verifies C = A * B with inputs of type In and output of type Out.
+template <typename In, typename Out>
+void measure_gemm(case_state& state, blas::dtype type, std::int64_t m, std::int64_t n, std::int64_t k) {
+  const auto a = normal_matrix<In>(m * k, 1);
+  const auto b = normal_matrix<In>(k * n, 2);
+  std::vector<Out> c(static_cast<std::size_t>(m * n));
+  state.measure_host([&] { blas::openblas_gemm(type, m, n, k, a.data(), b.data(), c.data()); });
+
+  const auto check = check_gemm(
+      k, [&](std::int64_t i, std::int64_t p) { return as_double(a[static_cast<std::size_t>(i * k + p)]); },
+      [&](std::int64_t p, std::int64_t j) { return as_double(b[static_cast<std::size_t>(p * n + j)]); },
+      [&](std::int64_t i, std::int64_t j) { return as_double(c[static_cast<std::size_t>(i * n + j)]); },
+      blas::accumulation_roundoff(type), gemm_sample_positions(m, n, sampled_elements, 3));
+  state.note("verification", fmt::format("{} sampled elements, worst error {:.2g} of tolerance",
+                                         check.checked, check.worst_ratio));
+  state.require(check.ok, "wrong result: " + check.detail);
+}
 
 blas::dtype parse_dtype(const parameter_set& params) {
   const auto type = blas::dtype_from_string(params.string("dtype"));
@@ -128,6 +122,14 @@ class gemm_benchmark final : public core::benchmark {
     return {dtype, axis_m, axis_n, axis_k};
   }
 
+  void check_params(const parameter_set& params) const override {
+    for (const char* name : {"M", "N", "K"}) {
+      if (params.integer(name) <= 0) {
+        throw usage_error(fmt::format("gemm: {} must be positive ({})", name, params.label()));
+      }
+    }
+  }
+
   std::uint64_t memory_required(const parameter_set& params, const device_info&) const override {
     const auto type = parse_dtype(params);
     const auto m = static_cast<std::uint64_t>(params.integer("M"));
@@ -143,12 +145,10 @@ class gemm_benchmark final : public core::benchmark {
     const auto m = params.integer("M");
     const auto n = params.integer("N");
     const auto k = params.integer("K");
-    if (m <= 0 || n <= 0 || k <= 0) state.skip("M, N and K must be positive");
     if (type == blas::dtype::bf16 && !blas::openblas_has_bf16_gemm()) {
       state.skip("this OpenBLAS has no bf16 GEMM (cblas_sbgemm)");
     }
 
-    host_operands operands(type, m, n, k);
     state.add_flops(2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k));
     set_peak(state, type);
     state.note("provider", "openblas " + blas::openblas_config());
@@ -157,17 +157,11 @@ class gemm_benchmark final : public core::benchmark {
     if (const char* label = shape_label(m, n, k, cpu_shape_divisor)) {
       state.note("shape", fmt::format("{} / {}", label, cpu_shape_divisor));
     }
-
-    state.measure_host([&] { blas::openblas_gemm(type, m, n, k, operands.a(), operands.b(), operands.c()); });
-
-    const auto check = check_gemm(
-        k, [&](std::int64_t i, std::int64_t p) { return operands.a_at(static_cast<std::size_t>(i * k + p)); },
-        [&](std::int64_t p, std::int64_t j) { return operands.b_at(static_cast<std::size_t>(p * n + j)); },
-        [&](std::int64_t i, std::int64_t j) { return operands.c_at(static_cast<std::size_t>(i * n + j)); },
-        blas::accumulation_roundoff(type), gemm_sample_positions(m, n, sampled_elements, 3));
-    state.note("verification", fmt::format("{} sampled elements, worst error {:.2g} of tolerance",
-                                           check.checked, check.worst_ratio));
-    state.require(check.ok, "wrong result: " + check.detail);
+    switch (type) {
+      case blas::dtype::fp64: measure_gemm<double, double>(state, type, m, n, k); break;
+      case blas::dtype::fp32: measure_gemm<float, float>(state, type, m, n, k); break;
+      case blas::dtype::bf16: measure_gemm<blas::bfloat16_bits, float>(state, type, m, n, k); break;
+    }
   }
 };
 

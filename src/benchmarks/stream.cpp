@@ -59,6 +59,12 @@ class stream_benchmark final : public core::benchmark {
                               "STREAM kernel", {"copy", "mul", "add", "triad", "dot", "nstream"})};
   }
 
+  void check_params(const core::parameter_set& params) const override {
+    if (params.integer("size") < static_cast<std::int64_t>(element_bytes(params.string("dtype")))) {
+      throw usage_error(fmt::format("stream: size must hold at least one element ({})", params.label()));
+    }
+  }
+
   std::uint64_t memory_required(const core::parameter_set& params, const device_info&) const override {
     return 3 * static_cast<std::uint64_t>(params.integer("size"));
   }
@@ -70,7 +76,6 @@ class stream_benchmark final : public core::benchmark {
     IRONBENCH_CHECK(kernel.has_value(), "unknown kernel " + params.string("kernel"));
     const auto bytes = params.integer("size");
     const auto n = static_cast<std::size_t>(bytes) / element_bytes(dtype);
-    if (n == 0) state.skip(fmt::format("size {} holds no {} element", bytes, dtype));
     const auto available = state.device().properties.value("available_memory_bytes", std::int64_t{0});
     if (available > 0 && 3 * bytes > available) {
       state.skip(fmt::format("needs {} but only {} is available now", format_bytes(3.0 * bytes),

@@ -30,6 +30,10 @@ class benchmark {
   /// CPUs get GEMM shapes they finish in seconds).
   [[nodiscard]] virtual std::vector<axis> axes(const device_info& device) const = 0;
 
+  /// Throws usage_error when a case's parameters make no sense (a negative dimension, a size
+  /// smaller than one element). Called for every case before anything runs.
+  virtual void check_params(const parameter_set& /*params*/) const {}
+
   /// Device memory one case needs, in bytes; checked before anything runs so that an
   /// impossible size is a usage error, not a crash halfway through a sweep.
   [[nodiscard]] virtual std::uint64_t memory_required(const parameter_set& /*params*/,

@@ -39,6 +39,9 @@ TEST(CliErrors, ImpossibleSizes) {
   expect_usage_error({"run", "stream", "--axis", "size=64T"}, "needs 192 TiB");
   expect_usage_error({"run", "gemm", "--axis", "M=4000000"}, "of memory but the device has");
   expect_usage_error({"run", "stream", "--axis", "size=99999999999999P"}, "out of range");
+  expect_usage_error({"run", "stream", "--axis", "size=4"}, "at least one element");
+  expect_usage_error({"run", "gemm", "--axis", "M=0"}, "M must be positive");
+  expect_usage_error({"run", "gemm", "--axis", "M=8", "--axis", "N=8", "--axis", "K=-5"}, "K must be positive");
 }
 
 TEST(CliErrors, UnknownBenchmarkAndDevice) {

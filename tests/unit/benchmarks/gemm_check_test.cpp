@@ -83,6 +83,32 @@ TEST(GemmCheck, Fp64ToleranceIsTight) {
   EXPECT_FALSE(result.ok);
 }
 
+TEST(GemmCheck, Bf16ProductOfTheLoadedOpenBlasVerifies) {
+  if (!blas::openblas_has_bf16_gemm()) {
+    GTEST_SKIP() << "the loaded OpenBLAS has no cblas_sbgemm (built without BUILD_BFLOAT16)";
+  }
+  const std::int64_t m = 64, n = 48, k = 512;
+  std::vector<double> a64(static_cast<std::size_t>(m * k)), b64(static_cast<std::size_t>(k * n));
+  fill_standard_normal(a64, 21);
+  fill_standard_normal(b64, 22);
+  std::vector<blas::bfloat16_bits> a, b;
+  for (double v : a64) a.push_back(blas::to_bfloat16(static_cast<float>(v)));
+  for (double v : b64) b.push_back(blas::to_bfloat16(static_cast<float>(v)));
+  std::vector<float> c(static_cast<std::size_t>(m * n));
+  blas::openblas_gemm(blas::dtype::bf16, m, n, k, a.data(), b.data(), c.data());
+  auto reader = [](const std::vector<blas::bfloat16_bits>& x, std::int64_t columns) {
+    return [&x, columns](std::int64_t i, std::int64_t j) { return double(blas::from_bfloat16(x[i * columns + j])); };
+  };
+  const auto c_at = [&](std::int64_t i, std::int64_t j) { return double(c[i * n + j]); };
+  const auto positions = gemm_sample_positions(m, n, 64, 4);
+  const auto result = check_gemm(k, reader(a, k), reader(b, n), c_at,
+                                 blas::accumulation_roundoff(blas::dtype::bf16), positions);
+  EXPECT_TRUE(result.ok) << result.detail;
+  c[static_cast<std::size_t>(positions[5].first * n + positions[5].second)] += 0.25f;
+  EXPECT_FALSE(check_gemm(k, reader(a, k), reader(b, n), c_at,
+                          blas::accumulation_roundoff(blas::dtype::bf16), positions).ok);
+}
+
 TEST(GemmSamples, CornersFirstAndInRange) {
   const auto positions = gemm_sample_positions(5, 7, 100, 9);
   ASSERT_EQ(positions.size(), 104u);
