@@ -2,6 +2,7 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -30,7 +31,7 @@ struct run_arguments {
   std::string results_dir = "ironbench-results";
   bool no_save = false;
   bool quiet = false;
-  std::string warmup = "0.1s", min_time = "0.5s", max_time = "3s", min_sample_time = "100us";
+  std::string warmup = "0.1s", min_time, max_time = "3s", min_sample_time = "100us";
   std::string min_reps = "5", max_reps = "1000", target_cv = "0.01";
 };
 
@@ -46,7 +47,8 @@ void add_options(CLI::App& command, run_arguments& a) {
   command.add_flag("--no-save", a.no_save, "Do not save the run under --results-dir");
   command.add_flag("-q,--quiet", a.quiet, "No progress lines");
   command.add_option("--warmup", a.warmup, "Warm-up time per case (e.g. 0.1s, 200ms)")->capture_default_str();
-  command.add_option("--min-time", a.min_time, "Measure each case at least this long")->capture_default_str();
+  command.add_option("--min-time", a.min_time,
+                     "Measure each case at least this long (default 0.5s, or --max-time if shorter)");
   command.add_option("--max-time", a.max_time, "Stop measuring a case after this long")->capture_default_str();
   command.add_option("--min-reps", a.min_reps, "Fewest timed samples per case")->capture_default_str();
   command.add_option("--max-reps", a.max_reps, "Most timed samples per case")->capture_default_str();
@@ -57,7 +59,9 @@ void add_options(CLI::App& command, run_arguments& a) {
 core::measurement_settings parse_settings(const run_arguments& a) {
   core::measurement_settings s;
   s.warmup_s = parse_duration_s(a.warmup, "--warmup");
-  s.min_time_s = parse_duration_s(a.min_time, "--min-time");
+  // Unless given, the minimum yields to a shorter --max-time: `--max-time 0.2s` alone works.
+  s.min_time_s = a.min_time.empty() ? std::min(0.5, parse_duration_s(a.max_time, "--max-time"))
+                                    : parse_duration_s(a.min_time, "--min-time");
   s.max_time_s = parse_duration_s(a.max_time, "--max-time");
   s.min_sample_s = parse_duration_s(a.min_sample_time, "--min-sample-time");
   const auto min_reps = parse_integer(a.min_reps, "--min-reps");

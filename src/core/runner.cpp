@@ -13,6 +13,16 @@
 namespace ironbench::core {
 namespace {
 
+// "dtype=fp64 size=8G": like parameter_set::label, with size axes shown as 1M, 8G.
+std::string display_label(const parameter_set& params, const std::vector<axis>& axes) {
+  std::string text;
+  for (const auto& [name, value] : params.entries()) {
+    const auto a = std::find_if(axes.begin(), axes.end(), [&](const axis& x) { return x.name == name; });
+    text += (text.empty() ? "" : " ") + name + '=' + (a != axes.end() ? display_value(*a, value) : to_string(value));
+  }
+  return text;
+}
+
 std::vector<const benchmark*> select_benchmarks(const registry& benchmarks,
                                                 const run_options& options) {
   if (options.benchmarks.empty()) return benchmarks.default_suite();
@@ -74,7 +84,7 @@ std::vector<planned_case> plan_run(const registry& benchmarks, const std::vector
         const auto needed = b->memory_required(params, device);
         if (device.memory_bytes > 0 && needed > device.memory_bytes) {
           throw usage_error(fmt::format("{} {} on {} needs {} of memory but the device has {}",
-                                        b->name(), params.label(), device.id, format_bytes(needed),
+                                        b->name(), display_label(params, axes), device.id, format_bytes(needed),
                                         format_bytes(device.memory_bytes)));
         }
         plan.push_back({b, shared_device, std::move(params), units, {}});

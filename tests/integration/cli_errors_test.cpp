@@ -36,7 +36,7 @@ TEST(CliErrors, MalformedAxisValues) {
 }
 
 TEST(CliErrors, ImpossibleSizes) {
-  expect_usage_error({"run", "stream", "--axis", "size=64T"}, "needs 192 TiB");
+  expect_usage_error({"run", "stream", "--axis", "size=64T"}, "size=64T kernel=copy on cpu needs 192 TiB");
   expect_usage_error({"run", "gemm", "--axis", "M=4000000"}, "of memory but the device has");
   expect_usage_error({"run", "stream", "--axis", "size=99999999999999P"}, "out of range");
   expect_usage_error({"run", "stream", "--axis", "size=4"}, "at least one element");

@@ -109,6 +109,13 @@ TEST(EndToEnd, JsonToStdoutKeepsStdoutPure) {
   EXPECT_NE(r.err.find("[1/1] stream on cpu"), std::string::npos);
 }
 
+TEST(EndToEnd, MaxTimeAloneShortensTheMinimumTime) {
+  const auto r = run_ironbench({"run", "stream", "--axis", "size=1M", "--axis", "kernel=dot", "--max-time", "0.1s",
+                                "--json", "-", "--no-save", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_DOUBLE_EQ(json::parse(r.out).at("settings").at("min_time_s").get<double>(), 0.1);
+}
+
 TEST(EndToEnd, InterruptWritesPartialResults) {
   const auto dir = make_temp_dir("ironbench_interrupt_");
   const auto p = start_ironbench({"run", "stream", "--axis", "size=1M:16M:x2", "--min-time", "1s",
