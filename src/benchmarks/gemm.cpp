@@ -102,7 +102,7 @@ class gemm_benchmark final : public core::benchmark {
 
   std::string unsupported_reason(const device_info& device) const override {
     if (device.kind == device_kind::cpu) return {};
-    return fmt::format("no GEMM provider for {} devices in this build", core::to_string(device.kind));
+    return fmt::format("OpenBLAS runs on the CPU, not on {} devices", core::to_string(device.kind));
   }
 
   std::vector<axis> axes(const device_info&) const override {
@@ -122,7 +122,7 @@ class gemm_benchmark final : public core::benchmark {
     return {dtype, axis_m, axis_n, axis_k};
   }
 
-  void check_params(const parameter_set& params) const override {
+  void check_params(const parameter_set& params, const device_info&) const override {
     for (const char* name : {"M", "N", "K"}) {
       if (params.integer(name) <= 0) {
         throw usage_error(fmt::format("gemm: {} must be positive ({})", name, params.label()));
@@ -167,6 +167,6 @@ class gemm_benchmark final : public core::benchmark {
 
 }  // namespace
 
-std::unique_ptr<core::benchmark> make_gemm_benchmark() { return std::make_unique<gemm_benchmark>(); }
+std::unique_ptr<core::benchmark> make_cpu_gemm() { return std::make_unique<gemm_benchmark>(); }
 
 }  // namespace ironbench::benchmarks

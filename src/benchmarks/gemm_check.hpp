@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "blas/gpu_gemm_types.hpp"
+
 namespace ironbench::benchmarks {
 
 /// Element (row, column) of a matrix, as a double.
@@ -31,5 +33,14 @@ struct gemm_check_result {
                                            const matrix_reader& b, const matrix_reader& c,
                                            double unit_roundoff,
                                            const std::vector<std::pair<std::int64_t, std::int64_t>>& positions);
+
+/// Safety factor of the statistical bound (see blas::gemm_error_model).
+inline constexpr double gemm_statistical_safety = 8.0;
+
+/// Checks C = scale * A * B at `positions` with the statistical bound of `model` (GPU
+/// matrix units, whose accumulation order and precision vary by algorithm).
+[[nodiscard]] gemm_check_result check_gemm_statistical(
+    std::int64_t k, const matrix_reader& a, const matrix_reader& b, const matrix_reader& c, double scale,
+    const blas::gemm_error_model& model, const std::vector<std::pair<std::int64_t, std::int64_t>>& positions);
 
 }  // namespace ironbench::benchmarks

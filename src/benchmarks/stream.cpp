@@ -47,7 +47,7 @@ class stream_benchmark final : public core::benchmark {
 
   std::string unsupported_reason(const device_info& device) const override {
     if (device.kind == core::device_kind::cpu) return {};
-    return fmt::format("no STREAM kernels for {} devices in this build", core::to_string(device.kind));
+    return fmt::format("the OpenMP kernels run on the CPU, not on {} devices", core::to_string(device.kind));
   }
 
   std::vector<core::axis> axes(const device_info& device) const override {
@@ -59,7 +59,7 @@ class stream_benchmark final : public core::benchmark {
                               "STREAM kernel", {"copy", "mul", "add", "triad", "dot", "nstream"})};
   }
 
-  void check_params(const core::parameter_set& params) const override {
+  void check_params(const core::parameter_set& params, const device_info&) const override {
     if (params.integer("size") < static_cast<std::int64_t>(element_bytes(params.string("dtype")))) {
       throw usage_error(fmt::format("stream: size must hold at least one element ({})", params.label()));
     }
@@ -100,6 +100,6 @@ std::int64_t default_stream_array_bytes(std::int64_t last_level_cache_bytes) {
   return size;
 }
 
-std::unique_ptr<core::benchmark> make_stream_benchmark() { return std::make_unique<stream_benchmark>(); }
+std::unique_ptr<core::benchmark> make_cpu_stream() { return std::make_unique<stream_benchmark>(); }
 
 }  // namespace ironbench::benchmarks

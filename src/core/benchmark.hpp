@@ -32,7 +32,7 @@ class benchmark {
 
   /// Throws usage_error when a case's parameters make no sense (a negative dimension, a size
   /// smaller than one element). Called for every case before anything runs.
-  virtual void check_params(const parameter_set& /*params*/) const {}
+  virtual void check_params(const parameter_set& /*params*/, const device_info& /*device*/) const {}
 
   /// Device memory one case needs, in bytes; checked before anything runs so that an
   /// impossible size is a usage error, not a crash halfway through a sweep.

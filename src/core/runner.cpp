@@ -80,7 +80,7 @@ std::vector<planned_case> plan_run(const registry& benchmarks, const std::vector
         if (!a.unit.empty()) units[a.name] = a.unit;
       }
       for (auto& params : expand_sweep(axes)) {
-        b->check_params(params);
+        b->check_params(params, device);
         const auto needed = b->memory_required(params, device);
         if (device.memory_bytes > 0 && needed > device.memory_bytes) {
           throw usage_error(fmt::format("{} {} on {} needs {} of memory but the device has {}",

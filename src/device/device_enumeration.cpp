@@ -13,9 +13,9 @@ namespace ironbench::device {
 device_enumeration enumerate_devices(const platform::host_fingerprint& host) {
   device_enumeration found;
   found.devices.push_back(describe_cpu(host));
-  auto cuda = enumerate_cuda_devices();
-  for (auto& d : cuda.devices) found.devices.push_back(std::move(d));
-  if (!cuda.note.empty()) found.notes.push_back(cuda.note);
+  auto gpus = enumerate_gpus();
+  for (auto& d : gpus.devices) found.devices.push_back(std::move(d));
+  if (!gpus.note.empty()) found.notes.push_back(gpus.note);
   return found;
 }
 

@@ -45,7 +45,7 @@ TEST(CliErrors, ImpossibleSizes) {
 }
 
 TEST(CliErrors, UnknownBenchmarkAndDevice) {
-  expect_usage_error({"run", "nbody"}, "unknown benchmark 'nbody' (known: stream, gemm)");
+  expect_usage_error({"run", "nbody"}, "unknown benchmark 'nbody' (known: stream, gemm, copy, p2p)");
   expect_usage_error({"run", "--device", "cuda:7"}, "no device 'cuda:7'");
 }
 

@@ -2,8 +2,8 @@
 
 namespace ironbench::device {
 
-gpu_enumeration enumerate_cuda_devices() {
-  return {{}, "cuda: this build has no CUDA support (configure with IRONBENCH_CUDA=ON)"};
+gpu_enumeration enumerate_gpus() {
+  return {{}, "gpu: this build has no GPU support (configure with IRONBENCH_CUDA=ON or IRONBENCH_HIP=ON)"};
 }
 
 }  // namespace ironbench::device

@@ -1,0 +1,92 @@
+#include "benchmarks/gemm_gpu_axes.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "benchmarks/gemm_shapes.hpp"
+#include "core/error.hpp"
+
+namespace ironbench::benchmarks {
+namespace {
+
+bool is_hip(const core::device_info& device) { return device.kind == core::device_kind::hip; }
+
+blas::gpu_dtype dtype_of(const core::parameter_set& params) {
+  const auto type = blas::gpu_dtype_from_string(params.string("dtype"));
+  if (!type) throw usage_error(fmt::format("gemm: unknown GPU dtype '{}'", params.string("dtype")));
+  return *type;
+}
+
+}  // namespace
+
+std::vector<core::axis> gpu_gemm_axes(const core::device_info& device) {
+  const bool hip = is_hip(device);
+  const std::vector<std::string> providers = hip ? std::vector<std::string>{"hipblaslt", "rocblas"}
+                                                 : std::vector<std::string>{"cublaslt", "cublas"};
+  std::vector<std::string> dtypes;
+  for (auto t : blas::all_gpu_dtypes()) dtypes.emplace_back(blas::to_string(t));
+  std::vector<std::int64_t> m, n, k;
+  for (const auto& s : llama70b_training_shapes) {
+    m.push_back(s.m);
+    n.push_back(s.n);
+    k.push_back(s.k);
+  }
+  auto axis_m = core::integer_axis("M", m, "rows of A and C (default: the seed's Llama-70B training shapes)");
+  auto axis_n = core::integer_axis("N", n, "columns of C, rows of the stored B (N x K)");
+  auto axis_k = core::integer_axis("K", k, "reduction dimension");
+  for (auto* a : {&axis_m, &axis_n, &axis_k}) a->zip_group = "shape";
+  return {core::string_axis("provider", providers,
+                            hip ? "GEMM library: hipBLASLt (algorithm search) or rocBLAS (hipblasGemmEx)"
+                                : "GEMM library: cuBLASLt (algorithm search) or cuBLAS (cublasGemmEx)",
+                            providers),
+          core::string_axis("dtype", default_gpu_gemm_dtypes,
+                            "fp32, tf32, fp16 and bf16 (FP32 accumulate), fp8 (e4m3, scaled, bf16 out)", dtypes),
+          axis_m, axis_n, axis_k};
+}
+
+blas::gemm_provider gpu_gemm_provider_of(const core::parameter_set& params) {
+  const auto& name = params.string("provider");
+  if (name == "cublaslt" || name == "hipblaslt") return blas::gemm_provider::blaslt;
+  if (name == "cublas" || name == "rocblas") return blas::gemm_provider::blas;
+  throw usage_error(fmt::format("gemm: unknown provider '{}'", name));
+}
+
+std::string gpu_gemm_case_unsupported(const core::parameter_set& params, const core::device_info& device) {
+  const auto& provider = params.string("provider");
+  const bool hip = is_hip(device);
+  if ((hip && provider.rfind("cu", 0) == 0) || (!hip && (provider == "hipblaslt" || provider == "rocblas"))) {
+    return fmt::format("provider {} does not run on {} devices", provider, core::to_string(device.kind));
+  }
+  return blas::gpu_gemm_unsupported(gpu_gemm_provider_of(params), dtype_of(params),
+                                    device.properties.value("arch", std::string()), hip);
+}
+
+std::uint64_t gpu_cache_flush_bytes(const core::device_info& device) {
+  const auto l2 = device.properties.value("l2_cache_bytes", std::int64_t{0});
+  return std::max<std::uint64_t>(min_cache_flush_bytes, 4 * static_cast<std::uint64_t>(std::max<std::int64_t>(l2, 0)));
+}
+
+std::uint64_t gpu_gemm_memory_required(const core::parameter_set& params, const core::device_info& device) {
+  const auto types = blas::gpu_gemm_types_for(dtype_of(params), false);
+  const auto m = static_cast<std::uint64_t>(params.integer("M"));
+  const auto n = static_cast<std::uint64_t>(params.integer("N"));
+  const auto k = static_cast<std::uint64_t>(params.integer("K"));
+  return (m * k + n * k) * blas::element_bytes(types.input) + m * n * blas::element_bytes(types.output) +
+         gpu_cache_flush_bytes(device) + blaslt_workspace_bytes;
+}
+
+void check_gpu_gemm_params(const core::parameter_set& params) {
+  (void)gpu_gemm_provider_of(params);
+  (void)dtype_of(params);
+  for (const char* name : {"M", "N", "K"}) {
+    const auto value = params.integer(name);
+    if (value <= 0 || value > std::numeric_limits<int>::max()) {
+      throw usage_error(fmt::format("gemm: {} must be between 1 and {} ({})", name,
+                                    std::numeric_limits<int>::max(), params.label()));
+    }
+  }
+}
+
+}  // namespace ironbench::benchmarks
