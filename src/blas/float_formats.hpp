@@ -33,7 +33,9 @@ IRONBENCH_HOST_DEVICE inline std::uint32_t encode_small_float(float value, small
   if (value != value) {  // NaN
     return format.fnuz ? sign_bit : (sign_bit - 1u);
   }
-  const bool negative = value < 0.0f;
+  std::uint32_t float_bits = 0;
+  memcpy(&float_bits, &value, sizeof float_bits);
+  const bool negative = (float_bits >> 31) != 0;
   float magnitude = negative ? -value : value;
   std::uint32_t bits = 0;
   if (magnitude >= format.max_finite) {

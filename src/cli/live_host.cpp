@@ -2,6 +2,7 @@
 
 #include "blas/openblas.hpp"
 #include "device/cpu/cpu_clock.hpp"
+#include "telemetry/case_telemetry.hpp"
 
 namespace ironbench::cli {
 
@@ -13,6 +14,7 @@ live_host detect_live_host() {
   frequency.measured_mhz = device::measure_cpu_clock_mhz();
   frequency.frequency_source = frequency.nominal().source;
   host.devices = device::enumerate_devices(host.fingerprint);
+  for (auto& d : host.devices.devices) telemetry::describe_gpu_telemetry(d);
   return host;
 }
 

@@ -19,6 +19,7 @@
 #include "core/runner.hpp"
 #include "core/units.hpp"
 #include "report/output.hpp"
+#include "telemetry/case_telemetry.hpp"
 
 namespace ironbench::cli {
 namespace {
@@ -33,6 +34,7 @@ struct run_arguments {
   bool quiet = false;
   std::string warmup = "0.1s", min_time, max_time = "3s", min_sample_time = "100us";
   std::string min_reps = "5", max_reps = "1000", target_cv = "0.01";
+  int telemetry_interval_ms = 50;
 };
 
 void add_options(CLI::App& command, run_arguments& a) {
@@ -54,6 +56,9 @@ void add_options(CLI::App& command, run_arguments& a) {
   command.add_option("--max-reps", a.max_reps, "Most timed samples per case")->capture_default_str();
   command.add_option("--target-cv", a.target_cv, "Stop once stddev/mean of the samples is at most this")->capture_default_str();
   command.add_option("--min-sample-time", a.min_sample_time, "Batch repetitions so one sample lasts at least this")->capture_default_str();
+  command.add_option("--telemetry-interval", a.telemetry_interval_ms, "GPU sensor sampling interval during each case, in ms")
+      ->capture_default_str()
+      ->check(CLI::Range(5, 10000));
 }
 
 core::measurement_settings parse_settings(const run_arguments& a) {
@@ -141,6 +146,7 @@ int execute(const run_arguments& a, const invocation& call) {
   }
 
   options.cancel = &install_interrupt_flag();
+  options.monitor = telemetry::gpu_case_monitors(std::chrono::milliseconds(a.telemetry_interval_ms));
   core::execute_plan(plan, options, run, progress_printer(std::cerr, a.quiet));
   run.end_time = utc_time(std::chrono::system_clock::now(), "%Y-%m-%dT%H:%M:%SZ");
 

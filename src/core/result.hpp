@@ -52,6 +52,7 @@ struct case_result {
   std::optional<measurement> timing;            ///< absent when nothing was measured
   std::vector<metric> metrics;                  ///< derived and benchmark-specific numbers
   std::map<std::string, std::string> notes;     ///< context: library, threads, peak source
+  json telemetry = nullptr;  ///< device telemetry summary (mean/max per sensor), or why there is none
 
   /// The metric called `name`, if present.
   [[nodiscard]] const metric* find_metric(const std::string& name) const;
@@ -75,6 +76,8 @@ struct run_result {
   std::vector<device_info> devices;
   json settings = json::object();  ///< measurement settings used
   std::vector<case_result> cases;
+  /// Telemetry time series: [{"case": index in cases, "device": id, "samples": [...]}, ...].
+  json telemetry = json::array();
 };
 
 /// Derives the run status from its cases (keeps `interrupted` when already set).

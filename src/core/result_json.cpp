@@ -143,6 +143,7 @@ case_result case_from_json(const json& j, const std::string& context) {
                                  get_string(m, "unit", context), get_string(m, "description", context)});
     }
   }
+  if (j.contains("telemetry") && j.at("telemetry").is_object()) c.telemetry = j.at("telemetry");
   if (j.contains("notes") && j.at("notes").is_object()) {
     for (const auto& [key, value] : j.at("notes").items()) {
       c.notes[key] = value.is_string() ? value.get<std::string>() : value.dump();
@@ -193,6 +194,7 @@ json to_json(const case_result& c) {
   if (c.timing) j["time"] = measurement_to_json(*c.timing);
   j["metrics"] = std::move(metrics);
   j["notes"] = json(c.notes);
+  if (!c.telemetry.is_null()) j["telemetry"] = c.telemetry;
   return j;
 }
 
@@ -211,7 +213,8 @@ json to_json(const run_result& run) {
               {"host", run.host},
               {"devices", std::move(devices)},
               {"settings", run.settings},
-              {"cases", std::move(cases)}};
+              {"cases", std::move(cases)},
+              {"telemetry", run.telemetry}};
 }
 
 run_result run_from_json(const json& document, const std::string& context) {
@@ -243,6 +246,7 @@ run_result run_from_json(const json& document, const std::string& context) {
     for (const auto& d : document.at("devices")) run.devices.push_back(device_from_json(d, context));
   }
   for (const auto& c : cases) run.cases.push_back(case_from_json(c, context));
+  if (document.contains("telemetry") && document.at("telemetry").is_array()) run.telemetry = document.at("telemetry");
   return run;
 }
 

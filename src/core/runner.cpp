@@ -98,7 +98,7 @@ std::vector<planned_case> plan_run(const registry& benchmarks, const std::vector
   return plan;
 }
 
-case_result run_case(const planned_case& planned, const run_options& options) {
+case_result run_case(const planned_case& planned, const run_options& options, json* series) {
   const auto name = planned.bench->name();
   auto skipped_or_failed = [&](case_status status, std::string reason) {
     case_result result;
@@ -112,20 +112,30 @@ case_result run_case(const planned_case& planned, const run_options& options) {
   };
   if (!planned.skip_reason.empty()) return skipped_or_failed(case_status::skipped, planned.skip_reason);
   case_state state(planned.params, *planned.device, options.settings, options.cancel);
+  auto monitor = options.monitor ? options.monitor(*planned.device) : nullptr;
+  // What the monitor saw goes with the case whatever its outcome (a failure may be thermal).
+  const auto observed = [&](case_result result) {
+    if (!monitor) return result;
+    auto seen = monitor->finish();
+    result.telemetry = std::move(seen.summary);
+    for (auto& m : seen.metrics) result.metrics.push_back(std::move(m));
+    if (series != nullptr) *series = std::move(seen.series);
+    return result;
+  };
   try {
     planned.bench->run(state);
     auto result = state.finish(name);
     result.param_units = planned.param_units;
     if (!result.timing && result.status == case_status::valid) {
-      return skipped_or_failed(case_status::failed, "the benchmark measured nothing");
+      return observed(skipped_or_failed(case_status::failed, "the benchmark measured nothing"));
     }
-    return result;
+    return observed(std::move(result));
   } catch (const skip_case& skip) {
-    return skipped_or_failed(case_status::skipped, skip.what());
+    return observed(skipped_or_failed(case_status::skipped, skip.what()));
   } catch (const std::bad_alloc&) {
-    return skipped_or_failed(case_status::failed, "out of memory");
+    return observed(skipped_or_failed(case_status::failed, "out of memory"));
   } catch (const std::exception& e) {
-    return skipped_or_failed(case_status::failed, e.what());
+    return observed(skipped_or_failed(case_status::failed, e.what()));
   }
 }
 
@@ -134,7 +144,11 @@ void execute_plan(const std::vector<planned_case>& plan, const run_options& opti
   const auto cancelled = [&] { return options.cancel != nullptr && options.cancel->load(); };
   for (std::size_t i = 0; i < plan.size() && !cancelled(); ++i) {
     if (progress) progress(i, plan.size(), plan[i], nullptr);
-    run.cases.push_back(run_case(plan[i], options));
+    json series = nullptr;
+    run.cases.push_back(run_case(plan[i], options, &series));
+    if (!series.is_null()) {
+      run.telemetry.push_back({{"case", run.cases.size() - 1}, {"device", plan[i].device->id}, {"samples", std::move(series)}});
+    }
     if (progress) progress(i, plan.size(), plan[i], &run.cases.back());
   }
   if (cancelled()) {

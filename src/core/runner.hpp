@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/axis.hpp"
+#include "core/case_monitor.hpp"
 #include "core/device_info.hpp"
 #include "core/measurement.hpp"
 #include "core/registry.hpp"
@@ -23,6 +24,7 @@ struct run_options {
   std::vector<axis_override> overrides;
   measurement_settings settings;
   const std::atomic<bool>* cancel = nullptr;  ///< set to stop after the current sample
+  case_monitor_factory monitor;  ///< watches each case's device (telemetry); may be empty
 };
 
 /// One case to run, or to record as skipped when `skip_reason` is set.
@@ -55,7 +57,9 @@ using progress_callback =
 void execute_plan(const std::vector<planned_case>& plan, const run_options& options,
                   run_result& run, const progress_callback& progress = {});
 
-/// Runs a single planned case (used by execute_plan; exposed for tests).
-[[nodiscard]] case_result run_case(const planned_case& planned, const run_options& options);
+/// Runs a single planned case (used by execute_plan; exposed for tests). When a monitor
+/// watched it and saw a series, `series` receives it.
+[[nodiscard]] case_result run_case(const planned_case& planned, const run_options& options,
+                                   json* series = nullptr);
 
 }  // namespace ironbench::core

@@ -5,11 +5,13 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
 
 #include <vector>
 
 #include "benchmarks/host_random.hpp"
 #include "blas/bfloat16.hpp"
+#include "blas/float_formats.hpp"
 #include "blas/dtype.hpp"
 #include "blas/openblas.hpp"
 
@@ -140,6 +142,50 @@ TEST(HostRandom, StandardNormalAndReproducible) {
   const double n = static_cast<double>(x.size());
   EXPECT_NEAR(sum / n, 0.0, 0.01);
   EXPECT_NEAR(squares / n, 1.0, 0.01);
+}
+
+}  // namespace
+}  // namespace ironbench::benchmarks
+
+namespace ironbench::benchmarks {
+namespace {
+
+// A K-long product of normal inputs with an exact reference; the statistical bound passes a
+// correctly rounded result and fails an element that is off by about one spread.
+TEST(GemmCheckStatistical, PassesRoundedResultsAndCatchesWrongElements) {
+  const std::int64_t m = 4, n = 4, k = 4096;
+  std::mt19937_64 generator(11);
+  std::normal_distribution<double> normal;
+  std::vector<double> a(m * k), b(k * n), c(m * n);
+  for (auto& v : a) v = static_cast<float>(normal(generator));
+  for (auto& v : b) v = static_cast<float>(normal(generator));
+  const double scale = 0.125;
+  for (std::int64_t i = 0; i < m; ++i) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      long double sum = 0;
+      for (std::int64_t p = 0; p < k; ++p) sum += static_cast<long double>(a[i * k + p]) * b[p * n + j];
+      c[i * n + j] = blas::decode_small_float(blas::encode_small_float(static_cast<float>(sum * scale), blas::bf16_format),
+                                              blas::bf16_format);
+    }
+  }
+  const auto reader = [](const std::vector<double>& x, std::int64_t columns) {
+    return [&x, columns](std::int64_t r, std::int64_t col) { return x[r * columns + col]; };
+  };
+  const auto model = blas::gpu_gemm_types_for(blas::gpu_dtype::bf16, false).error;
+  const auto positions = gemm_sample_positions(m, n, 8, 1);
+  auto ok = check_gemm_statistical(k, reader(a, k), reader(b, n), reader(c, n), scale, model, positions);
+  EXPECT_TRUE(ok.ok) << ok.detail;
+  EXPECT_GT(ok.worst_ratio, 0.0);
+  // Without the scale the same numbers are 8x off.
+  EXPECT_FALSE(check_gemm_statistical(k, reader(a, k), reader(b, n), reader(c, n), 1.0, model, positions).ok);
+  // One element off by one spread (sqrt(K) * scale) fails.
+  c[0] += std::sqrt(static_cast<double>(k)) * scale;
+  const auto wrong = check_gemm_statistical(k, reader(a, k), reader(b, n), reader(c, n), scale, model, positions);
+  EXPECT_FALSE(wrong.ok);
+  EXPECT_NE(wrong.detail.find("C[0,0]"), std::string::npos);
+  // NaN (an element the library never wrote) fails.
+  c[0] = std::nan("");
+  EXPECT_FALSE(check_gemm_statistical(k, reader(a, k), reader(b, n), reader(c, n), scale, model, positions).ok);
 }
 
 }  // namespace

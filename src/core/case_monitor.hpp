@@ -1,0 +1,32 @@
+// Something that watches a device while one case runs (GPU telemetry), so that the core can
+// attach what it saw to the case without knowing where it came from.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "core/device_info.hpp"
+#include "core/json.hpp"
+#include "core/result.hpp"
+
+namespace ironbench::core {
+
+/// What a monitor saw during one case.
+struct case_observation {
+  json summary = nullptr;        ///< stored with the case (null: nothing to store)
+  json series = nullptr;         ///< stored with the run (null: nothing to store)
+  std::vector<metric> metrics;   ///< added to the case's metrics
+};
+
+class case_monitor {
+ public:
+  virtual ~case_monitor() = default;
+  /// Stops watching and returns what was seen. Never throws.
+  [[nodiscard]] virtual case_observation finish() = 0;
+};
+
+/// Makes the monitor of a case on `device` (started when made), or nullptr for none.
+using case_monitor_factory = std::function<std::unique_ptr<case_monitor>(const device_info& device)>;
+
+}  // namespace ironbench::core

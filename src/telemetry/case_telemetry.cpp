@@ -1,0 +1,115 @@
+#include "telemetry/case_telemetry.hpp"
+
+#include <fmt/format.h>
+
+#include "telemetry/gpu_sampler.hpp"
+#include "telemetry/series_summary.hpp"
+
+namespace ironbench::telemetry {
+namespace {
+
+bool is_gpu(const core::device_info& device) {
+  return device.kind == core::device_kind::cuda || device.kind == core::device_kind::hip;
+}
+
+json unavailable(const std::string& reason) { return {{"available", false}, {"reason", reason}}; }
+
+// Opens the device's GPU in `library`, or says why not.
+std::shared_ptr<const gpu_telemetry_device> open_gpu(const opened_library& library, const core::device_info& device,
+                                                     std::string& why) {
+  if (!library.library) {
+    why = library.unavailable_reason;
+    return nullptr;
+  }
+  const auto bus_id = device.properties.value("pci_bus_id", std::string());
+  if (bus_id.empty()) {
+    why = "telemetry unavailable: the device has no PCI bus id";
+    return nullptr;
+  }
+  auto opened = library.library->open_device(bus_id, why);
+  if (!opened) why = "telemetry unavailable: " + why;
+  return opened;
+}
+
+class sampling_monitor final : public core::case_monitor {
+ public:
+  sampling_monitor(std::shared_ptr<const gpu_telemetry_device> device, std::string source,
+                   std::chrono::milliseconds interval)
+      : source_(std::move(source)), interval_(interval), sampler_(std::move(device), interval) {}
+
+  core::case_observation finish() override {
+    const auto samples = sampler_.stop();
+    core::case_observation seen;
+    seen.summary = summarize(samples);
+    seen.summary["available"] = true;
+    seen.summary["source"] = source_;
+    seen.summary["interval_ms"] = interval_.count();
+    seen.series = json::array();
+    for (const auto& s : samples) seen.series.push_back(to_json(s));
+    seen.metrics = telemetry_metrics(samples);
+    return seen;
+  }
+
+ private:
+  std::string source_;
+  std::chrono::milliseconds interval_;
+  gpu_sampler sampler_;
+};
+
+class unavailable_monitor final : public core::case_monitor {
+ public:
+  explicit unavailable_monitor(std::string reason) : reason_(std::move(reason)) {}
+  core::case_observation finish() override { return {unavailable(reason_), nullptr, {}}; }
+
+ private:
+  std::string reason_;
+};
+
+}  // namespace
+
+const opened_library& library_for(core::device_kind kind) {
+  static const opened_library nvml = [] {
+    return open_nvml();
+  }();
+  static const opened_library rocm = [] {
+    return open_rocm_smi();
+  }();
+  static const opened_library none{nullptr, "telemetry unavailable: not a GPU"};
+  if (kind == core::device_kind::cuda) return nvml;
+  if (kind == core::device_kind::hip) return rocm;
+  return none;
+}
+
+void describe_gpu_telemetry(core::device_info& device) {
+  if (!is_gpu(device)) return;
+  std::string why;
+  const auto& library = library_for(device.kind);
+  const auto opened = open_gpu(library, device, why);
+  if (!opened) {
+    device.properties["telemetry"] = unavailable(why);
+    return;
+  }
+  auto info = opened->static_info();
+  info["available"] = true;
+  info["source"] = library.library->description();
+  device.properties["telemetry"] = std::move(info);
+}
+
+core::case_monitor_factory gpu_case_monitors(const opened_library& library, std::chrono::milliseconds interval) {
+  return [library, interval](const core::device_info& device) -> std::unique_ptr<core::case_monitor> {
+    if (!is_gpu(device)) return nullptr;
+    std::string why;
+    auto opened = open_gpu(library, device, why);
+    if (!opened) return std::make_unique<unavailable_monitor>(why);
+    return std::make_unique<sampling_monitor>(std::move(opened), library.library->description(), interval);
+  };
+}
+
+core::case_monitor_factory gpu_case_monitors(std::chrono::milliseconds interval) {
+  return [interval](const core::device_info& device) -> std::unique_ptr<core::case_monitor> {
+    if (!is_gpu(device)) return nullptr;
+    return gpu_case_monitors(library_for(device.kind), interval)(device);
+  };
+}
+
+}  // namespace ironbench::telemetry

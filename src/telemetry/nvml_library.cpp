@@ -1,0 +1,173 @@
+#include "telemetry/nvml_library.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <mutex>
+
+#include "telemetry/gpu_telemetry.hpp"
+#include "telemetry/shared_library.hpp"
+
+namespace ironbench::telemetry {
+namespace {
+
+// NVML's C ABI (nvml.h): functions return nvmlReturn_t (0 = success).
+using nvml_return = int;
+using nvml_device = struct nvml_device_opaque*;
+struct nvml_utilization {
+  unsigned int gpu;
+  unsigned int memory;
+};
+struct nvml_memory {
+  unsigned long long total;
+  unsigned long long free;
+  unsigned long long used;
+};
+constexpr int nvml_clock_sm = 1;
+constexpr int nvml_clock_memory = 2;
+constexpr int nvml_temperature_gpu = 0;
+
+struct nvml_api {
+  nvml_return (*init)() = nullptr;
+  nvml_return (*shutdown)() = nullptr;
+  const char* (*error_string)(nvml_return) = nullptr;
+  nvml_return (*driver_version)(char*, unsigned) = nullptr;
+  nvml_return (*by_pci_bus_id)(const char*, nvml_device*) = nullptr;
+  nvml_return (*utilization)(nvml_device, nvml_utilization*) = nullptr;
+  nvml_return (*memory)(nvml_device, nvml_memory*) = nullptr;
+  nvml_return (*power)(nvml_device, unsigned*) = nullptr;
+  nvml_return (*energy)(nvml_device, unsigned long long*) = nullptr;
+  nvml_return (*clock)(nvml_device, int, unsigned*) = nullptr;
+  nvml_return (*max_clock)(nvml_device, int, unsigned*) = nullptr;
+  nvml_return (*temperature)(nvml_device, int, unsigned*) = nullptr;
+  nvml_return (*throttle)(nvml_device, unsigned long long*) = nullptr;
+  nvml_return (*mig_mode)(nvml_device, unsigned*, unsigned*) = nullptr;
+  nvml_return (*virtualization)(nvml_device, int*) = nullptr;
+  nvml_return (*power_limit)(nvml_device, unsigned*) = nullptr;
+};
+
+class nvml_device_handle final : public gpu_telemetry_device {
+ public:
+  nvml_device_handle(std::shared_ptr<const nvml_api> api, nvml_device device, std::string driver)
+      : api_(std::move(api)), device_(device), driver_(std::move(driver)) {}
+
+  gpu_sample sample() const override {
+    gpu_sample s;
+    const auto& f = *api_;
+    if (nvml_utilization u{}; f.utilization && f.utilization(device_, &u) == 0) s.utilization_percent = u.gpu;
+    if (nvml_memory m{}; f.memory && f.memory(device_, &m) == 0) s.memory_used_bytes = static_cast<double>(m.used);
+    if (unsigned mw = 0; f.power && f.power(device_, &mw) == 0) s.power_w = mw / 1000.0;
+    if (unsigned long long mj = 0; f.energy && f.energy(device_, &mj) == 0) s.energy_j = static_cast<double>(mj) / 1000.0;
+    if (unsigned mhz = 0; f.clock && f.clock(device_, nvml_clock_sm, &mhz) == 0) s.sm_clock_mhz = mhz;
+    if (unsigned mhz = 0; f.clock && f.clock(device_, nvml_clock_memory, &mhz) == 0) s.memory_clock_mhz = mhz;
+    if (unsigned c = 0; f.temperature && f.temperature(device_, nvml_temperature_gpu, &c) == 0) s.temperature_c = c;
+    if (unsigned long long bits = 0; f.throttle && f.throttle(device_, &bits) == 0) s.throttle_reasons = bits;
+    return s;
+  }
+
+  json static_info() const override {
+    const auto& f = *api_;
+    json info = {{"library", "nvml"}, {"driver_version", driver_}};
+    if (unsigned mw = 0; f.power_limit && f.power_limit(device_, &mw) == 0) info["power_limit_w"] = mw / 1000.0;
+    if (unsigned mhz = 0; f.max_clock && f.max_clock(device_, nvml_clock_sm, &mhz) == 0) info["sm_clock_max_mhz"] = mhz;
+    if (unsigned current = 0, pending = 0; f.mig_mode && f.mig_mode(device_, &current, &pending) == 0) {
+      info["mig_mode"] = nvml_mig_mode_name(current);
+    } else {
+      info["mig_mode"] = "not supported";
+    }
+    if (int mode = 0; f.virtualization && f.virtualization(device_, &mode) == 0) {
+      info["virtualization_mode"] = nvml_virtualization_mode_name(mode);
+    }
+    return info;
+  }
+
+ private:
+  std::shared_ptr<const nvml_api> api_;
+  nvml_device device_;
+  std::string driver_;
+};
+
+class nvml final : public gpu_telemetry_library {
+ public:
+  nvml(std::unique_ptr<shared_library> library, std::shared_ptr<const nvml_api> api, std::string driver)
+      : library_(std::move(library)), api_(std::move(api)), driver_(std::move(driver)) {}
+  ~nvml() override { api_->shutdown(); }
+
+  std::string description() const override { return fmt::format("nvml (driver {}, {})", driver_, library_->name()); }
+
+  std::unique_ptr<gpu_telemetry_device> open_device(const std::string& pci_bus_id, std::string& why) const override {
+    nvml_device device = nullptr;
+    const auto status = api_->by_pci_bus_id(pci_bus_id.c_str(), &device);
+    if (status != 0) {
+      why = fmt::format("nvml does not know PCI bus id {}: {}", pci_bus_id, api_->error_string(status));
+      return nullptr;
+    }
+    return std::make_unique<nvml_device_handle>(api_, device, driver_);
+  }
+
+ private:
+  std::unique_ptr<shared_library> library_;
+  std::shared_ptr<const nvml_api> api_;
+  std::string driver_;
+};
+
+}  // namespace
+
+std::string nvml_virtualization_mode_name(int mode) {
+  switch (mode) {
+    case 0: return "none";
+    case 1: return "passthrough";
+    case 2: return "vgpu";
+    case 3: return "host_vgpu";
+    case 4: return "host_vsga";
+    default: return fmt::format("mode_{}", mode);
+  }
+}
+
+std::string nvml_mig_mode_name(unsigned mode) {
+  if (mode == 0) return "disabled";
+  if (mode == 1) return "enabled";
+  return fmt::format("mode_{}", mode);
+}
+
+opened_library open_nvml() {
+  std::vector<std::string> names;
+  if (const char* path = std::getenv("IRONBENCH_NVML_LIBRARY"); path != nullptr && *path != '\0') {
+    names.emplace_back(path);
+  } else {
+    names = {"libnvidia-ml.so.1", "libnvidia-ml.so"};
+  }
+  auto library = std::make_unique<shared_library>(names);
+  if (!library->loaded()) return {nullptr, "telemetry unavailable: " + library->error()};
+  auto api = std::make_shared<nvml_api>();
+  api->init = library->function<decltype(api->init)>("nvmlInit_v2");
+  api->shutdown = library->function<decltype(api->shutdown)>("nvmlShutdown");
+  api->error_string = library->function<decltype(api->error_string)>("nvmlErrorString");
+  api->driver_version = library->function<decltype(api->driver_version)>("nvmlSystemGetDriverVersion");
+  api->by_pci_bus_id = library->function<decltype(api->by_pci_bus_id)>("nvmlDeviceGetHandleByPciBusId_v2");
+  if (!api->init || !api->shutdown || !api->error_string || !api->by_pci_bus_id) {
+    return {nullptr, fmt::format("telemetry unavailable: {} lacks nvmlInit_v2 or nvmlDeviceGetHandleByPciBusId_v2",
+                                 library->name())};
+  }
+  api->utilization = library->function<decltype(api->utilization)>("nvmlDeviceGetUtilizationRates");
+  api->memory = library->function<decltype(api->memory)>("nvmlDeviceGetMemoryInfo");
+  api->power = library->function<decltype(api->power)>("nvmlDeviceGetPowerUsage");
+  api->energy = library->function<decltype(api->energy)>("nvmlDeviceGetTotalEnergyConsumption");
+  api->clock = library->function<decltype(api->clock)>("nvmlDeviceGetClockInfo");
+  api->max_clock = library->function<decltype(api->max_clock)>("nvmlDeviceGetMaxClockInfo");
+  api->temperature = library->function<decltype(api->temperature)>("nvmlDeviceGetTemperature");
+  api->throttle = library->function<decltype(api->throttle)>("nvmlDeviceGetCurrentClocksEventReasons");
+  if (!api->throttle) api->throttle = library->function<decltype(api->throttle)>("nvmlDeviceGetCurrentClocksThrottleReasons");
+  api->mig_mode = library->function<decltype(api->mig_mode)>("nvmlDeviceGetMigMode");
+  api->virtualization = library->function<decltype(api->virtualization)>("nvmlDeviceGetVirtualizationMode");
+  api->power_limit = library->function<decltype(api->power_limit)>("nvmlDeviceGetPowerManagementLimit");
+
+  if (const auto status = api->init(); status != 0) {
+    return {nullptr, fmt::format("telemetry unavailable: nvmlInit failed: {}", api->error_string(status))};
+  }
+  char driver[96] = {};
+  if (!api->driver_version || api->driver_version(driver, sizeof driver) != 0) driver[0] = '\0';
+  return {std::make_shared<nvml>(std::move(library), std::move(api), driver[0] != '\0' ? driver : "unknown"), {}};
+}
+
+}  // namespace ironbench::telemetry

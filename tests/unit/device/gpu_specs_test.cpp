@@ -1,0 +1,84 @@
+#include "device/gpu/gpu_specs.hpp"
+
+#include <gtest/gtest.h>
+
+namespace ironbench::device {
+namespace {
+
+std::string model_of(const std::string& name) {
+  const auto* sheet = find_gpu_datasheet(name);
+  return sheet == nullptr ? "none" : sheet->model;
+}
+
+TEST(GpuSpecs, DeviceNamesAsRuntimesReportThemFindTheirDatasheet) {
+  EXPECT_EQ(model_of("NVIDIA H100 80GB HBM3"), "H100 SXM");
+  EXPECT_EQ(model_of("NVIDIA H100 PCIe"), "H100 PCIe");
+  EXPECT_EQ(model_of("NVIDIA H100 NVL"), "H100 NVL");
+  EXPECT_EQ(model_of("NVIDIA H200"), "H200 SXM");
+  EXPECT_EQ(model_of("NVIDIA H200 NVL"), "H200 NVL");
+  EXPECT_EQ(model_of("NVIDIA A100-SXM4-80GB"), "A100 SXM 80GB");
+  EXPECT_EQ(model_of("NVIDIA A100-SXM4-40GB"), "A100 SXM 40GB");
+  EXPECT_EQ(model_of("NVIDIA A100-PCIE-40GB"), "A100 PCIe 40GB");
+  EXPECT_EQ(model_of("NVIDIA A100 80GB PCIe"), "A100 PCIe 80GB");
+  EXPECT_EQ(model_of("NVIDIA B200"), "B200");
+  EXPECT_EQ(model_of("AMD Instinct MI300X"), "MI300X");
+  EXPECT_EQ(model_of("AMD Instinct MI325X"), "MI325X");
+  EXPECT_EQ(model_of("AMD Instinct MI350X"), "MI350X");
+  EXPECT_EQ(model_of("AMD Instinct MI355X"), "MI355X");
+  EXPECT_EQ(model_of("NVIDIA L40S"), "none");
+}
+
+TEST(GpuSpecs, DatasheetPeaksAreDenseAndNamedBySource) {
+  const auto peaks = gpu_peak_flops({"NVIDIA H100 80GB HBM3", "sm_90", 132, 1980, 2619, 5120});
+  EXPECT_DOUBLE_EQ(peaks.at("bf16").at("flops_per_second").get<double>(), 989.4e12);
+  EXPECT_DOUBLE_EQ(peaks.at("fp8").at("flops_per_second").get<double>(), 1978.9e12);
+  EXPECT_DOUBLE_EQ(peaks.at("tf32").at("flops_per_second").get<double>(), 494.7e12);
+  EXPECT_DOUBLE_EQ(peaks.at("fp32").at("flops_per_second").get<double>(), 67e12);
+  EXPECT_NE(peaks.at("bf16").at("source").get<std::string>().find("H100 datasheet"), std::string::npos);
+  const auto mi300 = gpu_peak_flops({"AMD Instinct MI300X", "gfx942", 304, 2100, 0, 0});
+  EXPECT_DOUBLE_EQ(mi300.at("fp16").at("flops_per_second").get<double>(), 1307.4e12);
+  EXPECT_DOUBLE_EQ(mi300.at("fp8").at("flops_per_second").get<double>(), 2614.9e12);
+}
+
+TEST(GpuSpecs, TypesAnArchitectureCannotRunHaveNoPeak) {
+  const auto a100 = gpu_peak_flops({"NVIDIA A100-SXM4-80GB", "sm_80", 108, 1410, 1593, 5120});
+  EXPECT_TRUE(a100.at("fp8").at("flops_per_second").is_null());
+  EXPECT_NE(a100.at("fp8").at("source").get<std::string>().find("no dense fp8"), std::string::npos);
+  const auto mi355 = gpu_peak_flops({"AMD Instinct MI355X", "gfx950", 256, 2400, 0, 0});
+  EXPECT_TRUE(mi355.at("tf32").at("flops_per_second").is_null());
+  EXPECT_DOUBLE_EQ(mi355.at("bf16").at("flops_per_second").get<double>(), 2516.6e12);
+}
+
+TEST(GpuSpecs, UnknownModelsGetPeaksComputedFromClocksAndUnits) {
+  const auto l40s = gpu_peak_flops({"NVIDIA L40S", "sm_89", 142, 2520, 0, 0});
+  EXPECT_DOUBLE_EQ(l40s.at("bf16").at("flops_per_second").get<double>(), 142 * 2520e6 * 1024);
+  EXPECT_EQ(l40s.at("bf16").at("source").get<std::string>(),
+            "computed: 142 SMs x 2520 MHz x 1024 FLOP/clock (sm_89 bf16 dense)");
+  const auto mi210 = gpu_peak_flops({"AMD Instinct MI210", "gfx90a", 104, 1700, 1600, 4096});
+  EXPECT_DOUBLE_EQ(mi210.at("fp16").at("flops_per_second").get<double>(), 104 * 1700e6 * 1024);
+  EXPECT_NE(mi210.at("fp16").at("source").get<std::string>().find("CUs"), std::string::npos);
+  const auto unknown = gpu_peak_flops({"Mystery GPU", "sm_999", 10, 1000, 0, 0});
+  EXPECT_TRUE(unknown.at("bf16").at("flops_per_second").is_null());
+  EXPECT_NE(unknown.at("bf16").at("source").get<std::string>().find("unknown"), std::string::npos);
+}
+
+TEST(GpuSpecs, BandwidthFromDatasheetElseFromMemoryClockAndBus) {
+  EXPECT_DOUBLE_EQ(gpu_peak_bandwidth({"NVIDIA H200", "sm_90", 132, 1980, 3201, 6144}).at("bytes_per_second").get<double>(),
+                   4800e9);
+  const auto computed = gpu_peak_bandwidth({"NVIDIA L40S", "sm_89", 142, 2520, 9001, 384});
+  EXPECT_DOUBLE_EQ(computed.at("bytes_per_second").get<double>(), 2 * 9001e6 * 384 / 8);
+  EXPECT_TRUE(gpu_peak_bandwidth({"Mystery", "sm_999", 1, 1, 0, 0}).at("bytes_per_second").is_null());
+}
+
+TEST(GpuSpecs, ArchitectureRates) {
+  EXPECT_EQ(flops_per_clock_per_unit("sm_90", "bf16"), 4096);
+  EXPECT_EQ(flops_per_clock_per_unit("sm_90", "fp8"), 8192);
+  EXPECT_EQ(flops_per_clock_per_unit("gfx942", "fp8"), 4096);
+  EXPECT_EQ(flops_per_clock_per_unit("sm_80", "fp8"), 0);
+  EXPECT_FALSE(flops_per_clock_per_unit("sm_999", "bf16").has_value());
+  // Every datasheet entry agrees with its architecture's rate to within the clock's range.
+  EXPECT_NEAR(989.4e12 / (132 * 4096.0), 1830e6, 1e6);
+}
+
+}  // namespace
+}  // namespace ironbench::device
