@@ -14,8 +14,14 @@ packages=(
   libgtest-dev             # tests
 )
 
+# Installed where the distribution packages them (Debian 12, Ubuntu 23.04 and newer); the
+# tests that need them skip with the reason elsewhere.
+optional_packages=(
+  hipcc                    # compiles the GPU kernels for AMD GPUs (gfx90a, gfx940) in the tests
+)
+
 if [[ "${1:-}" == "--dry-run" ]]; then
-  printf '%s\n' "${packages[@]}"
+  printf '%s\n' "${packages[@]}" "${optional_packages[@]}"
   exit 0
 fi
 
@@ -23,14 +29,35 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if ((${#missing[@]} == 0)); then
-  echo "setup: all ${#packages[@]} packages are installed"
+missing_optional=()
+for p in "${optional_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing_optional+=("$p")
+done
+if ((${#missing[@]} == 0 && ${#missing_optional[@]} == 0)); then
+  echo "setup: all ${#packages[@]} packages and ${#optional_packages[@]} optional ones are installed"
   exit 0
 fi
 
 run_as_root() {
   if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi
 }
+updated=false
+if ((${#missing[@]} > 0)); then
+  run_as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  updated=true
+fi
+for p in "${missing_optional[@]}"; do
+  if apt-cache show "$p" >/dev/null 2>&1; then
+    missing+=("$p")
+  else
+    echo "setup: $p is not packaged for this distribution; the tests that need it will be skipped"
+  fi
+done
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
 echo "setup: installing ${missing[*]}"
-run_as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
+if [[ $updated == false ]]; then
+  run_as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
+fi
 run_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"

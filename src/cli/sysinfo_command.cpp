@@ -5,6 +5,7 @@
 
 #include "cli/build_description.hpp"
 #include "cli/commands.hpp"
+#include "device/gpu/gpu_summary.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/live_host.hpp"
 #include "core/units.hpp"
@@ -33,6 +34,10 @@ command_action add_sysinfo_command(CLI::App& app) {
     for (const auto& d : host.devices.devices) {
       std::cout << fmt::format("{:<16} {} ({}, {} usable)\n", "Device " + d.id, d.name,
                                core::to_string(d.kind), format_bytes(static_cast<double>(d.memory_bytes)));
+      if (d.kind == core::device_kind::cpu) continue;
+      for (const auto& [label, text] : device::gpu_summary_lines(d)) {
+        std::cout << fmt::format("{:<16} {}\n", label, text);
+      }
     }
     for (const auto& note : host.devices.notes) std::cout << fmt::format("{:<16} {}\n", "Note", note);
     return exit_ok;

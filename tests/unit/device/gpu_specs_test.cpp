@@ -82,3 +82,33 @@ TEST(GpuSpecs, ArchitectureRates) {
 
 }  // namespace
 }  // namespace ironbench::device
+
+#include "device/gpu/gpu_summary.hpp"
+
+namespace ironbench::device {
+namespace {
+
+TEST(GpuSummary, DescribesUnitsClocksBusPeaksAndTelemetry) {
+  core::device_info d;
+  d.id = "cuda:0";
+  d.kind = core::device_kind::cuda;
+  d.memory_bytes = std::uint64_t{80} << 30;
+  gpu_peak_inputs in{"NVIDIA H100 80GB HBM3", "sm_90", 132, 1980, 2619, 5120};
+  d.properties = {{"arch", "sm_90"}, {"multiprocessors", 132}, {"sm_clock_max_mhz", 1980.0},
+                  {"memory_clock_max_mhz", 2619.0}, {"memory_bus_width_bits", 5120}, {"l2_cache_bytes", 52428800},
+                  {"pci_bus_id", "0000:1B:00.0"}, {"driver_api_version", "13.0"}, {"runtime_version", "13.0"},
+                  {"peers", json::array({"cuda:1"})}, {"peak_flops", gpu_peak_flops(in)},
+                  {"peak_bandwidth", gpu_peak_bandwidth(in)},
+                  {"telemetry", {{"available", false}, {"reason", "telemetry unavailable: no libnvidia-ml"}}}};
+  std::string all;
+  for (const auto& [label, text] : gpu_summary_lines(d)) all += label + ": " + text + "\n";
+  EXPECT_NE(all.find("sm_90, 132 SMs, 1980 MHz max, L2 50 MiB"), std::string::npos) << all;
+  EXPECT_NE(all.find("0000:1B:00.0, driver API 13.0"), std::string::npos) << all;
+  EXPECT_NE(all.find("bf16 989.4"), std::string::npos) << all;
+  EXPECT_NE(all.find("3.35 TB/s"), std::string::npos) << all;
+  EXPECT_NE(all.find("peers: cuda:1"), std::string::npos) << all;
+  EXPECT_NE(all.find("telemetry unavailable: no libnvidia-ml"), std::string::npos) << all;
+}
+
+}  // namespace
+}  // namespace ironbench::device
