@@ -26,7 +26,7 @@ void enable_peer_access(int from, int to) {
   device::use_gpu(from);
   const auto status = cudaDeviceEnablePeerAccess(to, 0);
   if (status == cudaErrorPeerAccessAlreadyEnabled) {
-    cudaGetLastError();
+    (void)cudaGetLastError();
     return;
   }
   IRONBENCH_GPU_CHECK(status);

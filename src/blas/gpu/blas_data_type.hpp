@@ -13,7 +13,11 @@ inline cudaDataType_t blas_data_type(element_format format) {
     case element_format::fp16: return CUDA_R_16F;
     case element_format::bf16: return CUDA_R_16BF;
 #if defined(IRONBENCH_GPU_HIP)
+#if HIP_VERSION >= 60300000  // the OCP fp8 data types (gfx950) arrived in ROCm 6.3
     case element_format::e4m3fn: return HIP_R_8F_E4M3;
+#else
+    case element_format::e4m3fn: break;
+#endif
     case element_format::e4m3fnuz: return HIP_R_8F_E4M3_FNUZ;
 #else
     case element_format::e4m3fn: return CUDA_R_8F_E4M3;

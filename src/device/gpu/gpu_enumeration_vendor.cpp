@@ -27,7 +27,7 @@ std::string version_text(int version) { return fmt::format("{}.{}", version / 10
 int attribute(cudaDeviceAttr which, int device) {
   int value = 0;
   if (cudaDeviceGetAttribute(&value, which, device) != cudaSuccess) {
-    cudaGetLastError();
+    (void)cudaGetLastError();
     return 0;
   }
   return value;
@@ -41,14 +41,14 @@ json peers_of(int device, int count) {
       peers.push_back(fmt::format("{}:{}", IRONBENCH_GPU_VENDOR, other));
     }
   }
-  cudaGetLastError();
+  (void)cudaGetLastError();
   return peers;
 }
 
 core::device_info describe(int index, int count, int driver, int runtime) {
   cudaDeviceProp p{};
   if (cudaGetDeviceProperties(&p, index) != cudaSuccess) {
-    cudaGetLastError();
+    (void)cudaGetLastError();
     return {};
   }
   core::device_info d;
@@ -58,7 +58,7 @@ core::device_info describe(int index, int count, int driver, int runtime) {
   d.name = p.name;
   d.memory_bytes = p.totalGlobalMem;
   char bus_id[32] = {};
-  cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, index);
+  (void)cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, index);
 
   gpu_peak_inputs peak;
   peak.name = d.name;
@@ -98,7 +98,7 @@ gpu_enumeration enumerate_gpus() {
     // cudaErrorInsufficientDriver and cudaErrorNoDevice mean "no usable GPU here".
     result.note = fmt::format("{}: no GPU ({}: {})", IRONBENCH_GPU_VENDOR, cudaGetErrorName(status),
                               cudaGetErrorString(status));
-    cudaGetLastError();
+    (void)cudaGetLastError();
     return result;
   }
   if (count == 0) {
@@ -107,8 +107,8 @@ gpu_enumeration enumerate_gpus() {
   }
   int driver = 0;
   int runtime = 0;
-  cudaDriverGetVersion(&driver);
-  cudaRuntimeGetVersion(&runtime);
+  (void)cudaDriverGetVersion(&driver);
+  (void)cudaRuntimeGetVersion(&runtime);
   for (int i = 0; i < count; ++i) {
     auto d = describe(i, count, driver, runtime);
     if (!d.id.empty()) result.devices.push_back(std::move(d));

@@ -29,7 +29,7 @@ class device_buffer {
   device_buffer(const device_buffer&) = delete;
   device_buffer& operator=(const device_buffer&) = delete;
   ~device_buffer() {
-    if (data_ != nullptr) cudaFree(data_);
+    if (data_ != nullptr) (void)cudaFree(data_);
   }
 
   [[nodiscard]] T* data() const { return data_; }
@@ -54,7 +54,7 @@ class pinned_buffer {
   pinned_buffer(const pinned_buffer&) = delete;
   pinned_buffer& operator=(const pinned_buffer&) = delete;
   ~pinned_buffer() {
-    if (data_ != nullptr) cudaFreeHost(data_);
+    if (data_ != nullptr) (void)cudaFreeHost(data_);
   }
 
   [[nodiscard]] T* data() const { return data_; }

@@ -13,7 +13,7 @@ class gpu_stream {
   gpu_stream() { IRONBENCH_GPU_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
   gpu_stream(const gpu_stream&) = delete;
   gpu_stream& operator=(const gpu_stream&) = delete;
-  ~gpu_stream() { cudaStreamDestroy(stream_); }
+  ~gpu_stream() { (void)cudaStreamDestroy(stream_); }
 
   [[nodiscard]] cudaStream_t get() const { return stream_; }
   void synchronize() const { IRONBENCH_GPU_CHECK(cudaStreamSynchronize(stream_)); }
@@ -30,7 +30,7 @@ class gpu_event {
   gpu_event(const gpu_event&) = delete;
   gpu_event& operator=(const gpu_event&) = delete;
   ~gpu_event() {
-    if (event_ != nullptr) cudaEventDestroy(event_);
+    if (event_ != nullptr) (void)cudaEventDestroy(event_);
   }
 
   void record(cudaStream_t stream) { IRONBENCH_GPU_CHECK(cudaEventRecord(event_, stream)); }
