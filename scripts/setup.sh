@@ -12,6 +12,7 @@ packages=(
   nlohmann-json3-dev       # JSON results
   libfmt-dev               # formatting
   libgtest-dev             # tests
+  libopenmpi-dev openmpi-bin  # MPI communicator (collectives, tp_infer) and its launcher
 )
 
 # Installed where the distribution packages them (Debian 12, Ubuntu 23.04 and newer); the

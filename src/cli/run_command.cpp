@@ -14,6 +14,7 @@
 #include "cli/interrupt.hpp"
 #include "cli/live_host.hpp"
 #include "cli/progress_printer.hpp"
+#include "cli/run_outputs.hpp"
 #include "core/error.hpp"
 #include "core/result_json.hpp"
 #include "core/runner.hpp"
@@ -28,9 +29,7 @@ struct run_arguments {
   std::vector<std::string> benchmarks;
   std::string devices = "all";
   std::vector<std::string> axes;
-  std::string json_path, csv_path, markdown_path;
-  std::string results_dir = "ironbench-results";
-  bool no_save = false;
+  output_options outputs;
   bool quiet = false;
   std::string warmup = "0.1s", min_time, max_time = "3s", min_sample_time = "100us";
   std::string min_reps = "5", max_reps = "1000", target_cv = "0.01";
@@ -42,11 +41,7 @@ void add_options(CLI::App& command, run_arguments& a) {
   command.add_option("-d,--device", a.devices, "Devices: all, cpu, cuda, cuda:0, ... (comma-separated)")->capture_default_str();
   command.add_option("-a,--axis", a.axes,
                      "Override an axis: [BENCH:]NAME=VALUES, e.g. M=4096,8192 or size=1M:8G:x2 or N[pow2]=10:20");
-  command.add_option("--json", a.json_path, "Also write the run as JSON to PATH ('-' = stdout)");
-  command.add_option("--csv", a.csv_path, "Also write one CSV row per case to PATH ('-' = stdout)");
-  command.add_option("--md", a.markdown_path, "Also write Markdown tables to PATH ('-' = stdout)");
-  command.add_option("--results-dir", a.results_dir, "Directory where every run is saved as JSON")->capture_default_str();
-  command.add_flag("--no-save", a.no_save, "Do not save the run under --results-dir");
+  add_output_options(command, a.outputs);
   command.add_flag("-q,--quiet", a.quiet, "No progress lines");
   command.add_option("--warmup", a.warmup, "Warm-up time per case (e.g. 0.1s, 200ms)")->capture_default_str();
   command.add_option("--min-time", a.min_time,
@@ -81,41 +76,9 @@ core::measurement_settings parse_settings(const run_arguments& a) {
   return s;
 }
 
-std::vector<report::output_target> parse_targets(const run_arguments& a) {
-  std::vector<report::output_target> targets;
-  if (!a.json_path.empty()) targets.push_back({report::output_format::json, a.json_path});
-  if (!a.csv_path.empty()) targets.push_back({report::output_format::csv, a.csv_path});
-  if (!a.markdown_path.empty()) targets.push_back({report::output_format::markdown, a.markdown_path});
-  std::size_t to_stdout = 0;
-  for (const auto& t : targets) {
-    report::check_output_target(t);
-    to_stdout += t.path == "-" ? 1 : 0;
-  }
-  if (to_stdout > 1) throw usage_error("only one of --json, --csv, --md can write to standard output");
-  return targets;
-}
-
-std::string utc_time(std::chrono::system_clock::time_point t, const char* format) {
-  return fmt::format(fmt::runtime(std::string("{:") + format + "}"),
-                     fmt::gmtime(std::chrono::system_clock::to_time_t(t)));
-}
-
-// Where the run is saved: <dir>/<UTC time>-<host>.json, never overwriting an earlier run.
-std::filesystem::path saved_run_path(const std::string& dir, const std::string& host,
-                                     std::chrono::system_clock::time_point start) {
-  std::string safe_host;
-  for (const char c : host) safe_host += std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_';
-  const auto stem = fmt::format("{}-{}", utc_time(start, "%Y%m%dT%H%M%SZ"), safe_host.empty() ? "host" : safe_host);
-  std::filesystem::path path = std::filesystem::path(dir) / (stem + ".json");
-  for (int n = 2; std::filesystem::exists(path); ++n) {
-    path = std::filesystem::path(dir) / fmt::format("{}-{}.json", stem, n);
-  }
-  return path;
-}
-
 int execute(const run_arguments& a, const invocation& call) {
   const auto settings = parse_settings(a);
-  const auto targets = parse_targets(a);
+  const auto targets = parse_targets(a.outputs);
   core::run_options options;
   options.benchmarks = a.benchmarks;
   options.settings = settings;
@@ -126,11 +89,7 @@ int execute(const run_arguments& a, const invocation& call) {
   core::registry registry;
   benchmarks::register_builtin_benchmarks(registry);
   const auto plan = core::plan_run(registry, devices, options);
-  if (!a.no_save) {
-    std::error_code ec;
-    std::filesystem::create_directories(a.results_dir, ec);
-    if (ec) throw usage_error(fmt::format("cannot create --results-dir {}: {}", a.results_dir, ec.message()));
-  }
+  prepare_results_dir(a.outputs);
 
   core::run_result run;
   run.tool = build_description();
@@ -150,29 +109,8 @@ int execute(const run_arguments& a, const invocation& call) {
   core::execute_plan(plan, options, run, progress_printer(std::cerr, a.quiet));
   run.end_time = utc_time(std::chrono::system_clock::now(), "%Y-%m-%dT%H:%M:%SZ");
 
-  // Write everything that can be written, then report the first failure.
-  std::string write_failure;
-  auto attempt = [&](const report::output_target& target) {
-    try {
-      report::write_output(run, target, std::cout);
-    } catch (const std::exception& e) {
-      if (write_failure.empty()) write_failure = e.what();
-    }
-  };
-  bool console_to_stderr = false;
-  for (const auto& t : targets) {
-    attempt(t);
-    console_to_stderr = console_to_stderr || t.path == "-";
-  }
-  std::string saved;
-  if (!a.no_save) {
-    saved = saved_run_path(a.results_dir, host.fingerprint.hostname, start).string();
-    attempt({report::output_format::json, saved});
-  }
-  auto& console = console_to_stderr ? std::cerr : std::cout;
-  report::write_console(run, console);
-  if (!saved.empty() && write_failure.empty()) console << "saved: " << saved << '\n';
-  if (!write_failure.empty()) throw error(write_failure);
+  write_run_outputs(run, targets, a.outputs, host.fingerprint.hostname, start, std::cout,
+                    [&](std::ostream& console) { report::write_console(run, console); });
   if (run.status == core::run_status::interrupted) return exit_interrupted;
   return run.status == core::run_status::valid ? exit_ok : exit_failure;
 }

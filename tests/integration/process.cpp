@@ -28,7 +28,7 @@ std::string make_temp_dir(const std::string& prefix) {
   return pattern;
 }
 
-started_process start_ironbench(const std::vector<std::string>& args) {
+started_process start_program(const std::string& program, const std::vector<std::string>& args) {
   static const std::string dir = make_temp_dir("ironbench_process_");
   static int counter = 0;
   started_process p;
@@ -42,16 +42,18 @@ started_process start_ironbench(const std::vector<std::string>& args) {
     dup2(out, 1);
     dup2(err, 2);
     std::vector<char*> argv;
-    std::string binary = IRONBENCH_BINARY;
+    std::string binary = program;
     argv.push_back(binary.data());
     std::vector<std::string> copies(args);
     for (auto& a : copies) argv.push_back(a.data());
     argv.push_back(nullptr);
-    execv(binary.c_str(), argv.data());
+    execvp(binary.c_str(), argv.data());
     _exit(127);
   }
   return p;
 }
+
+started_process start_ironbench(const std::vector<std::string>& args) { return start_program(IRONBENCH_BINARY, args); }
 
 process_result wait_for(const started_process& process) {
   int status = 0;

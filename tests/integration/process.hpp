@@ -21,6 +21,9 @@ struct started_process {
 };
 
 [[nodiscard]] started_process start_ironbench(const std::vector<std::string>& args);
+/// Starts `program` (looked up in PATH when it has no slash) with `args`; exit code 127 when
+/// it cannot be started.
+[[nodiscard]] started_process start_program(const std::string& program, const std::vector<std::string>& args);
 [[nodiscard]] process_result wait_for(const started_process& process);
 
 /// start + wait.

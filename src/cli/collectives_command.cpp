@@ -1,0 +1,252 @@
+// ironbench collectives: nccl-tests' sweeps (all_reduce_perf, all_gather_perf ...) in one
+// command, run by every rank of an MPI job; rank 0 prints the table and writes the results.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <iostream>
+#include <thread>
+
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/live_host.hpp"
+#include "cli/run_outputs.hpp"
+#include "cli/build_description.hpp"
+#include "comm/collective_sweep.hpp"
+#include "comm/collectives_results.hpp"
+#include "comm/launch_environment.hpp"
+#include "comm/watchdog.hpp"
+#include "core/error.hpp"
+#include "core/units.hpp"
+#include "ironbench/build_config.hpp"
+#include "report/collectives_table.hpp"
+
+#if IRONBENCH_WITH_MPI
+#include "comm/mpi/mpi_communicator.hpp"
+#endif
+
+namespace ironbench::cli {
+namespace {
+
+struct collectives_arguments {
+  std::vector<std::string> collectives{"all_reduce"};
+  std::string min_bytes = "8", max_bytes = "128M", step_bytes = "0";
+  double step_factor = 2;
+  int warmup_iterations = 5, iterations = 20, root = 0, check = 1, trials = 1;
+  std::string datatypes = "fp32", ops = "sum", backend = "mpi", timeout = "300s", inject_fault;
+  bool quiet = false;
+  output_options outputs;
+};
+
+void add_options(CLI::App& command, collectives_arguments& a) {
+  command.add_option("collectives", a.collectives,
+                     "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv, or all")
+      ->capture_default_str();
+  command.add_option("-b,--minbytes", a.min_bytes, "Smallest size (nccl-tests' -b; K/M/G = 2^10..)")->capture_default_str();
+  command.add_option("-e,--maxbytes", a.max_bytes, "Largest size (-e)")->capture_default_str();
+  command.add_option("-f,--stepfactor", a.step_factor, "Multiply the size by this between steps (-f)")->capture_default_str();
+  command.add_option("-i,--stepbytes", a.step_bytes, "Add this many bytes between steps instead (-i)")->capture_default_str();
+  command.add_option("-w,--warmup_iters", a.warmup_iterations, "Untimed iterations per size (-w)")->capture_default_str();
+  command.add_option("-n,--iters", a.iterations, "Timed iterations per size (-n)")->capture_default_str();
+  command.add_option("-d,--datatype", a.datatypes,
+                     "int8, int32, fp16, bf16, fp32, fp64 (or nccl-tests' names), comma-separated, or all")
+      ->capture_default_str();
+  command.add_option("-o,--op", a.ops, "sum, prod, max, min, avg, comma-separated, or all")->capture_default_str();
+  command.add_option("-r,--root", a.root, "Root rank of broadcast and reduce (-r)")->capture_default_str();
+  command.add_option("-c,--check", a.check, "Check results and count wrong elements: 1 or 0 (-c)")->capture_default_str();
+  command.add_option("--trials", a.trials, "Repeat the whole sweep; report mean, stdev and CV per size")->capture_default_str();
+  command.add_option("--backend", a.backend, "mpi (host buffers)")->capture_default_str();
+  command.add_option("--timeout", a.timeout, "End the run when a step makes no progress for this long")->capture_default_str();
+  command.add_option("--inject-fault", a.inject_fault,
+                     "Test the failure handling: hang@RANK (that rank stops) or exit@RANK (that rank dies)");
+  command.add_flag("-q,--quiet", a.quiet, "No progress lines");
+  add_output_options(command, a.outputs);
+}
+
+template <typename T, typename Parse>
+std::vector<T> parse_list(const std::string& text, const std::vector<T>& all, Parse parse, const char* what) {
+  if (text == "all") return all;
+  std::vector<T> values;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const auto end = std::min(text.find(',', start), text.size());
+    const auto name = text.substr(start, end - start);
+    const auto value = parse(name);
+    if (!value) throw usage_error(fmt::format("unknown {} '{}'", what, name));
+    values.push_back(*value);
+    start = end + 1;
+  }
+  return values;
+}
+
+struct fault {
+  std::string kind;  // "hang" or "exit"
+  int rank = -1;
+};
+
+fault parse_fault(const std::string& text) {
+  if (text.empty()) return {};
+  const auto at = text.find('@');
+  fault f;
+  if (at != std::string::npos) {
+    f.kind = text.substr(0, at);
+    f.rank = static_cast<int>(parse_integer(text.substr(at + 1), "--inject-fault rank"));
+  }
+  if ((f.kind != "hang" && f.kind != "exit") || f.rank < 0) {
+    throw usage_error(fmt::format("--inject-fault takes hang@RANK or exit@RANK, not '{}'", text));
+  }
+  return f;
+}
+
+// The sweeps to run for one trial: per element type, the reducing collectives once per
+// operator and the others once.
+std::vector<comm::sweep_settings> plan(const collectives_arguments& a, const comm::sweep_settings& base) {
+  const auto collectives = [&] {
+    std::vector<std::string> names = a.collectives;
+    std::string joined;
+    for (const auto& n : names) joined += (joined.empty() ? "" : ",") + n;
+    return parse_list(joined, comm::all_collectives(), comm::collective_from_string, "collective");
+  }();
+  const auto types = parse_list(a.datatypes, comm::all_element_types(), comm::element_type_from_string, "datatype");
+  const auto ops = parse_list(a.ops, comm::all_reduce_ops(), comm::reduce_op_from_string, "reduction op");
+  std::vector<comm::collective> reducing, moving;
+  for (auto c : collectives) (comm::reduces(c) ? reducing : moving).push_back(c);
+  std::vector<comm::sweep_settings> sweeps;
+  for (auto type : types) {
+    for (auto op : ops) {
+      if (reducing.empty()) break;
+      auto s = base;
+      s.collectives = reducing;
+      s.type = type;
+      s.op = op;
+      sweeps.push_back(s);
+    }
+    if (!moving.empty()) {
+      auto s = base;
+      s.collectives = moving;
+      s.type = type;
+      sweeps.push_back(s);
+    }
+  }
+  return sweeps;
+}
+
+comm::sweep_settings base_settings(const collectives_arguments& a) {
+  comm::sweep_settings s;
+  s.min_bytes = static_cast<std::size_t>(parse_size(a.min_bytes, "--minbytes"));
+  s.max_bytes = static_cast<std::size_t>(parse_size(a.max_bytes, "--maxbytes"));
+  s.increment = static_cast<std::size_t>(parse_size(a.step_bytes, "--stepbytes"));
+  s.factor = a.step_factor;
+  s.warmup_iterations = a.warmup_iterations;
+  s.iterations = a.iterations;
+  s.root = a.root;
+  s.check = a.check != 0;
+  if (s.min_bytes < 1 || s.max_bytes < s.min_bytes) throw usage_error("need 1 <= --minbytes <= --maxbytes");
+  if (s.increment == 0 && !(s.factor > 1)) throw usage_error("--stepfactor must be above 1 (or give --stepbytes)");
+  if (s.iterations < 1 || s.warmup_iterations < 0) throw usage_error("need --iters >= 1 and --warmup_iters >= 0");
+  if (a.trials < 1) throw usage_error("--trials must be at least 1");
+  if (a.check != 0 && a.check != 1) throw usage_error("--check takes 0 or 1");
+  return s;
+}
+
+int execute(const collectives_arguments& a, const invocation& call) {
+  const auto base = base_settings(a);
+  const auto timeout_s = parse_duration_s(a.timeout, "--timeout");
+  const auto injected = parse_fault(a.inject_fault);
+  const auto targets = parse_targets(a.outputs);
+  if (a.backend != "mpi") throw usage_error(fmt::format("unknown --backend '{}' (this build has: mpi)", a.backend));
+  std::vector<comm::sweep_settings> sweeps = plan(a, base);
+#if !IRONBENCH_WITH_MPI
+  (void)call;
+  (void)timeout_s;
+  (void)injected;
+  throw usage_error("collectives need MPI, and this build has none (install libopenmpi-dev and rebuild)");
+#else
+  auto world = comm::mpi_world();
+  const int rank = world->rank();
+  if (base.root >= world->size()) {
+    throw usage_error(fmt::format("--root {} is not a rank (the job has {})", base.root, world->size()));
+  }
+  if (rank == 0) prepare_results_dir(a.outputs);
+  comm::watchdog guard(std::chrono::duration<double>(timeout_s), rank);
+  if (injected.rank == rank && injected.kind == "exit") {
+    std::cerr << fmt::format("ironbench: rank {} exits now (--inject-fault exit@{})\n", rank, rank);
+    std::_Exit(3);
+  }
+  if (injected.rank == rank && injected.kind == "hang") {
+    for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+  }
+
+  guard.heartbeat("start-up: describing every rank");
+  const auto launch = comm::detect_launch();
+  const auto host = detect_live_host();
+  auto backend = comm::mpi_host_backend(world);
+  const auto start = std::chrono::system_clock::now();
+  const auto ranks_json = world->gather(comm::rank_description(rank, launch, host_json(host.fingerprint),
+                                                               host.devices.devices.front()).dump());
+  const auto progress = [&](const std::string& step) {
+    guard.heartbeat(step);
+    if (rank == 0 && !a.quiet) std::cerr << "[" << step << "]\r" << std::flush;
+  };
+
+  std::vector<std::vector<comm::sweep_row>> trials;
+  for (int trial = 0; trial < a.trials; ++trial) {
+    std::vector<comm::sweep_row> rows;
+    for (const auto& sweep : sweeps) {
+      auto part = comm::run_sweep(*world, *backend, sweep, progress);
+      rows.insert(rows.end(), part.begin(), part.end());
+    }
+    trials.push_back(std::move(rows));
+  }
+  guard.heartbeat("writing results");
+  world->barrier();
+  if (rank != 0) return comm::summarize(trials.front()).wrong == 0 ? exit_ok : exit_failure;
+
+  if (!a.quiet) std::cerr << std::string(60, ' ') << '\r';
+  core::run_result run;
+  run.tool = build_description();
+  run.argv = call.argv;
+  run.start_time = utc_time(start, "%Y-%m-%dT%H:%M:%SZ");
+  run.end_time = utc_time(std::chrono::system_clock::now(), "%Y-%m-%dT%H:%M:%SZ");
+  run.host = host_json(host.fingerprint);
+  run.host["ranks"] = json::array();
+  for (const auto& text : ranks_json) run.host["ranks"].push_back(json::parse(text));
+  run.devices = {host.devices.devices.front()};
+  run.settings = comm::settings_json(base, world->size(), backend->description(), a.trials, timeout_s);
+  run.cases = comm::cases_of(trials, world->size(), base.iterations, base.warmup_iterations);
+  core::settle_run_status(run);
+  write_run_outputs(run, targets, a.outputs, host.fingerprint.hostname, start, std::cout, [&](std::ostream& out) {
+    out << fmt::format("# ironbench collectives: {} ranks, {}, minBytes {} maxBytes {} step: {} warmup iters: {} "
+                       "iters: {} validation: {}\n",
+                       world->size(), backend->description(), base.min_bytes, base.max_bytes,
+                       base.increment > 0 ? fmt::format("{}(bytes)", base.increment)
+                                          : fmt::format("{:g}(factor)", base.factor),
+                       base.warmup_iterations, base.iterations, base.check ? 1 : 0);
+    for (const auto& r : run.host["ranks"]) {
+      out << fmt::format("#  Rank {:>3} Pid {:>7} on {:>12} device {}\n", r.value("rank", 0), r.value("pid", 0),
+                         r.value("hostname", std::string("?")), r.value("device", std::string("?")));
+    }
+    for (std::size_t t = 0; t < trials.size(); ++t) {
+      if (trials.size() > 1) out << fmt::format("# trial {} of {}\n", t + 1, trials.size());
+      report::write_collectives_table(out, trials[t]);
+    }
+    if (trials.size() > 1) {
+      report::write_trial_table(out, report::trial_statistics_of(trials), trials.size());
+    }
+    out << fmt::format("run {}: {}\n", core::to_string(run.status), run.status_reason.empty() ? "every result checked"
+                                                                                                : run.status_reason);
+  });
+  return run.status == core::run_status::valid ? exit_ok : exit_failure;
+#endif
+}
+
+}  // namespace
+
+command_action add_collectives_command(CLI::App& app, const invocation& call) {
+  auto* command = app.add_subcommand(
+      "collectives", "Collective bandwidth as nccl-tests measures it (run under mpirun/srun; rank 0 reports)");
+  auto arguments = std::make_shared<collectives_arguments>();
+  add_options(*command, *arguments);
+  return [arguments, &call] { return execute(*arguments, call); };
+}
+
+}  // namespace ironbench::cli

@@ -1,0 +1,44 @@
+// Where a run's results go, shared by every command that measures (run, collectives): the
+// --json/--csv/--md targets, the saved copy under --results-dir, and the console.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/result.hpp"
+#include "report/output.hpp"
+
+namespace ironbench::cli {
+
+struct output_options {
+  std::string json_path, csv_path, markdown_path;
+  std::string results_dir = "ironbench-results";
+  bool no_save = false;
+};
+
+/// Adds --json, --csv, --md, --results-dir and --no-save to `command`.
+void add_output_options(CLI::App& command, output_options& options);
+
+/// The requested targets, checked (writable, at most one on stdout) before anything runs.
+[[nodiscard]] std::vector<report::output_target> parse_targets(const output_options& options);
+
+/// Creates --results-dir unless --no-save (usage error when it cannot).
+void prepare_results_dir(const output_options& options);
+
+/// `t` formatted in UTC with a strftime format.
+[[nodiscard]] std::string utc_time(std::chrono::system_clock::time_point t, const char* format);
+
+/// Writes every target and the saved copy, then the console report (to stderr when a target
+/// writes to stdout) through `console`, and "saved: PATH". Throws the first write failure
+/// after writing everything else.
+void write_run_outputs(const core::run_result& run, const std::vector<report::output_target>& targets,
+                       const output_options& options, const std::string& hostname,
+                       std::chrono::system_clock::time_point start, std::ostream& out,
+                       const std::function<void(std::ostream&)>& console);
+
+}  // namespace ironbench::cli

@@ -1,0 +1,78 @@
+// A size sweep of collectives as nccl-tests runs it: for each collective and size, out of
+// place then in place, the result checked once (#wrong), then warm-up iterations and timed
+// iterations back to back; time per iteration averaged over the ranks.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "comm/collective.hpp"
+#include "comm/communicator.hpp"
+
+namespace ironbench::comm {
+
+/// What to sweep; the defaults are nccl-tests' where it has one.
+struct sweep_settings {
+  std::vector<collective> collectives = {collective::all_reduce};
+  element_type type = element_type::fp32;  ///< -d
+  reduce_op op = reduce_op::sum;           ///< -o
+  int root = 0;                            ///< -r
+  std::size_t min_bytes = 8;               ///< -b
+  std::size_t max_bytes = std::size_t{128} << 20;  ///< -e
+  double factor = 2;                       ///< -f: multiply the size by this ...
+  std::size_t increment = 0;               ///< -i: ... or, when non-zero, add this
+  int warmup_iterations = 5;               ///< -w
+  int iterations = 20;                     ///< -n
+  bool check = true;                       ///< -c: count wrong elements
+  bool in_place = true;                    ///< also run in place (nccl-tests always does)
+  bool out_of_place = true;
+};
+
+/// The sizes of a sweep: min, then x factor (or + increment) while <= max.
+[[nodiscard]] std::vector<std::size_t> sweep_sizes(std::size_t min_bytes, std::size_t max_bytes, double factor,
+                                                   std::size_t increment);
+
+/// One placement of one row.
+struct placement_result {
+  bool ran = false;
+  std::string skipped;   ///< why not, when !ran
+  double time_us = 0;    ///< per iteration, averaged over ranks
+  double algbw_gbs = 0;  ///< algorithm bytes / time / 1e9
+  double busbw_gbs = 0;  ///< algbw x bus factor
+  double wrong = 0;      ///< wrong elements summed over ranks (-1: not checked)
+};
+
+/// One line of the table: a collective at one size.
+struct sweep_row {
+  collective c;
+  element_type type;
+  reduce_op op;
+  int root;
+  std::size_t bytes;
+  call_shape shape;
+  placement_result out_of_place;
+  placement_result in_place;
+};
+
+/// Called before each measured step (a watchdog's heartbeat).
+using sweep_progress = std::function<void(const std::string& step)>;
+
+/// Runs the sweep on every rank (all ranks must call it with the same settings). Every rank
+/// gets the same rows.
+[[nodiscard]] std::vector<sweep_row> run_sweep(bootstrap& world, collective_backend& backend,
+                                               const sweep_settings& settings, const sweep_progress& progress = {});
+
+/// nccl-tests' "Avg bus bandwidth" (mean busbw over every size and placement that ran), the
+/// same over sizes >= 1 MiB, and the highest busbw with its size.
+struct bandwidth_summary {
+  double average_gbs = 0;
+  double average_from_1mib_gbs = 0;
+  double peak_gbs = 0;
+  std::size_t peak_bytes = 0;
+  double wrong = 0;  ///< over every row and placement
+};
+[[nodiscard]] bandwidth_summary summarize(const std::vector<sweep_row>& rows);
+
+}  // namespace ironbench::comm

@@ -1,0 +1,125 @@
+// The collectives command under a real MPI launcher, ranks on this machine (oversubscribed).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <map>
+#include <set>
+#include <cstdlib>
+
+#include "core/json.hpp"
+#include "process.hpp"
+
+namespace ironbench::testing {
+namespace {
+
+// mpirun with the settings a root-run CI container needs; empty when there is no mpirun.
+std::vector<std::string> mpirun(int ranks) {
+  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  setenv("OMPI_MCA_mpi_yield_when_idle", "1", 1);
+  setenv("OMPI_MCA_btl", "self,vader,tcp", 0);  // shared memory and loopback, no fabric probing
+  return {"--oversubscribe", "-np", std::to_string(ranks), IRONBENCH_BINARY, "collectives"};
+}
+
+bool have_mpirun() { return std::system("command -v mpirun > /dev/null 2>&1") == 0; }
+
+#define REQUIRE_MPIRUN() \
+  if (!have_mpirun()) GTEST_SKIP() << "mpirun not found (scripts/setup.sh installs openmpi-bin)"
+
+void every_collective_type_and_op_is_exact(int ranks) {
+  auto args = mpirun(ranks);
+  for (auto a : {"all", "-d", "all", "-o", "all", "-b", "8", "-e", "256K", "-f", "8", "-n", "3", "-w", "1",
+                 "--no-save", "-q", "--json", "-", "--timeout", "120s"}) {
+    args.emplace_back(a);
+  }
+  const auto r = wait_for(start_program("mpirun", args));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = json::parse(r.out);
+  std::size_t valid = 0;
+  std::set<std::string> collectives, types, ops;
+  std::map<std::string, double> wrong_by_placement;
+  for (const auto& c : doc.at("cases")) {
+    EXPECT_EQ(c.at("status"), "valid") << c.dump();
+    const auto& p = c.at("params");
+    collectives.insert(p.at("collective").get<std::string>());
+    types.insert(p.at("dtype").get<std::string>());
+    ops.insert(p.at("op").get<std::string>());
+    EXPECT_EQ(p.at("ranks"), ranks);
+    for (const auto& m : c.at("metrics")) {
+      if (m.at("name") == "wrong") wrong_by_placement[p.at("placement")] += m.at("value").get<double>();
+    }
+    ++valid;
+  }
+  EXPECT_EQ(collectives.size(), 7u);
+  EXPECT_EQ(types.size(), 6u);
+  EXPECT_EQ(ops, (std::set<std::string>{"sum", "prod", "max", "min", "avg", "none"}));
+  // Both placements ran and both matched the exact expected values everywhere, so in-place
+  // results equal out-of-place results.
+  EXPECT_EQ(wrong_by_placement.size(), 2u);
+  EXPECT_EQ(wrong_by_placement["in-place"], 0);
+  EXPECT_EQ(wrong_by_placement["out-of-place"], 0);
+  EXPECT_GT(valid, 300u);
+  EXPECT_EQ(doc.at("host").at("ranks").size(), static_cast<std::size_t>(ranks));
+  EXPECT_EQ(doc.at("settings").at("ranks"), ranks);
+  EXPECT_NE(r.err.find("# Out of bounds values : 0 OK"), std::string::npos) << r.err;
+}
+
+TEST(CollectivesMpi, TwoRanksEveryCollectiveTypeAndOpIsExact) {
+  REQUIRE_MPIRUN();
+  every_collective_type_and_op_is_exact(2);
+}
+
+TEST(CollectivesMpi, FourRanksEveryCollectiveTypeAndOpIsExact) {
+  REQUIRE_MPIRUN();
+  every_collective_type_and_op_is_exact(4);
+}
+
+TEST(CollectivesMpi, TableHasNcclTestsColumnsAndTrialsReportSpread) {
+  REQUIRE_MPIRUN();
+  auto args = mpirun(2);
+  for (auto a : {"all_reduce", "-b", "1M", "-e", "2M", "--trials", "3", "--no-save", "-q"}) args.emplace_back(a);
+  const auto r = wait_for(start_program("mpirun", args));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("#       size         count      type   redop    root     time   algbw   busbw  #wrong"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("     1048576        262144     float     sum      -1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("# Avg bus bandwidth    : "), std::string::npos);
+  EXPECT_NE(r.out.find("# Avg bus bandwidth (sizes >= 1 MiB) : "), std::string::npos);
+  EXPECT_NE(r.out.find("# 3 trials: busbw mean, sample stdev and CV per size"), std::string::npos);
+  EXPECT_NE(r.out.find("# trial 3 of 3"), std::string::npos);
+}
+
+void fails_in_bounded_time(const char* fault, int expected_rank_in_message) {
+  auto args = mpirun(2);
+  for (auto a : {"-b", "8", "-e", "1K", "--no-save", "-q", "--timeout", "3s", "--inject-fault"}) args.emplace_back(a);
+  args.emplace_back(fault);
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = wait_for(start_program("mpirun", args));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_LT(seconds, 60.0);
+  const auto all = r.out + r.err;
+  if (expected_rank_in_message >= 0) {
+    EXPECT_NE(all.find("ironbench: error: rank " + std::to_string(expected_rank_in_message) + " made no progress"),
+              std::string::npos)
+        << all;
+  } else {
+    EXPECT_NE(all.find("exits now"), std::string::npos) << all;
+  }
+}
+
+TEST(CollectivesMpi, AHangingRankEndsTheRunWithAnErrorInBoundedTime) {
+  REQUIRE_MPIRUN();
+  fails_in_bounded_time("hang@1", 0);
+}
+
+TEST(CollectivesMpi, ADeadRankEndsTheRunWithAnError) {
+  REQUIRE_MPIRUN();
+  fails_in_bounded_time("exit@1", -1);
+}
+
+}  // namespace
+}  // namespace ironbench::testing

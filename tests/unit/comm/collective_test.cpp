@@ -1,0 +1,125 @@
+#include "comm/collective.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "comm/collective_sweep.hpp"
+#include "comm/launch_environment.hpp"
+
+namespace ironbench::comm {
+namespace {
+
+TEST(Collective, NamesRoundTripAndNcclTestsAliasesParse) {
+  for (auto c : all_collectives()) EXPECT_EQ(collective_from_string(to_string(c)), c);
+  for (auto t : all_element_types()) EXPECT_EQ(element_type_from_string(to_string(t)), t);
+  for (auto op : all_reduce_ops()) EXPECT_EQ(reduce_op_from_string(to_string(op)), op);
+  EXPECT_EQ(element_type_from_string("float"), element_type::fp32);
+  EXPECT_EQ(element_type_from_string("half"), element_type::fp16);
+  EXPECT_EQ(element_type_from_string("bfloat16"), element_type::bf16);
+  EXPECT_EQ(element_type_from_string("double"), element_type::fp64);
+  EXPECT_EQ(element_type_from_string("int"), element_type::int32);
+  EXPECT_FALSE(element_type_from_string("int4"));
+  EXPECT_FALSE(collective_from_string("allreduce"));
+}
+
+TEST(Collective, BusFactorsAreNcclTestsForEveryRankCount) {
+  for (int n : {1, 2, 3, 4, 8, 16, 64}) {
+    const double d = n;
+    EXPECT_DOUBLE_EQ(bus_factor(collective::all_reduce, n), 2 * (d - 1) / d);
+    EXPECT_DOUBLE_EQ(bus_factor(collective::all_gather, n), (d - 1) / d);
+    EXPECT_DOUBLE_EQ(bus_factor(collective::reduce_scatter, n), (d - 1) / d);
+    EXPECT_DOUBLE_EQ(bus_factor(collective::alltoall, n), (d - 1) / d);
+    EXPECT_DOUBLE_EQ(bus_factor(collective::broadcast, n), 1);
+    EXPECT_DOUBLE_EQ(bus_factor(collective::reduce, n), 1);
+    EXPECT_DOUBLE_EQ(bus_factor(collective::sendrecv, n), 1);
+  }
+}
+
+TEST(Collective, ByteCountsPerCollective) {
+  // all_reduce of 1 MiB fp32 over 8 ranks: every rank sends and receives 262144 floats.
+  auto s = shape_of(collective::all_reduce, 1 << 20, element_type::fp32, 8);
+  EXPECT_EQ(s.count, 262144u);
+  EXPECT_EQ(s.send_count, 262144u);
+  EXPECT_EQ(s.recv_count, 262144u);
+  EXPECT_DOUBLE_EQ(s.algorithm_bytes, 1 << 20);
+  EXPECT_DOUBLE_EQ(s.bus_factor, 1.75);
+  // all_gather: the size is the gathered output; each rank sends 1/n of it.
+  s = shape_of(collective::all_gather, 1 << 20, element_type::fp16, 8);
+  EXPECT_EQ(s.send_count, 65536u);
+  EXPECT_EQ(s.recv_count, 524288u);
+  EXPECT_DOUBLE_EQ(s.algorithm_bytes, 65536.0 * 8 * 2);
+  // reduce_scatter: the size is each rank's input; each receives 1/n of it.
+  s = shape_of(collective::reduce_scatter, 1 << 20, element_type::fp32, 4);
+  EXPECT_EQ(s.send_count, 262144u);
+  EXPECT_EQ(s.recv_count, 65536u);
+  EXPECT_DOUBLE_EQ(s.algorithm_bytes, 65536.0 * 4 * 4);
+  // alltoall: count_per_peer x n.
+  s = shape_of(collective::alltoall, 1000, element_type::fp64, 3);
+  EXPECT_EQ(s.count, 123u);  // 125 elements rounded down to a multiple of 3
+  EXPECT_DOUBLE_EQ(s.algorithm_bytes, 41.0 * 3 * 8);
+  // sizes too small for one element per rank give zero counts (the sweep skips them)
+  EXPECT_EQ(shape_of(collective::all_gather, 8, element_type::fp64, 2).send_count, 0u);
+  s = shape_of(collective::sendrecv, 4096, element_type::int8, 2);
+  EXPECT_EQ(s.send_count, 4096u);
+  EXPECT_DOUBLE_EQ(s.bus_factor, 1);
+}
+
+TEST(CollectiveSweep, SizesByFactorOrIncrement) {
+  EXPECT_EQ(sweep_sizes(8, 128, 2, 0), (std::vector<std::size_t>{8, 16, 32, 64, 128}));
+  EXPECT_EQ(sweep_sizes(8, 100, 2, 0), (std::vector<std::size_t>{8, 16, 32, 64}));
+  EXPECT_EQ(sweep_sizes(100, 400, 2, 100), (std::vector<std::size_t>{100, 200, 300, 400}));
+  EXPECT_EQ(sweep_sizes(4, 4, 2, 0), (std::vector<std::size_t>{4}));
+  EXPECT_EQ(sweep_sizes(4, 16ull << 30, 2, 0).size(), 33u);  // -b 4 -e 16G -f 2
+  EXPECT_EQ(sweep_sizes(8, 8, 1.0, 0), (std::vector<std::size_t>{8}));  // a factor of 1 stops
+}
+
+TEST(CollectiveSweep, SummaryIsNcclTestsAverageAndOursAboveOneMebibyte) {
+  std::vector<sweep_row> rows;
+  for (std::size_t bytes : {std::size_t{1024}, std::size_t{1} << 20, std::size_t{4} << 20}) {
+    sweep_row r{collective::all_reduce, element_type::fp32, reduce_op::sum, -1, bytes, {}, {}, {}};
+    r.out_of_place = {true, "", 1, 1, bytes == 1024 ? 1.0 : 10.0, 0};
+    r.in_place = {true, "", 1, 1, bytes == 1024 ? 3.0 : 20.0, 0};
+    rows.push_back(r);
+  }
+  rows[2].in_place.wrong = 5;
+  const auto s = summarize(rows);
+  EXPECT_DOUBLE_EQ(s.average_gbs, (1 + 3 + 10 + 20 + 10 + 20) / 6.0);
+  EXPECT_DOUBLE_EQ(s.average_from_1mib_gbs, 15.0);
+  EXPECT_DOUBLE_EQ(s.peak_gbs, 20.0);
+  EXPECT_EQ(s.peak_bytes, std::size_t{1} << 20);
+  EXPECT_DOUBLE_EQ(s.wrong, 5);
+}
+
+TEST(LaunchEnvironment, EachLauncherIsRecognised) {
+  const auto from = [](std::map<std::string, std::string> env) {
+    return detect_launch([env](const char* name) -> const char* {
+      const auto it = env.find(name);
+      return it == env.end() ? nullptr : it->second.c_str();
+    });
+  };
+  auto l = from({{"OMPI_COMM_WORLD_RANK", "5"}, {"OMPI_COMM_WORLD_SIZE", "16"}, {"OMPI_COMM_WORLD_LOCAL_RANK", "5"},
+                 {"OMPI_COMM_WORLD_LOCAL_SIZE", "8"}});
+  EXPECT_EQ(l.launcher, "open_mpi");
+  EXPECT_EQ(l.rank, 5);
+  EXPECT_EQ(l.size, 16);
+  EXPECT_EQ(l.local_size, 8);
+  l = from({{"SLURM_PROCID", "9"}, {"SLURM_NTASKS", "16"}, {"SLURM_LOCALID", "1"}, {"SLURM_NTASKS_PER_NODE", "8"}});
+  EXPECT_EQ(l.launcher, "slurm");
+  EXPECT_EQ(l.local_rank, 1);
+  EXPECT_EQ(gpu_for(l, 8), 1);
+  l = from({{"PMIX_RANK", "3"}, {"PMIX_SIZE", "4"}, {"PMIX_LOCAL_RANK", "3"}});
+  EXPECT_EQ(l.launcher, "pmix");
+  l = from({{"PMI_RANK", "1"}, {"PMI_SIZE", "2"}, {"MPI_LOCALRANKID", "1"}, {"MPI_LOCALNRANKS", "2"}});
+  EXPECT_EQ(l.launcher, "mpich");
+  EXPECT_EQ(gpu_for(l, 1), 0);
+  // Malformed or inconsistent numbers fall through to the next launcher, then to none.
+  l = from({{"OMPI_COMM_WORLD_RANK", "x"}, {"OMPI_COMM_WORLD_SIZE", "2"}, {"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "1"}});
+  EXPECT_EQ(l.launcher, "slurm");
+  l = from({{"PMI_RANK", "4"}, {"PMI_SIZE", "4"}});
+  EXPECT_EQ(l.launcher, "none");
+  EXPECT_EQ(l.size, 1);
+}
+
+}  // namespace
+}  // namespace ironbench::comm
