@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
       {"run", cli::add_run_command(app, call)},
       {"version", cli::add_version_command(app)},
       {"collectives", cli::add_collectives_command(app, call)},
+      {"import", cli::add_import_command(app, call)},
   };
   if (argc > 1 && argv[1][0] != '-' && actions.count(argv[1]) == 0) {
     std::string names;
