@@ -30,6 +30,8 @@ blasint checked_dimension(std::int64_t value, const char* name) {
 std::string openblas_config() { return openblas_get_config(); }
 std::string openblas_core_name() { return openblas_get_corename(); }
 int openblas_threads() { return openblas_get_num_threads(); }
+
+void openblas_set_threads(int threads) { openblas_set_num_threads(threads); }
 bool openblas_has_bf16_gemm() { return find_sbgemm() != nullptr; }
 
 void openblas_gemm(dtype type, std::int64_t m, std::int64_t n, std::int64_t k, const void* a,

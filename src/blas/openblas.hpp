@@ -18,6 +18,9 @@ namespace ironbench::blas {
 /// Threads OpenBLAS uses.
 [[nodiscard]] int openblas_threads();
 
+/// Sets the threads OpenBLAS uses from now on (ranks sharing a node split its cores).
+void openblas_set_threads(int threads);
+
 /// Whether the loaded OpenBLAS has a bf16 GEMM (cblas_sbgemm, OpenBLAS >= 0.3.10 builds
 /// with BUILD_BFLOAT16). Looked up at run time, so one binary works with any OpenBLAS.
 [[nodiscard]] bool openblas_has_bf16_gemm();

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
       {"version", cli::add_version_command(app)},
       {"collectives", cli::add_collectives_command(app, call)},
       {"import", cli::add_import_command(app, call)},
+      {"tp_infer", cli::add_tp_infer_command(app, call)},
   };
   if (argc > 1 && argv[1][0] != '-' && actions.count(argv[1]) == 0) {
     std::string names;

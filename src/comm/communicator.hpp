@@ -28,6 +28,9 @@ class bootstrap {
   [[nodiscard]] virtual std::vector<std::string> gather(const std::string& text) = 0;
   /// Rank 0's bytes on every rank (NCCL's unique id).
   virtual void broadcast_bytes(void* data, std::size_t bytes) = 0;
+  /// Host-memory all_gather: rank r's `bytes_per_rank` bytes land at r x bytes_per_rank of
+  /// `receive` on every rank.
+  virtual void all_gather_bytes(const void* send, void* receive, std::size_t bytes_per_rank) = 0;
 };
 
 /// Memory a backend measures with (host or device); owned by the backend's allocator.

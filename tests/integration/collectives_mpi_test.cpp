@@ -123,3 +123,44 @@ TEST(CollectivesMpi, ADeadRankEndsTheRunWithAnError) {
 
 }  // namespace
 }  // namespace ironbench::testing
+
+namespace ironbench::testing {
+namespace {
+
+TEST(TpInferMpi, TwoRanksVerifyAndCompareWithOneDevice) {
+  REQUIRE_MPIRUN();
+  auto args = mpirun(2);
+  args.back() = "tp_infer";
+  for (auto a : {"--batch", "64,256", "--hidden", "256", "-n", "3", "-w", "1", "--no-save", "--json", "-"}) {
+    args.emplace_back(a);
+  }
+  const auto r = wait_for(start_program("mpirun", args));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = json::parse(r.out);
+  ASSERT_EQ(doc.at("cases").size(), 4u);
+  for (const auto& c : doc.at("cases")) {
+    EXPECT_EQ(c.at("status"), "valid") << c.dump();
+    EXPECT_EQ(c.at("benchmark"), "tp_infer");
+  }
+  const auto& tp = doc.at("cases")[0];
+  EXPECT_EQ(tp.at("params").at("mode"), "tensor_parallel");
+  EXPECT_EQ(tp.at("params").at("ranks"), 2);
+  bool has_speedup = false;
+  for (const auto& m : tp.at("metrics")) has_speedup = has_speedup || m.at("name") == "speedup";
+  EXPECT_TRUE(has_speedup);
+  EXPECT_EQ(doc.at("cases")[1].at("params").at("mode"), "single_device");
+  EXPECT_NE(r.err.find("TP latency ms"), std::string::npos) << r.err;
+}
+
+TEST(TpInferMpi, ModelThatDoesNotSplitIsAUsageError) {
+  REQUIRE_MPIRUN();
+  auto args = mpirun(3);
+  args.back() = "tp_infer";
+  for (auto a : {"--hidden", "100", "--no-save"}) args.emplace_back(a);  // F = 400 over 3 ranks
+  const auto r = wait_for(start_program("mpirun", args));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE((r.out + r.err).find("does not split over 3 ranks"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace ironbench::testing

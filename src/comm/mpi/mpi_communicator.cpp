@@ -94,6 +94,14 @@ class mpi_session final : public bootstrap {
     IRONBENCH_MPI_CHECK(MPI_Bcast(data, static_cast<int>(bytes), MPI_BYTE, 0, MPI_COMM_WORLD));
   }
 
+  void all_gather_bytes(const void* send, void* receive, std::size_t bytes_per_rank) override {
+    if (bytes_per_rank > static_cast<std::size_t>(INT_MAX)) {
+      throw error(fmt::format("{} bytes per rank exceed MPI's 32-bit counts", bytes_per_rank));
+    }
+    const int count = static_cast<int>(bytes_per_rank);
+    IRONBENCH_MPI_CHECK(MPI_Allgather(send, count, MPI_BYTE, receive, count, MPI_BYTE, MPI_COMM_WORLD));
+  }
+
  private:
   double reduce(double value, MPI_Op op) {
     double result = 0;

@@ -1,0 +1,238 @@
+// ironbench tp_infer: seed 001's toy tensor-parallel inference (a column-sharded linear layer,
+// an all_gather, a replicated linear layer) on every rank of an MPI job, against the same
+// model on a single device. Rank 0 reports.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <thread>
+
+#include "benchmarks/tp/tp_model.hpp"
+#include "blas/openblas.hpp"
+#include "cli/build_description.hpp"
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/live_host.hpp"
+#include "cli/run_outputs.hpp"
+#include "comm/collectives_results.hpp"
+#include "comm/launch_environment.hpp"
+#include "comm/watchdog.hpp"
+#include "core/error.hpp"
+#include "core/statistics.hpp"
+#include "core/sweep.hpp"
+#include "core/units.hpp"
+#include "report/text_table.hpp"
+
+#if IRONBENCH_WITH_MPI
+#include "comm/mpi/mpi_communicator.hpp"
+#endif
+
+namespace ironbench::cli {
+namespace {
+
+struct tp_arguments {
+  std::string batch = "128,512,2048", hidden = "1024", timeout = "600s";
+  int iterations = 10, warmup_iterations = 2;
+  bool quiet = false;
+  output_options outputs;
+};
+
+struct timing {
+  std::vector<double> samples_s;  // this rank's forward passes
+  double latency_s = 0;           // slowest rank's mean forward
+  double gather_s = 0;            // slowest rank's mean gather
+};
+
+#if IRONBENCH_WITH_MPI
+timing time_forwards(benchmarks::tp_cpu_rank& model, const benchmarks::tp_cpu_rank::gather_function& gather,
+                     const tp_arguments& a, comm::bootstrap* world) {
+  for (int i = 0; i < a.warmup_iterations; ++i) (void)model.forward(gather);
+  if (world != nullptr) world->barrier();
+  timing t;
+  double gather_total = 0;
+  for (int i = 0; i < a.iterations; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    gather_total += model.forward(gather);
+    t.samples_s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  const double mean = core::summarize(t.samples_s).mean;
+  t.latency_s = world != nullptr ? world->max(mean) : mean;
+  t.gather_s = world != nullptr ? world->max(gather_total / a.iterations) : gather_total / a.iterations;
+  return t;
+}
+
+core::case_result tp_case(const benchmarks::tp_shape& shape, const char* mode, const timing& t, std::size_t wrong,
+                          const std::string& detail, int iterations) {
+  core::case_result c;
+  c.benchmark = "tp_infer";
+  c.device = fmt::format("{} ranks", shape.ranks);
+  c.params.set("batch", shape.batch);
+  c.params.set("hidden", shape.hidden);
+  c.params.set("ranks", std::int64_t{shape.ranks});
+  c.params.set("mode", std::string(mode));
+  core::measurement m;
+  m.samples_s = t.samples_s;
+  m.total_iterations = static_cast<std::size_t>(iterations);
+  m.stop = core::stop_reason::max_reps;
+  m.time_s = core::summarize(t.samples_s);
+  c.timing = m;
+  c.work.flops = shape.flops();
+  c.metrics.push_back({"latency_ms", t.latency_s * 1e3, "ms", "forward pass, mean, slowest rank"});
+  c.metrics.push_back({"throughput", static_cast<double>(shape.batch) / t.latency_s, "samples/s", "batch / latency"});
+  c.metrics.push_back({"tflops", shape.flops() / t.latency_s / 1e12, "TFLOP/s", "4 B H F / latency"});
+  if (shape.ranks > 1) {
+    c.metrics.push_back({"gather_ms", t.gather_s * 1e3, "ms", "all_gather per forward, slowest rank"});
+    c.metrics.push_back({"gather_share", t.gather_s / t.latency_s, "", "all_gather time / forward time"});
+  }
+  c.notes["model"] = fmt::format("Z = relu(X W1) W2, X {}x{}, W1 {}x{} split in {} column shards, W2 {}x{}, fp32",
+                                 shape.batch, shape.hidden, shape.hidden, shape.ffn(), shape.ranks, shape.ffn(),
+                                 shape.hidden);
+  c.notes["verification"] = "rows 0 and B-1 of Z against an extended-precision reference; Z equal on every rank";
+  if (wrong > 0) {
+    c.status = core::case_status::invalid;
+    c.reason = fmt::format("{} wrong elements: {}", wrong, detail);
+  }
+  return c;
+}
+#endif
+
+int execute(const tp_arguments& a, const invocation& call) {
+  std::vector<core::axis> axes = {core::integer_axis("batch", {128, 512, 2048}, "rows of X"),
+                                  core::integer_axis("hidden", {1024}, "H (F = 4 H)")};
+  axes = core::apply_overrides("tp_infer", axes,
+                               {core::parse_axis_override("batch=" + a.batch),
+                                core::parse_axis_override("hidden=" + a.hidden)});
+  const auto cases = core::expand_sweep(axes);
+  if (a.iterations < 1 || a.warmup_iterations < 0) throw usage_error("need --iters >= 1 and --warmup_iters >= 0");
+  const auto timeout_s = parse_duration_s(a.timeout, "--timeout");
+  const auto targets = parse_targets(a.outputs);
+#if !IRONBENCH_WITH_MPI
+  (void)call;
+  (void)cases;
+  (void)timeout_s;
+  throw usage_error("tp_infer needs MPI, and this build has none (install libopenmpi-dev and rebuild)");
+#else
+  auto world = comm::mpi_world();
+  const int rank = world->rank();
+  const int ranks = world->size();
+  for (const auto& p : cases) {
+    if (p.integer("batch") < 1 || p.integer("hidden") < 1) throw usage_error("batch and hidden must be positive");
+    if ((4 * p.integer("hidden")) % ranks != 0) {
+      throw usage_error(fmt::format("F = 4 x hidden = {} does not split over {} ranks", 4 * p.integer("hidden"), ranks));
+    }
+  }
+  if (rank == 0) prepare_results_dir(a.outputs);
+  comm::watchdog guard(std::chrono::duration<double>(timeout_s), rank);
+  const auto launch = comm::detect_launch();
+  if (std::getenv("OPENBLAS_NUM_THREADS") == nullptr && std::getenv("OMP_NUM_THREADS") == nullptr) {
+    // Ranks on one node share its cores.
+    const auto cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    blas::openblas_set_threads(std::max(1, cores / std::max(1, launch.local_size)));
+  }
+  guard.heartbeat("start-up: describing every rank");
+  const auto host = detect_live_host();
+  const auto start = std::chrono::system_clock::now();
+  const auto ranks_json = world->gather(
+      comm::rank_description(rank, launch, host_json(host.fingerprint), host.devices.devices.front()).dump());
+
+  core::run_result run;
+  report::text_table table;
+  for (const char* h : {"batch", "hidden", "ranks", "TP latency ms", "TP samples/s", "gather %", "1-device latency ms",
+                        "1-device samples/s", "speedup", "efficiency", "check"}) {
+    table.add_column(h);
+  }
+  const std::vector<std::int64_t> check_rows_of = {0};
+  for (const auto& p : cases) {
+    benchmarks::tp_shape shape{p.integer("batch"), p.integer("hidden"), ranks};
+    guard.heartbeat(fmt::format("tp_infer batch {} hidden {} on {} ranks", shape.batch, shape.hidden, ranks));
+    benchmarks::tp_cpu_rank model(shape, rank);
+    const auto gather = [&](const float* send, float* receive, std::size_t count) {
+      world->all_gather_bytes(send, receive, count * sizeof(float));
+    };
+    const auto tp = time_forwards(model, gather, a, world.get());
+    // Replicated output: every rank must hold the same Z.
+    double checksum = 0;
+    for (float v : model.output()) checksum += v;
+    const bool replicated = world->max(checksum) == world->min(checksum);
+    std::string detail;
+    std::size_t wrong = 0;
+    const std::vector<std::int64_t> rows = {0, shape.batch - 1};
+    if (rank == 0) wrong = benchmarks::tp_check_rows(shape, model.output(), rows, detail);
+    if (!replicated) {
+      wrong += 1;
+      detail = "Z differs between ranks";
+    }
+
+    // The same model on one device: rank 0 alone, the others wait.
+    guard.heartbeat(fmt::format("tp_infer batch {} hidden {} on one device", shape.batch, shape.hidden));
+    timing single;
+    std::size_t single_wrong = 0;
+    std::string single_detail;
+    if (rank == 0) {
+      benchmarks::tp_shape one{shape.batch, shape.hidden, 1};
+      benchmarks::tp_cpu_rank alone(one, 0);
+      const auto copy = [](const float* send, float* receive, std::size_t count) { std::copy_n(send, count, receive); };
+      single = time_forwards(alone, copy, a, nullptr);
+      single_wrong = benchmarks::tp_check_rows(one, alone.output(), rows, single_detail);
+    }
+    world->barrier();
+    if (rank != 0) continue;
+    auto tp_result = tp_case(shape, "tensor_parallel", tp, wrong, detail, a.iterations);
+    const double speedup = single.latency_s / tp.latency_s;
+    tp_result.metrics.push_back({"speedup", speedup, "x", "single-device latency / tensor-parallel latency"});
+    tp_result.metrics.push_back({"efficiency", speedup / ranks, "", "speedup / ranks"});
+    run.cases.push_back(std::move(tp_result));
+    run.cases.push_back(tp_case({shape.batch, shape.hidden, 1}, "single_device", single, single_wrong, single_detail,
+                                a.iterations));
+    table.add_row({std::to_string(shape.batch), std::to_string(shape.hidden), std::to_string(ranks),
+                   fmt::format("{:.3f}", tp.latency_s * 1e3), fmt::format("{:.0f}", shape.batch / tp.latency_s),
+                   fmt::format("{:.1f}", 100 * tp.gather_s / tp.latency_s), fmt::format("{:.3f}", single.latency_s * 1e3),
+                   fmt::format("{:.0f}", shape.batch / single.latency_s), fmt::format("{:.2f}", speedup),
+                   fmt::format("{:.2f}", speedup / ranks), wrong + single_wrong == 0 ? "ok" : "WRONG"});
+  }
+  guard.heartbeat("writing results");
+  if (rank != 0) return exit_ok;
+  run.tool = build_description();
+  run.argv = call.argv;
+  run.start_time = utc_time(start, "%Y-%m-%dT%H:%M:%SZ");
+  run.end_time = utc_time(std::chrono::system_clock::now(), "%Y-%m-%dT%H:%M:%SZ");
+  run.host = host_json(host.fingerprint);
+  run.host["ranks"] = json::array();
+  for (const auto& text : ranks_json) run.host["ranks"].push_back(json::parse(text));
+  run.devices = {host.devices.devices.front()};
+  run.settings = {{"ranks", ranks},
+                  {"backend", world->description() + " (host buffers), OpenBLAS fp32"},
+                  {"iterations", a.iterations},
+                  {"warmup_iterations", a.warmup_iterations},
+                  {"openblas_threads_per_rank", blas::openblas_threads()},
+                  {"single_device", "the same model on rank 0 alone, with rank 0's threads"}};
+  core::settle_run_status(run);
+  write_run_outputs(run, targets, a.outputs, host.fingerprint.hostname, start, std::cout, [&](std::ostream& out) {
+    out << fmt::format("tp_infer: {} ranks ({}), {} iterations after {} warm-up, {} OpenBLAS threads per rank\n",
+                       ranks, world->description(), a.iterations, a.warmup_iterations, blas::openblas_threads());
+    table.render_text(out);
+    out << fmt::format("run {}{}\n", core::to_string(run.status),
+                       run.status_reason.empty() ? "" : ": " + run.status_reason);
+  });
+  return run.status == core::run_status::valid ? exit_ok : exit_failure;
+#endif
+}
+
+}  // namespace
+
+command_action add_tp_infer_command(CLI::App& app, const invocation& call) {
+  auto* command = app.add_subcommand(
+      "tp_infer", "Toy tensor-parallel inference (column-sharded linear, all_gather, linear) vs one device; run under mpirun");
+  auto a = std::make_shared<tp_arguments>();
+  command->add_option("--batch", a->batch, "Batch sizes: list or range, e.g. 128:32768:x4")->capture_default_str();
+  command->add_option("--hidden", a->hidden, "Hidden sizes H (F = 4 H must split over the ranks)")->capture_default_str();
+  command->add_option("-n,--iters", a->iterations, "Timed forward passes per case")->capture_default_str();
+  command->add_option("-w,--warmup_iters", a->warmup_iterations, "Untimed forward passes first")->capture_default_str();
+  command->add_option("--timeout", a->timeout, "End the run when a step makes no progress for this long")->capture_default_str();
+  command->add_flag("-q,--quiet", a->quiet, "No progress lines");
+  add_output_options(*command, a->outputs);
+  return [a, &call] { return execute(*a, call); };
+}
+
+}  // namespace ironbench::cli
