@@ -23,6 +23,9 @@
 #if IRONBENCH_WITH_MPI
 #include "comm/mpi/mpi_communicator.hpp"
 #endif
+#if IRONBENCH_WITH_NCCL
+#include "comm/nccl/nccl_communicator.hpp"
+#endif
 
 namespace ironbench::cli {
 namespace {
@@ -32,7 +35,7 @@ struct collectives_arguments {
   std::string min_bytes = "8", max_bytes = "128M", step_bytes = "0";
   double step_factor = 2;
   int warmup_iterations = 5, iterations = 20, root = 0, check = 1, trials = 1;
-  std::string datatypes = "fp32", ops = "sum", backend = "mpi", timeout = "300s", inject_fault;
+  std::string datatypes = "fp32", ops = "sum", backend = "auto", timeout = "300s", inject_fault;
   bool quiet = false;
   output_options outputs;
 };
@@ -54,7 +57,10 @@ void add_options(CLI::App& command, collectives_arguments& a) {
   command.add_option("-r,--root", a.root, "Root rank of broadcast and reduce (-r)")->capture_default_str();
   command.add_option("-c,--check", a.check, "Check results and count wrong elements: 1 or 0 (-c)")->capture_default_str();
   command.add_option("--trials", a.trials, "Repeat the whole sweep; report mean, stdev and CV per size")->capture_default_str();
-  command.add_option("--backend", a.backend, "mpi (host buffers)")->capture_default_str();
+  command.add_option("--backend", a.backend,
+                     "auto (nccl/rccl where this rank has a GPU and the build has them, else mpi), mpi (host "
+                     "buffers), nccl or rccl (one GPU per rank, chosen by local rank)")
+      ->capture_default_str();
   command.add_option("--timeout", a.timeout, "End the run when a step makes no progress for this long")->capture_default_str();
   command.add_option("--inject-fault", a.inject_fault,
                      "Test the failure handling: hang@RANK (that rank stops) or exit@RANK (that rank dies)");
@@ -153,7 +159,13 @@ int execute(const collectives_arguments& a, const invocation& call) {
   const auto timeout_s = parse_duration_s(a.timeout, "--timeout");
   const auto injected = parse_fault(a.inject_fault);
   const auto targets = parse_targets(a.outputs);
-  if (a.backend != "mpi") throw usage_error(fmt::format("unknown --backend '{}' (this build has: mpi)", a.backend));
+  if (a.backend != "auto" && a.backend != "mpi" && a.backend != "nccl" && a.backend != "rccl") {
+    throw usage_error(fmt::format("unknown --backend '{}' (auto, mpi, nccl, rccl)", a.backend));
+  }
+  if ((a.backend == "nccl" || a.backend == "rccl") && !IRONBENCH_WITH_NCCL) {
+    throw usage_error(fmt::format("--backend {}: this build has no GPU collectives (it needs CUDA with NCCL or ROCm with RCCL, and MPI)",
+                                  a.backend));
+  }
   std::vector<comm::sweep_settings> sweeps = plan(a, base);
 #if !IRONBENCH_WITH_MPI
   (void)call;
@@ -179,10 +191,24 @@ int execute(const collectives_arguments& a, const invocation& call) {
   guard.heartbeat("start-up: describing every rank");
   const auto launch = comm::detect_launch();
   const auto host = detect_live_host();
-  auto backend = comm::mpi_host_backend(world);
+  std::vector<core::device_info> gpus;
+  for (const auto& d : host.devices.devices) {
+    if (d.kind != core::device_kind::cpu) gpus.push_back(d);
+  }
+  const bool use_gpu = a.backend == "nccl" || a.backend == "rccl" || (a.backend == "auto" && IRONBENCH_WITH_NCCL && !gpus.empty());
+  if (use_gpu && gpus.empty()) {
+    throw usage_error(fmt::format("--backend {}: rank {} has no GPU ({})", a.backend, rank,
+                                  host.devices.notes.empty() ? "none found" : host.devices.notes.front()));
+  }
+  const core::device_info measured = use_gpu ? gpus.at(static_cast<std::size_t>(comm::gpu_for(launch, static_cast<int>(gpus.size()))))
+                                             : host.devices.devices.front();
+  std::unique_ptr<comm::collective_backend> backend;
+#if IRONBENCH_WITH_NCCL
+  if (use_gpu) backend = comm::nccl_device_backend(world, measured.index);
+#endif
+  if (!backend) backend = comm::mpi_host_backend(world);
   const auto start = std::chrono::system_clock::now();
-  const auto ranks_json = world->gather(comm::rank_description(rank, launch, host_json(host.fingerprint),
-                                                               host.devices.devices.front()).dump());
+  const auto ranks_json = world->gather(comm::rank_description(rank, launch, host_json(host.fingerprint), measured).dump());
   const auto progress = [&](const std::string& step) {
     guard.heartbeat(step);
     if (rank == 0 && !a.quiet) std::cerr << "[" << step << "]\r" << std::flush;
@@ -210,7 +236,7 @@ int execute(const collectives_arguments& a, const invocation& call) {
   run.host = host_json(host.fingerprint);
   run.host["ranks"] = json::array();
   for (const auto& text : ranks_json) run.host["ranks"].push_back(json::parse(text));
-  run.devices = {host.devices.devices.front()};
+  run.devices = {measured};
   run.settings = comm::settings_json(base, world->size(), backend->description(), a.trials, timeout_s);
   run.cases = comm::cases_of(trials, world->size(), base.iterations, base.warmup_iterations);
   core::settle_run_status(run);

@@ -78,5 +78,22 @@ TEST(GpuCopy, EveryPathAndEngineVerifies) {
   EXPECT_EQ(valid_cases(doc), 7u * 2 - 3);  // kernels cannot copy from pageable memory
 }
 
+TEST(GpuCollectives, OneRankNcclRunVerifiesEveryCollectiveTypeAndOp) {
+  REQUIRE_GPU(gpu);
+  const auto r = run_ironbench({"collectives", "all", "-d", "all", "-o", "all", "--backend", "nccl", "-b", "8", "-e",
+                                "1M", "-f", "16", "-n", "5", "-w", "1", "--no-save", "-q", "--json", "-"});
+  if (r.exit_code == 2 && r.err.find("no GPU collectives") != std::string::npos) GTEST_SKIP() << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = json::parse(r.out);
+  std::size_t valid = 0;
+  for (const auto& c : doc.at("cases")) {
+    const auto status = c.at("status").get<std::string>();
+    EXPECT_TRUE(status == "valid" || status == "skipped") << c.dump();
+    valid += status == "valid" ? 1 : 0;
+  }
+  EXPECT_GT(valid, 100u);
+  EXPECT_NE(doc.at("settings").at("backend").get<std::string>().find("device buffers"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ironbench::testing

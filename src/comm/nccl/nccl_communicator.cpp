@@ -1,0 +1,175 @@
+#include "comm/nccl/nccl_communicator.hpp"
+
+#include <fmt/format.h>
+
+#if defined(IRONBENCH_GPU_HIP)
+#include <rccl/rccl.h>
+#define IRONBENCH_COLLECTIVES_LIBRARY "rccl"
+#else
+#include <nccl.h>
+#define IRONBENCH_COLLECTIVES_LIBRARY "nccl"
+#endif
+
+#include "core/error.hpp"
+#include "device/gpu/gpu_check.hpp"
+#include "device/gpu/gpu_memory.hpp"
+#include "device/gpu/gpu_stream.hpp"
+
+namespace ironbench::comm {
+namespace {
+
+#define IRONBENCH_NCCL_CHECK(call)                                                                       \
+  do {                                                                                                   \
+    const ncclResult_t ironbench_result_ = (call);                                                       \
+    if (ironbench_result_ != ncclSuccess) {                                                              \
+      throw ::ironbench::error(                                                                          \
+          ::ironbench::check_failure_message(__FILE__, __LINE__, #call, ncclGetErrorString(ironbench_result_))); \
+    }                                                                                                    \
+  } while (false)
+
+ncclDataType_t nccl_type(element_type type) {
+  switch (type) {
+    case element_type::int8: return ncclInt8;
+    case element_type::int32: return ncclInt32;
+    case element_type::fp16: return ncclFloat16;
+    case element_type::bf16: return ncclBfloat16;
+    case element_type::fp32: return ncclFloat32;
+    case element_type::fp64: return ncclFloat64;
+  }
+  return ncclFloat32;
+}
+
+ncclRedOp_t nccl_op(reduce_op op) {
+  switch (op) {
+    case reduce_op::sum: return ncclSum;
+    case reduce_op::prod: return ncclProd;
+    case reduce_op::max: return ncclMax;
+    case reduce_op::min: return ncclMin;
+    case reduce_op::avg: return ncclAvg;
+  }
+  return ncclSum;
+}
+
+class gpu_comm_buffer final : public comm_buffer {
+ public:
+  explicit gpu_comm_buffer(std::size_t bytes) : memory_(bytes) {
+    if (bytes > 0) IRONBENCH_GPU_CHECK(cudaMemset(memory_.data(), 0, bytes));
+  }
+  void* data() override { return memory_.data(); }
+  std::size_t bytes() const override { return memory_.bytes(); }
+  void write(std::size_t offset, const void* host, std::size_t bytes) override {
+    IRONBENCH_GPU_CHECK(cudaMemcpy(memory_.data() + offset, host, bytes, cudaMemcpyHostToDevice));
+  }
+  void read(std::size_t offset, void* host, std::size_t bytes) const override {
+    IRONBENCH_GPU_CHECK(cudaMemcpy(host, memory_.data() + offset, bytes, cudaMemcpyDeviceToHost));
+  }
+
+ private:
+  device::device_buffer<std::byte> memory_;
+};
+
+class nccl_backend final : public collective_backend {
+ public:
+  nccl_backend(std::shared_ptr<bootstrap> world, int gpu) : world_(std::move(world)), gpu_(gpu) {
+    device::use_gpu(gpu_);
+    stream_ = std::make_unique<device::gpu_stream>();
+    ncclUniqueId id{};
+    if (world_->rank() == 0) IRONBENCH_NCCL_CHECK(ncclGetUniqueId(&id));
+    world_->broadcast_bytes(&id, sizeof id);
+    IRONBENCH_NCCL_CHECK(ncclCommInitRank(&comm_, world_->size(), id, world_->rank()));
+    int version = 0;
+    ncclGetVersion(&version);
+    version_ = fmt::format("{}.{}.{}", version / 10000, (version / 100) % 100, version % 100);
+  }
+  nccl_backend(const nccl_backend&) = delete;
+  nccl_backend& operator=(const nccl_backend&) = delete;
+  ~nccl_backend() override {
+    if (comm_ != nullptr) ncclCommDestroy(comm_);
+  }
+
+  std::string description() const override {
+    return fmt::format("{} {} (device buffers, {}:{})", IRONBENCH_COLLECTIVES_LIBRARY, version_, IRONBENCH_GPU_VENDOR,
+                       gpu_);
+  }
+
+  std::unique_ptr<comm_buffer> allocate(std::size_t bytes) override {
+    device::use_gpu(gpu_);
+    return std::make_unique<gpu_comm_buffer>(bytes);
+  }
+
+  std::string unsupported(collective c, element_type, reduce_op, bool in_place) const override {
+    if (in_place && (c == collective::alltoall || c == collective::sendrecv)) {
+      return fmt::format("{} in place: NCCL's grouped send/receive cannot share one buffer", to_string(c));
+    }
+    return {};
+  }
+
+  std::size_t run(collective c, comm_buffer* send, comm_buffer& recv, const call_shape& shape, element_type type,
+                  reduce_op op, int root) override {
+    const bool in_place = send == nullptr;
+    auto* out = static_cast<std::byte*>(recv.data());
+    const void* in = in_place ? out : send->data();
+    const auto t = nccl_type(type);
+    const std::size_t element = element_size(type);
+    const int rank = world_->rank();
+    const int n = world_->size();
+    cudaStream_t s = stream_->get();
+    switch (c) {
+      case collective::all_reduce:
+        IRONBENCH_NCCL_CHECK(ncclAllReduce(in, out, shape.recv_count, t, nccl_op(op), comm_, s));
+        return 0;
+      case collective::reduce:
+        IRONBENCH_NCCL_CHECK(ncclReduce(in, out, shape.send_count, t, nccl_op(op), root, comm_, s));
+        return 0;
+      case collective::reduce_scatter: {
+        // In place, the result lands in this rank's block of the input buffer (NCCL's layout).
+        const std::size_t offset = in_place ? static_cast<std::size_t>(rank) * shape.recv_count * element : 0;
+        IRONBENCH_NCCL_CHECK(ncclReduceScatter(in, out + offset, shape.recv_count, t, nccl_op(op), comm_, s));
+        return offset;
+      }
+      case collective::all_gather: {
+        const void* source = in_place ? out + static_cast<std::size_t>(rank) * shape.send_count * element : in;
+        IRONBENCH_NCCL_CHECK(ncclAllGather(source, out, shape.send_count, t, comm_, s));
+        return 0;
+      }
+      case collective::broadcast:
+        IRONBENCH_NCCL_CHECK(ncclBroadcast(in, out, shape.recv_count, t, root, comm_, s));
+        return 0;
+      case collective::alltoall: {
+        const std::size_t block = shape.send_count / static_cast<std::size_t>(n);
+        IRONBENCH_NCCL_CHECK(ncclGroupStart());
+        for (int peer = 0; peer < n; ++peer) {
+          const std::size_t offset = static_cast<std::size_t>(peer) * block * element;
+          IRONBENCH_NCCL_CHECK(ncclSend(static_cast<const std::byte*>(in) + offset, block, t, peer, comm_, s));
+          IRONBENCH_NCCL_CHECK(ncclRecv(out + offset, block, t, peer, comm_, s));
+        }
+        IRONBENCH_NCCL_CHECK(ncclGroupEnd());
+        return 0;
+      }
+      case collective::sendrecv:
+        IRONBENCH_NCCL_CHECK(ncclGroupStart());
+        IRONBENCH_NCCL_CHECK(ncclSend(in, shape.send_count, t, (rank + 1) % n, comm_, s));
+        IRONBENCH_NCCL_CHECK(ncclRecv(out, shape.recv_count, t, (rank - 1 + n) % n, comm_, s));
+        IRONBENCH_NCCL_CHECK(ncclGroupEnd());
+        return 0;
+    }
+    return 0;
+  }
+
+  void synchronize() override { stream_->synchronize(); }
+
+ private:
+  std::shared_ptr<bootstrap> world_;
+  int gpu_;
+  std::unique_ptr<device::gpu_stream> stream_;
+  ncclComm_t comm_ = nullptr;
+  std::string version_;
+};
+
+}  // namespace
+
+std::unique_ptr<collective_backend> nccl_device_backend(std::shared_ptr<bootstrap> world, int gpu_index) {
+  return std::make_unique<nccl_backend>(std::move(world), gpu_index);
+}
+
+}  // namespace ironbench::comm
