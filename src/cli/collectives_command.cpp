@@ -9,8 +9,8 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/live_host.hpp"
+#include "cli/rank_run.hpp"
 #include "cli/run_outputs.hpp"
-#include "cli/build_description.hpp"
 #include "comm/collective_sweep.hpp"
 #include "comm/collectives_results.hpp"
 #include "comm/launch_environment.hpp"
@@ -228,15 +228,7 @@ int execute(const collectives_arguments& a, const invocation& call) {
   if (rank != 0) return comm::summarize(trials.front()).wrong == 0 ? exit_ok : exit_failure;
 
   if (!a.quiet) std::cerr << std::string(60, ' ') << '\r';
-  core::run_result run;
-  run.tool = build_description();
-  run.argv = call.argv;
-  run.start_time = utc_time(start, "%Y-%m-%dT%H:%M:%SZ");
-  run.end_time = utc_time(std::chrono::system_clock::now(), "%Y-%m-%dT%H:%M:%SZ");
-  run.host = host_json(host.fingerprint);
-  run.host["ranks"] = json::array();
-  for (const auto& text : ranks_json) run.host["ranks"].push_back(json::parse(text));
-  run.devices = {measured};
+  auto run = rank0_run(call, start, host, ranks_json, measured);
   run.settings = comm::settings_json(base, world->size(), backend->description(), a.trials, timeout_s);
   run.cases = comm::cases_of(trials, world->size(), base.iterations, base.warmup_iterations);
   core::settle_run_status(run);

@@ -10,10 +10,10 @@
 
 #include "benchmarks/tp/tp_model.hpp"
 #include "blas/openblas.hpp"
-#include "cli/build_description.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/live_host.hpp"
+#include "cli/rank_run.hpp"
 #include "cli/run_outputs.hpp"
 #include "comm/collectives_results.hpp"
 #include "comm/launch_environment.hpp"
@@ -193,14 +193,9 @@ int execute(const tp_arguments& a, const invocation& call) {
   }
   guard.heartbeat("writing results");
   if (rank != 0) return exit_ok;
-  run.tool = build_description();
-  run.argv = call.argv;
-  run.start_time = utc_time(start, "%Y-%m-%dT%H:%M:%SZ");
-  run.end_time = utc_time(std::chrono::system_clock::now(), "%Y-%m-%dT%H:%M:%SZ");
-  run.host = host_json(host.fingerprint);
-  run.host["ranks"] = json::array();
-  for (const auto& text : ranks_json) run.host["ranks"].push_back(json::parse(text));
-  run.devices = {host.devices.devices.front()};
+  auto measured_cases = std::move(run.cases);
+  run = rank0_run(call, start, host, ranks_json, host.devices.devices.front());
+  run.cases = std::move(measured_cases);
   run.settings = {{"ranks", ranks},
                   {"backend", world->description() + " (host buffers), OpenBLAS fp32"},
                   {"iterations", a.iterations},

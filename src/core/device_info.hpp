@@ -24,4 +24,9 @@ struct device_info {
 
 [[nodiscard]] json to_json(const device_info& device);
 
+/// Whether the device is a GPU (CUDA or HIP).
+[[nodiscard]] inline bool is_gpu(const device_info& device) {
+  return device.kind == device_kind::cuda || device.kind == device_kind::hip;
+}
+
 }  // namespace ironbench::core

@@ -8,10 +8,6 @@
 namespace ironbench::telemetry {
 namespace {
 
-bool is_gpu(const core::device_info& device) {
-  return device.kind == core::device_kind::cuda || device.kind == core::device_kind::hip;
-}
-
 json unavailable(const std::string& reason) { return {{"available", false}, {"reason", reason}}; }
 
 // Opens the device's GPU in `library`, or says why not.
@@ -81,7 +77,7 @@ const opened_library& library_for(core::device_kind kind) {
 }
 
 void describe_gpu_telemetry(core::device_info& device) {
-  if (!is_gpu(device)) return;
+  if (!core::is_gpu(device)) return;
   std::string why;
   const auto& library = library_for(device.kind);
   const auto opened = open_gpu(library, device, why);
@@ -97,7 +93,7 @@ void describe_gpu_telemetry(core::device_info& device) {
 
 core::case_monitor_factory gpu_case_monitors(const opened_library& library, std::chrono::milliseconds interval) {
   return [library, interval](const core::device_info& device) -> std::unique_ptr<core::case_monitor> {
-    if (!is_gpu(device)) return nullptr;
+    if (!core::is_gpu(device)) return nullptr;
     std::string why;
     auto opened = open_gpu(library, device, why);
     if (!opened) return std::make_unique<unavailable_monitor>(why);
@@ -107,7 +103,7 @@ core::case_monitor_factory gpu_case_monitors(const opened_library& library, std:
 
 core::case_monitor_factory gpu_case_monitors(std::chrono::milliseconds interval) {
   return [interval](const core::device_info& device) -> std::unique_ptr<core::case_monitor> {
-    if (!is_gpu(device)) return nullptr;
+    if (!core::is_gpu(device)) return nullptr;
     return gpu_case_monitors(library_for(device.kind), interval)(device);
   };
 }

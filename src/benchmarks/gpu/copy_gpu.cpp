@@ -47,7 +47,7 @@ class gpu_copy_benchmark final : public core::benchmark {
   std::string name() const override { return "copy"; }
   std::string summary() const override { return "GPU copies"; }
   std::string unsupported_reason(const device_info& device) const override {
-    if (device.kind == core::device_kind::cuda || device.kind == core::device_kind::hip) return {};
+    if (core::is_gpu(device)) return {};
     return "copies to and from a GPU need a GPU";
   }
   std::vector<core::axis> axes(const device_info&) const override { return copy_axes(); }

@@ -140,7 +140,7 @@ class gpu_gemm_benchmark final : public core::benchmark {
   std::string name() const override { return "gemm"; }
   std::string summary() const override { return "GEMM on a GPU"; }
   std::string unsupported_reason(const device_info& device) const override {
-    if (device.kind == core::device_kind::cuda || device.kind == core::device_kind::hip) return {};
+    if (core::is_gpu(device)) return {};
     return "the GPU providers run on GPUs";
   }
   std::vector<core::axis> axes(const device_info& device) const override { return gpu_gemm_axes(device); }

@@ -53,7 +53,7 @@ class gpu_stream_benchmark final : public core::benchmark {
   std::string name() const override { return "stream"; }
   std::string summary() const override { return "STREAM on a GPU"; }
   std::string unsupported_reason(const device_info& device) const override {
-    if (device.kind == core::device_kind::cuda || device.kind == core::device_kind::hip) return {};
+    if (core::is_gpu(device)) return {};
     return "the GPU kernels run on GPUs";
   }
   std::vector<core::axis> axes(const device_info& device) const override { return gpu_stream_axes(device); }
