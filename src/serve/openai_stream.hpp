@@ -1,0 +1,69 @@
+// What the events of an OpenAI-compatible streaming response say, and the timing of one
+// request built from them exactly as vLLM's `bench serve` measures it:
+//   TTFT = first event with non-empty `choices` - send time;
+//   every later such event appends (t - previous such event) to the request's ITL list;
+//   E2EL = last such event - send time;
+//   output tokens = usage.completion_tokens when the server reports it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ironbench::serve {
+
+/// The two OpenAI APIs: /v1/completions (choices[0].text) and /v1/chat/completions
+/// (choices[0].delta.content).
+enum class openai_api { completions, chat };
+
+/// One "data:" payload of a stream (or a whole non-streaming body).
+struct openai_chunk {
+  bool done = false;           ///< the "[DONE]" sentinel
+  bool malformed = false;      ///< not JSON, or JSON of an unexpected shape
+  bool has_choices = false;    ///< a non-empty "choices" array: a token event
+  std::string text;            ///< the text this chunk adds (empty for role-only chunks)
+  std::string finish_reason;
+  std::optional<std::int64_t> prompt_tokens;      ///< usage.prompt_tokens
+  std::optional<std::int64_t> completion_tokens;  ///< usage.completion_tokens
+  std::string error;           ///< an {"error": ...} object's message
+};
+
+[[nodiscard]] openai_chunk parse_openai_chunk(std::string_view data, openai_api api);
+
+/// The timing of one streamed request, fed event by event.
+class request_timing {
+ public:
+  /// `send_time_s`: when the request was handed to the transport (after the concurrency gate).
+  explicit request_timing(double send_time_s) : send_s_(send_time_s) {}
+
+  /// An event arrived at `time_s` carrying `chunk`.
+  void on_chunk(double time_s, const openai_chunk& chunk);
+
+  [[nodiscard]] bool has_first_token() const { return first_s_.has_value(); }
+  /// Seconds from send to the first token event.
+  [[nodiscard]] double ttft_s() const;
+  /// Seconds from send to the last token event.
+  [[nodiscard]] double e2el_s() const;
+  /// Gaps between consecutive token events (vLLM's per-request "itl").
+  [[nodiscard]] const std::vector<double>& itl_s() const { return itl_s_; }
+  [[nodiscard]] const std::string& text() const { return text_; }
+  [[nodiscard]] std::optional<std::int64_t> usage_completion_tokens() const { return completion_tokens_; }
+  [[nodiscard]] std::optional<std::int64_t> usage_prompt_tokens() const { return prompt_tokens_; }
+  /// Token events seen (chunks with choices).
+  [[nodiscard]] std::size_t token_events() const { return events_; }
+  [[nodiscard]] bool done() const { return done_; }
+
+ private:
+  double send_s_;
+  std::optional<double> first_s_;
+  double last_s_ = 0;
+  std::vector<double> itl_s_;
+  std::string text_;
+  std::optional<std::int64_t> completion_tokens_, prompt_tokens_;
+  std::size_t events_ = 0;
+  bool done_ = false;
+};
+
+}  // namespace ironbench::serve

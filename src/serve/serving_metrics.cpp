@@ -1,0 +1,118 @@
+#include "serve/serving_metrics.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "core/error.hpp"
+#include "core/statistics.hpp"
+#include "core/units.hpp"
+
+namespace ironbench::serve {
+namespace {
+
+// Statistics of a latency list in milliseconds, vLLM-style: empty lists give zeros.
+void add_statistics(json& out, const std::string& metric, const std::vector<double>& seconds,
+                    const metric_selection& selection) {
+  std::vector<double> ms(seconds.size());
+  std::transform(seconds.begin(), seconds.end(), ms.begin(), [](double s) { return s * 1e3; });
+  const bool any = !ms.empty();
+  out[fmt::format("mean_{}_ms", metric)] = any ? core::mean(ms) : 0.0;
+  out[fmt::format("median_{}_ms", metric)] = any ? core::percentile(ms, 50) : 0.0;
+  out[fmt::format("std_{}_ms", metric)] = any ? core::population_stddev(ms) : 0.0;
+  if (std::find(selection.metrics.begin(), selection.metrics.end(), metric) == selection.metrics.end()) return;
+  for (double p : selection.percentiles) out[percentile_key(p, metric)] = any ? core::percentile(ms, p) : 0.0;
+}
+
+}  // namespace
+
+goodput_slo parse_goodput(const std::vector<std::string>& items) {
+  goodput_slo slo;
+  for (const auto& item : items) {
+    const auto colon = item.find(':');
+    if (colon == std::string::npos) throw usage_error(fmt::format("--goodput takes NAME:MS, not '{}'", item));
+    const auto name = item.substr(0, colon);
+    const double ms = parse_number(item.substr(colon + 1), "--goodput " + name);
+    if (ms < 0) throw usage_error(fmt::format("--goodput {} must not be negative", name));
+    if (name == "ttft") slo.ttft_ms = ms;
+    else if (name == "tpot") slo.tpot_ms = ms;
+    else if (name == "e2el") slo.e2el_ms = ms;
+    else throw usage_error(fmt::format("--goodput: unknown metric '{}' (ttft, tpot, e2el)", name));
+  }
+  return slo;
+}
+
+std::string percentile_key(double p, const std::string& metric) {
+  const std::string word = p == std::floor(p) ? fmt::format("{}", static_cast<long long>(p)) : fmt::format("{}", p);
+  return fmt::format("p{}_{}_ms", word, metric);
+}
+
+std::size_t max_concurrent_requests(const std::vector<request_record>& records) {
+  std::vector<std::pair<double, int>> events;
+  for (const auto& r : records) {
+    events.emplace_back(r.sent_s, +1);
+    events.emplace_back(r.sent_s + r.e2el_s, -1);
+  }
+  std::sort(events.begin(), events.end());  // at equal times the end (-1) comes first
+  std::size_t current = 0, most = 0;
+  for (const auto& [time, delta] : events) {
+    current = static_cast<std::size_t>(static_cast<long long>(current) + delta);
+    most = std::max(most, current);
+  }
+  return most;
+}
+
+json serving_metrics(const std::vector<request_record>& records, double duration_s, const goodput_slo& slo,
+                     const metric_selection& selection) {
+  std::vector<double> ttfts, tpots, itls, e2els;
+  std::int64_t total_input = 0, total_output = 0;
+  std::size_t completed = 0, good = 0, mismatched = 0;
+  std::map<std::string, std::size_t> errors;
+  for (const auto& r : records) {
+    if (!r.success) {
+      ++errors[r.error_class.empty() ? "unknown" : r.error_class];
+      continue;
+    }
+    ++completed;
+    total_input += r.prompt_len;
+    total_output += r.output_len;
+    double tpot = 0;  // requests with one output token count as 0 for goodput, as in vLLM
+    if (r.output_len > 1) {
+      tpot = (r.e2el_s - r.ttft_s) / static_cast<double>(r.output_len - 1);
+      tpots.push_back(tpot);
+    }
+    ttfts.push_back(r.ttft_s);
+    e2els.push_back(r.e2el_s);
+    itls.insert(itls.end(), r.itl_s.begin(), r.itl_s.end());
+    const bool good_ttft = !slo.ttft_ms || r.ttft_s * 1e3 <= *slo.ttft_ms;
+    const bool good_tpot = !slo.tpot_ms || tpot * 1e3 <= *slo.tpot_ms;
+    const bool good_e2el = !slo.e2el_ms || r.e2el_s * 1e3 <= *slo.e2el_ms;
+    if (good_ttft && good_tpot && good_e2el) ++good;
+    if (r.usage_output_tokens && r.tokenizer_output_tokens && *r.usage_output_tokens != *r.tokenizer_output_tokens) {
+      ++mismatched;
+    }
+  }
+  json out;
+  out["duration"] = duration_s;
+  out["completed"] = completed;
+  out["failed"] = records.size() - completed;
+  out["total_input_tokens"] = total_input;
+  out["total_output_tokens"] = total_output;
+  const double d = duration_s > 0 ? duration_s : 1.0;
+  out["request_throughput"] = static_cast<double>(completed) / d;
+  if (slo.ttft_ms || slo.tpot_ms || slo.e2el_ms) out["request_goodput"] = static_cast<double>(good) / d;
+  out["output_throughput"] = static_cast<double>(total_output) / d;
+  out["total_token_throughput"] = static_cast<double>(total_input + total_output) / d;
+  add_statistics(out, "ttft", ttfts, selection);
+  add_statistics(out, "tpot", tpots, selection);
+  add_statistics(out, "itl", itls, selection);
+  add_statistics(out, "e2el", e2els, selection);
+  out["max_concurrent_requests"] = max_concurrent_requests(records);
+  out["errors_by_class"] = errors;
+  out["output_token_count_mismatches"] = mismatched;
+  return out;
+}
+
+}  // namespace ironbench::serve

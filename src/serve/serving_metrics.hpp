@@ -1,0 +1,65 @@
+// The serving metrics exactly as vLLM's `bench serve` defines them (docs/metrics.md), under
+// its result JSON keys so that existing dashboards read ironbench files.
+//
+// Two latencies between tokens are reported and named apart: TPOT is each request's average
+// time per output token after the first, (E2EL - TTFT) / (output tokens - 1), which other
+// tools call "ITL"; ITL here is vLLM's pooled list of gaps between consecutive token events
+// of every request.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/json.hpp"
+
+namespace ironbench::serve {
+
+/// One request as the client saw it. Times are seconds; send times are from the start.
+struct request_record {
+  bool success = false;
+  std::string error_class;  ///< why it failed: http_4xx, http_429, http_5xx, connect, timeout, truncated, malformed ...
+  std::string error;        ///< the detail (status line, server message)
+  std::int64_t prompt_len = 0;
+  std::int64_t output_len = 0;  ///< tokens counted for the metrics: usage, else the tokenizer's count
+  std::optional<std::int64_t> usage_output_tokens;      ///< what the server reported
+  std::optional<std::int64_t> tokenizer_output_tokens;  ///< what the tokenizer counted in the text
+  double ttft_s = 0;
+  double e2el_s = 0;
+  std::vector<double> itl_s;
+  double scheduled_s = 0;  ///< when the schedule said to send it
+  double sent_s = 0;       ///< when it was sent (after the concurrency gate)
+  std::string endpoint;
+  std::string generated_text;
+};
+
+/// Service-level objectives for goodput, in milliseconds (unset: not checked).
+struct goodput_slo {
+  std::optional<double> ttft_ms, tpot_ms, e2el_ms;
+};
+
+/// Parses vLLM's --goodput "ttft:200 tpot:50 e2el:2000" (usage_error when malformed).
+[[nodiscard]] goodput_slo parse_goodput(const std::vector<std::string>& items);
+
+/// The key of percentile `p` of `metric`: p99_ttft_ms, p99.9_itl_ms (vLLM's spelling).
+[[nodiscard]] std::string percentile_key(double p, const std::string& metric);
+
+/// Which statistics to report: metrics among ttft, tpot, itl, e2el (vLLM's default
+/// --percentile-metrics is ttft,tpot,itl) and percentiles (default 99).
+struct metric_selection {
+  std::vector<std::string> metrics = {"ttft", "tpot", "itl"};
+  std::vector<double> percentiles = {99};
+};
+
+/// duration, completed, failed, total_input_tokens, total_output_tokens, request_throughput,
+/// request_goodput (when an SLO is set), output_throughput, total_token_throughput,
+/// {mean,median,std}_{metric}_ms and p{P}_{metric}_ms for the selected metrics,
+/// max_concurrent_requests, and errors by class. Means of empty lists are 0, as in vLLM.
+[[nodiscard]] json serving_metrics(const std::vector<request_record>& records, double duration_s,
+                                   const goodput_slo& slo, const metric_selection& selection);
+
+/// The most requests in flight at once (send to last token, or to failure).
+[[nodiscard]] std::size_t max_concurrent_requests(const std::vector<request_record>& records);
+
+}  // namespace ironbench::serve
