@@ -24,5 +24,6 @@ command_action add_version_command(CLI::App& app);
 command_action add_collectives_command(CLI::App& app, const invocation& call);
 command_action add_import_command(CLI::App& app, const invocation& call);
 command_action add_tp_infer_command(CLI::App& app, const invocation& call);
+command_action add_serve_sim_command(CLI::App& app);
 
 }  // namespace ironbench::cli

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
       {"collectives", cli::add_collectives_command(app, call)},
       {"import", cli::add_import_command(app, call)},
       {"tp_infer", cli::add_tp_infer_command(app, call)},
+      {"serve-sim", cli::add_serve_sim_command(app)},
   };
   if (argc > 1 && argv[1][0] != '-' && actions.count(argv[1]) == 0) {
     std::string names;

@@ -1,0 +1,71 @@
+// ironbench serve-sim: the simulated OpenAI-compatible engine (for tests, client calibration
+// and demos), until Ctrl-C.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/interrupt.hpp"
+#include "core/error.hpp"
+#include "serve/sim/sim_server.hpp"
+
+namespace ironbench::cli {
+namespace {
+
+struct sim_arguments {
+  serve::sim_server_settings settings;
+  std::string fault = "none";
+};
+
+int execute(const sim_arguments& a) {
+  auto settings = a.settings;
+  settings.fault = serve::sim_fault_from_string(a.fault);
+  const auto& e = settings.engine;
+  if (!(e.prefill_tokens_per_s > 0) || e.decode_base_ms < 0 || e.decode_per_seq_ms < 0 || e.max_num_seqs < 1 ||
+      e.kv_cache_tokens < 2 || e.jitter < 0) {
+    throw usage_error("serve-sim: rates and times must be positive, --max-num-seqs >= 1, --jitter >= 0");
+  }
+  if (settings.fault != serve::sim_fault::none && settings.fault_every < 1) {
+    throw usage_error("--fault needs --fault-every N (every N-th request gets it)");
+  }
+  const auto& stop = install_interrupt_flag();
+  serve::run_sim_server(settings, stop, [&](int port) {
+    std::cout << fmt::format(
+                     "serve-sim: a simulated inference engine (not a model) at http://{}:{}/v1 (model '{}'; "
+                     "prefill {} tokens/s, decode step {} ms + {} ms per sequence, {} sequences, KV cache {} tokens, "
+                     "jitter {}{})",
+                     settings.host, port, settings.model, e.prefill_tokens_per_s, e.decode_base_ms,
+                     e.decode_per_seq_ms, e.max_num_seqs, e.kv_cache_tokens, e.jitter,
+                     settings.fault == serve::sim_fault::none
+                         ? std::string()
+                         : fmt::format("; fault {} every {} requests", serve::to_string(settings.fault),
+                                       settings.fault_every))
+              << std::endl;
+  });
+  return exit_ok;
+}
+
+}  // namespace
+
+command_action add_serve_sim_command(CLI::App& app) {
+  auto* command = app.add_subcommand(
+      "serve-sim", "Serve a simulated OpenAI-compatible inference engine (for tests and client calibration)");
+  auto a = std::make_shared<sim_arguments>();
+  auto& s = a->settings;
+  command->add_option("--host", s.host, "Address to listen on")->capture_default_str();
+  command->add_option("--port", s.port, "Port (0: any free port, announced on stdout)")->capture_default_str()->check(CLI::Range(0, 65535));
+  command->add_option("--model", s.model, "Model name it answers to")->capture_default_str();
+  command->add_option("--prefill-tokens-per-s", s.engine.prefill_tokens_per_s, "Prompt tokens prefilled per second")->capture_default_str();
+  command->add_option("--decode-base-ms", s.engine.decode_base_ms, "Engine step time with no sequence")->capture_default_str();
+  command->add_option("--decode-per-seq-ms", s.engine.decode_per_seq_ms, "Step time added per running sequence")->capture_default_str();
+  command->add_option("--max-num-seqs", s.engine.max_num_seqs, "Sequences decoded together at most")->capture_default_str();
+  command->add_option("--kv-cache-tokens", s.engine.kv_cache_tokens, "Prompt + output tokens held at once (requests queue beyond)")->capture_default_str();
+  command->add_option("--jitter", s.engine.jitter, "Relative standard deviation of step times (0: exact, deterministic)")->capture_default_str();
+  command->add_option("--seed", s.engine.seed, "Seed of the jitter")->capture_default_str();
+  command->add_option("--fault", a->fault, "Inject a fault: http-429, http-500, truncate, malformed, stall")->capture_default_str();
+  command->add_option("--fault-every", s.fault_every, "Every N-th request gets the fault")->capture_default_str();
+  return [a] { return execute(*a); };
+}
+
+}  // namespace ironbench::cli

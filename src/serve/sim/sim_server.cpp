@@ -1,0 +1,357 @@
+#include "serve/sim/sim_server.hpp"
+
+#include <event2/buffer.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/json.hpp"
+
+namespace ironbench::serve {
+namespace {
+
+// Words that common BPE tokenizers encode as one token each (with their leading space).
+const char* const sim_words[] = {" the", " of", " and", " to", " in", " is", " that", " for",
+                                 " it", " as", " was", " with", " be", " on", " not", " he"};
+
+std::int64_t count_words(const std::string& text) {
+  std::int64_t words = 0;
+  std::istringstream in(text);
+  for (std::string w; in >> w;) ++words;
+  return words;
+}
+
+double unix_seconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+struct active_request {
+  evhttp_request* request = nullptr;
+  evhttp_connection* connection = nullptr;
+  bool stream = true;
+  bool chat = false;
+  bool include_usage = false;
+  std::int64_t prompt_tokens = 0;
+  std::int64_t max_tokens = 0;
+  std::string text;  // non-streaming replies collect it
+  std::string id;
+  long long created = 0;
+  sim_fault fault = sim_fault::none;
+  bool stalled = false;
+};
+
+class sim_server {
+ public:
+  explicit sim_server(const sim_server_settings& s) : settings_(s), engine_(s.engine) {
+    event_config* config = event_config_new();
+    event_config_set_flag(config, EVENT_BASE_FLAG_PRECISE_TIMER);
+    base_ = event_base_new_with_config(config);
+    event_config_free(config);
+    if (base_ == nullptr) throw error("serve-sim: cannot create the event loop");
+    http_ = evhttp_new(base_);
+    evhttp_set_allowed_methods(http_, EVHTTP_REQ_GET | EVHTTP_REQ_POST);
+    evhttp_set_gencb(http_, &sim_server::on_request, this);
+    step_timer_ = evtimer_new(base_, &sim_server::on_step, this);
+    stop_timer_ = event_new(base_, -1, EV_PERSIST, &sim_server::on_stop_check, this);
+  }
+  sim_server(const sim_server&) = delete;
+  sim_server& operator=(const sim_server&) = delete;
+  ~sim_server() {
+    event_free(stop_timer_);
+    event_free(step_timer_);
+    evhttp_free(http_);
+    event_base_free(base_);
+  }
+
+  void run(const std::atomic<bool>& stop, const std::function<void(int)>& on_listening) {
+    auto* bound = evhttp_bind_socket_with_handle(http_, settings_.host.c_str(), static_cast<ev_uint16_t>(settings_.port));
+    if (bound == nullptr) {
+      throw error(fmt::format("serve-sim: cannot listen on {}:{} (in use, or not an address of this host)",
+                              settings_.host, settings_.port));
+    }
+    sockaddr_storage address{};
+    socklen_t length = sizeof address;
+    getsockname(evhttp_bound_socket_get_fd(bound), reinterpret_cast<sockaddr*>(&address), &length);
+    const int port = address.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&address)->sin6_port)
+                                                   : ntohs(reinterpret_cast<sockaddr_in*>(&address)->sin_port);
+    stop_ = &stop;
+    timeval period{0, 50000};
+    event_add(stop_timer_, &period);
+    if (on_listening) on_listening(port);
+    event_base_dispatch(base_);
+  }
+
+ private:
+  static void on_stop_check(evutil_socket_t, short, void* self) {
+    auto* s = static_cast<sim_server*>(self);
+    if (s->stop_->load()) event_base_loopbreak(s->base_);
+  }
+
+  static void on_close(evhttp_connection* connection, void* self) {
+    auto* s = static_cast<sim_server*>(self);
+    for (auto it = s->active_.begin(); it != s->active_.end(); ++it) {
+      if (it->second.connection == connection) {
+        s->engine_.cancel(it->first);
+        s->active_.erase(it);
+        return;
+      }
+    }
+  }
+
+  static void on_request(evhttp_request* request, void* self) { static_cast<sim_server*>(self)->handle(request); }
+
+  void reply_json(evhttp_request* request, int status, const char* reason, const json& body) {
+    evkeyvalq* headers = evhttp_request_get_output_headers(request);
+    evhttp_add_header(headers, "Content-Type", "application/json");
+    evbuffer* out = evbuffer_new();
+    const auto text = body.dump();
+    evbuffer_add(out, text.data(), text.size());
+    evhttp_send_reply(request, status, reason, out);
+    evbuffer_free(out);
+  }
+
+  void reply_error(evhttp_request* request, int status, const char* reason, const std::string& message) {
+    reply_json(request, status, reason, {{"error", {{"message", message}, {"type", reason}, {"code", status}}}});
+  }
+
+  void handle(evhttp_request* request) {
+    const std::string path = evhttp_uri_get_path(evhttp_request_get_evhttp_uri(request));
+    const auto method = evhttp_request_get_command(request);
+    if (method == EVHTTP_REQ_GET && path == "/health") return reply_json(request, 200, "OK", json::object());
+    if (method == EVHTTP_REQ_GET && path == "/v1/models") {
+      return reply_json(request, 200, "OK",
+                        {{"object", "list"},
+                         {"data", json::array({{{"id", settings_.model}, {"object", "model"}, {"owned_by", "ironbench-sim"}}})}});
+    }
+    const bool chat = path == "/v1/chat/completions";
+    if (method != EVHTTP_REQ_POST || (!chat && path != "/v1/completions")) {
+      return reply_error(request, 404, "Not Found", "no route " + path);
+    }
+    evbuffer* input = evhttp_request_get_input_buffer(request);
+    const auto size = evbuffer_get_length(input);
+    std::string body(size, '\0');
+    evbuffer_copyout(input, body.data(), size);
+    const auto j = json::parse(body, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) return reply_error(request, 400, "Bad Request", "the body is not JSON");
+
+    const auto number = ++requests_;
+    sim_fault fault = sim_fault::none;
+    if (settings_.fault_every > 0 && number % static_cast<std::uint64_t>(settings_.fault_every) == 0) fault = settings_.fault;
+    if (fault == sim_fault::http_429) return reply_error(request, 429, "Too Many Requests", "simulated rate limit");
+    if (fault == sim_fault::http_500) return reply_error(request, 500, "Internal Server Error", "simulated failure");
+
+    active_request a;
+    a.request = request;
+    a.connection = evhttp_request_get_connection(request);
+    a.chat = chat;
+    a.stream = j.value("stream", false);
+    a.include_usage = j.contains("stream_options") && j.at("stream_options").is_object() &&
+                      j.at("stream_options").value("include_usage", false);
+    a.prompt_tokens = sim_prompt_tokens(body);
+    a.max_tokens = j.value("max_completion_tokens", j.value("max_tokens", std::int64_t{16}));
+    if (a.max_tokens < 1) return reply_error(request, 400, "Bad Request", "max_tokens must be at least 1");
+    a.id = fmt::format("{}-{}", chat ? "chatcmpl" : "cmpl", number);
+    a.created = static_cast<long long>(unix_seconds());
+    a.fault = fault;
+    if (!engine_.submit({number, a.prompt_tokens, a.max_tokens})) {
+      return reply_error(request, 400, "Bad Request",
+                         fmt::format("prompt ({}) + max_tokens ({}) exceed the KV cache ({} tokens)", a.prompt_tokens,
+                                     a.max_tokens, settings_.engine.kv_cache_tokens));
+    }
+    evhttp_connection_set_closecb(a.connection, &sim_server::on_close, this);
+    if (a.stream) {
+      evkeyvalq* headers = evhttp_request_get_output_headers(request);
+      evhttp_add_header(headers, "Content-Type", "text/event-stream");
+      evhttp_add_header(headers, "Cache-Control", "no-cache");
+      evhttp_send_reply_start(request, 200, "OK");
+    }
+    active_.emplace(number, std::move(a));
+    if (!stepping_) start_step();
+  }
+
+  void start_step() {
+    auto step = engine_.next_step();
+    if (!step) {
+      stepping_ = false;
+      return;
+    }
+    stepping_ = true;
+    pending_ = std::move(step->emissions);
+    const auto micros = static_cast<long>(step->duration_s * 1e6);
+    timeval wait{micros / 1000000, micros % 1000000};
+    evtimer_add(step_timer_, &wait);
+  }
+
+  static void on_step(evutil_socket_t, short, void* self) {
+    auto* s = static_cast<sim_server*>(self);
+    for (const auto& e : s->pending_) s->emit(e);
+    s->pending_.clear();
+    s->start_step();
+  }
+
+  json chunk_json(const active_request& a, const std::string& text, bool finished) const {
+    json choice = {{"index", 0}, {"finish_reason", finished ? json("length") : json(nullptr)}};
+    if (a.chat) {
+      choice["delta"] = {{"content", text}};
+      if (a.text.empty()) choice["delta"]["role"] = "assistant";
+    } else {
+      choice["text"] = text;
+      choice["logprobs"] = nullptr;
+    }
+    return {{"id", a.id},
+            {"object", a.chat ? "chat.completion.chunk" : "text_completion"},
+            {"created", a.created},
+            {"model", settings_.model},
+            {"choices", json::array({choice})}};
+  }
+
+  void send_event(evhttp_request* request, const std::string& data) {
+    evbuffer* out = evbuffer_new();
+    evbuffer_add_printf(out, "data: %s\n\n", data.c_str());
+    evhttp_send_reply_chunk(request, out);
+    evbuffer_free(out);
+  }
+
+  void emit(const sim_emission& e) {
+    const auto it = active_.find(e.id);
+    if (it == active_.end()) return;  // the client went away
+    auto& a = it->second;
+    const std::string word = sim_words[e.token_index % static_cast<std::int64_t>(std::size(sim_words))];
+    if (a.stream && !a.stalled) {
+      if (a.fault == sim_fault::malformed && e.token_index == 1) {
+        send_event(a.request, "{\"choices\": [ {\"text\": \"cut");
+      } else {
+        send_event(a.request, chunk_json(a, word, e.finished).dump());
+      }
+      if (a.fault == sim_fault::truncate && e.token_index == 1) {
+        evhttp_connection* connection = a.connection;
+        engine_.cancel(e.id);
+        active_.erase(it);
+        evhttp_connection_free(connection);  // closes the socket mid-stream
+        return;
+      }
+      if (a.fault == sim_fault::stall && e.token_index == 0) a.stalled = true;
+    }
+    a.text += word;
+    if (!e.finished) return;
+    if (a.stalled) return;  // never finishes: the client's timeout must end it
+    usage_done(it);
+  }
+
+  void usage_done(std::map<std::uint64_t, active_request>::iterator it) {
+    auto& a = it->second;
+    const json usage = {{"prompt_tokens", a.prompt_tokens},
+                        {"completion_tokens", a.max_tokens},
+                        {"total_tokens", a.prompt_tokens + a.max_tokens}};
+    if (a.stream) {
+      if (a.include_usage) {
+        send_event(a.request, json{{"id", a.id},
+                                   {"object", a.chat ? "chat.completion.chunk" : "text_completion"},
+                                   {"created", a.created},
+                                   {"model", settings_.model},
+                                   {"choices", json::array()},
+                                   {"usage", usage}}
+                                  .dump());
+      }
+      send_event(a.request, "[DONE]");
+      evhttp_send_reply_end(a.request);
+    } else {
+      json choice = {{"index", 0}, {"finish_reason", "length"}};
+      if (a.chat) {
+        choice["message"] = {{"role", "assistant"}, {"content", a.text}};
+      } else {
+        choice["text"] = a.text;
+      }
+      reply_json(a.request, 200, "OK",
+                 {{"id", a.id},
+                  {"object", a.chat ? "chat.completion" : "text_completion"},
+                  {"created", a.created},
+                  {"model", settings_.model},
+                  {"choices", json::array({choice})},
+                  {"usage", usage}});
+    }
+    evhttp_connection_set_closecb(a.connection, nullptr, nullptr);
+    active_.erase(it);
+  }
+
+  sim_server_settings settings_;
+  sim_engine engine_;
+  event_base* base_ = nullptr;
+  evhttp* http_ = nullptr;
+  event* step_timer_ = nullptr;
+  event* stop_timer_ = nullptr;
+  const std::atomic<bool>* stop_ = nullptr;
+  bool stepping_ = false;
+  std::vector<sim_emission> pending_;
+  std::map<std::uint64_t, active_request> active_;
+  std::uint64_t requests_ = 0;
+};
+
+}  // namespace
+
+const char* to_string(sim_fault fault) {
+  switch (fault) {
+    case sim_fault::none: return "none";
+    case sim_fault::http_429: return "http-429";
+    case sim_fault::http_500: return "http-500";
+    case sim_fault::truncate: return "truncate";
+    case sim_fault::malformed: return "malformed";
+    case sim_fault::stall: return "stall";
+  }
+  return "none";
+}
+
+sim_fault sim_fault_from_string(const std::string& name) {
+  for (auto f : {sim_fault::none, sim_fault::http_429, sim_fault::http_500, sim_fault::truncate, sim_fault::malformed,
+                 sim_fault::stall}) {
+    if (name == to_string(f)) return f;
+  }
+  throw usage_error(fmt::format("unknown fault '{}' (none, http-429, http-500, truncate, malformed, stall)", name));
+}
+
+std::int64_t sim_prompt_tokens(const std::string& body_json) {
+  const auto j = json::parse(body_json, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return 0;
+  if (j.contains("prompt")) {
+    const auto& p = j.at("prompt");
+    if (p.is_array()) {
+      if (!p.empty() && p.at(0).is_array()) return static_cast<std::int64_t>(p.at(0).size());  // batch of id lists
+      if (!p.empty() && p.at(0).is_string()) return count_words(p.at(0).get<std::string>());
+      return static_cast<std::int64_t>(p.size());
+    }
+    if (p.is_string()) return count_words(p.get<std::string>());
+  }
+  std::int64_t words = 0;
+  if (j.contains("messages") && j.at("messages").is_array()) {
+    for (const auto& m : j.at("messages")) {
+      if (m.is_object() && m.contains("content") && m.at("content").is_string()) {
+        words += count_words(m.at("content").get<std::string>());
+      }
+    }
+  }
+  return words;
+}
+
+void run_sim_server(const sim_server_settings& settings, const std::atomic<bool>& stop,
+                    const std::function<void(int port)>& on_listening) {
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;  // thousands of concurrent streams need thousands of sockets
+    setrlimit(RLIMIT_NOFILE, &files);
+  }
+  sim_server server(settings);
+  server.run(stop, on_listening);
+}
+
+}  // namespace ironbench::serve

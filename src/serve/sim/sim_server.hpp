@@ -1,0 +1,42 @@
+// `ironbench serve-sim`: an OpenAI-compatible HTTP server (/v1/completions,
+// /v1/chat/completions, /v1/models, /health) whose "engine" is the simulation in
+// sim_engine.hpp. It streams SSE like vLLM (stream_options.include_usage, [DONE]) and can
+// inject faults for testing clients. One thread, one event loop (libevent), thousands of
+// concurrent streams.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <string>
+
+#include "serve/sim/sim_engine.hpp"
+
+namespace ironbench::serve {
+
+/// Faults injected into every `every`-th request (1-based), for testing clients.
+enum class sim_fault { none, http_429, http_500, truncate, malformed, stall };
+
+[[nodiscard]] const char* to_string(sim_fault fault);
+/// "http-429", "http-500", "truncate" (connection closed after 2 tokens), "malformed" (a
+/// chunk that is not JSON), "stall" (no more bytes after the first token, connection open).
+[[nodiscard]] sim_fault sim_fault_from_string(const std::string& name);
+
+struct sim_server_settings {
+  std::string host = "127.0.0.1";
+  int port = 8000;  ///< 0: any free port (the one chosen is announced)
+  std::string model = "ironbench-sim";
+  sim_settings engine;
+  sim_fault fault = sim_fault::none;
+  int fault_every = 0;
+};
+
+/// Serves until `stop` becomes true (checked every 50 ms). `on_listening` gets the bound port
+/// once the socket listens. Throws ironbench::error when the address cannot be bound.
+void run_sim_server(const sim_server_settings& settings, const std::atomic<bool>& stop,
+                    const std::function<void(int port)>& on_listening);
+
+/// The number of prompt tokens serve-sim charges for a request body: the length of a token-id
+/// prompt, else the whitespace-separated words of the prompt or of the chat messages' contents.
+[[nodiscard]] std::int64_t sim_prompt_tokens(const std::string& body_json);
+
+}  // namespace ironbench::serve
