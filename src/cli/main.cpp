@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
       {"import", cli::add_import_command(app, call)},
       {"tp_infer", cli::add_tp_infer_command(app, call)},
       {"serve-sim", cli::add_serve_sim_command(app)},
+      {"serve", cli::add_serve_command(app, call)},
   };
   if (argc > 1 && argv[1][0] != '-' && actions.count(argv[1]) == 0) {
     std::string names;

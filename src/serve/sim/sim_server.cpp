@@ -1,12 +1,14 @@
 #include "serve/sim/sim_server.hpp"
 
 #include <event2/buffer.h>
+#include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 
 #include <fmt/format.h>
 
@@ -126,6 +128,14 @@ class sim_server {
   }
 
   void handle(evhttp_request* request) {
+    // Send every token event at once: with Nagle's algorithm a small chunk waits for the
+    // client's (delayed, up to 40 ms) acknowledgement of the previous one.
+    if (auto* connection = evhttp_request_get_connection(request)) {
+      if (auto* bev = evhttp_connection_get_bufferevent(connection)) {
+        const int one = 1;
+        setsockopt(bufferevent_getfd(bev), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+      }
+    }
     const std::string path = evhttp_uri_get_path(evhttp_request_get_evhttp_uri(request));
     const auto method = evhttp_request_get_command(request);
     if (method == EVHTTP_REQ_GET && path == "/health") return reply_json(request, 200, "OK", json::object());
@@ -180,16 +190,25 @@ class sim_server {
     if (!stepping_) start_step();
   }
 
+  // Steps follow each other on the planned timeline (a step starts when the previous one was
+  // planned to end), so the timer's own latency does not accumulate into the step times.
   void start_step() {
     auto step = engine_.next_step();
+    const auto now = std::chrono::steady_clock::now();
     if (!step) {
       stepping_ = false;
       return;
     }
+    const auto duration = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(step->duration_s));
+    // Continue from the planned end unless the loop fell a whole step behind.
+    const auto begin = stepping_ && now - planned_end_ < duration ? planned_end_ : now;
     stepping_ = true;
+    planned_end_ = begin + duration;
     pending_ = std::move(step->emissions);
-    const auto micros = static_cast<long>(step->duration_s * 1e6);
-    timeval wait{micros / 1000000, micros % 1000000};
+    const auto micros = std::max<long long>(
+        0, std::chrono::duration_cast<std::chrono::microseconds>(planned_end_ - now).count());
+    timeval wait{static_cast<time_t>(micros / 1000000), static_cast<suseconds_t>(micros % 1000000)};
     evtimer_add(step_timer_, &wait);
   }
 
@@ -293,6 +312,7 @@ class sim_server {
   event* stop_timer_ = nullptr;
   const std::atomic<bool>* stop_ = nullptr;
   bool stepping_ = false;
+  std::chrono::steady_clock::time_point planned_end_;
   std::vector<sim_emission> pending_;
   std::map<std::uint64_t, active_request> active_;
   std::uint64_t requests_ = 0;

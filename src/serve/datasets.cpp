@@ -1,0 +1,104 @@
+#include "serve/datasets.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "core/error.hpp"
+
+namespace ironbench::serve {
+namespace {
+
+const char* const words[] = {" the", " of", " and", " to", " in", " is", " that", " for",
+                             " it", " as", " was", " with", " be", " on", " not", " he"};
+
+std::int64_t draw_length(std::int64_t length, double ratio, std::mt19937_64& random) {
+  const auto low = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::floor(length * (1 - ratio))));
+  const auto high = std::max<std::int64_t>(low, static_cast<std::int64_t>(std::ceil(length * (1 + ratio))));
+  return std::uniform_int_distribution<std::int64_t>(low, high)(random);
+}
+
+}  // namespace
+
+std::string request_body(const body_settings& b, const json& prompt, std::int64_t max_tokens) {
+  json body = {{"model", b.model}};
+  if (b.api == openai_api::chat) {
+    body["messages"] = json::array({{{"role", "user"}, {"content", prompt}}});
+    body["max_completion_tokens"] = max_tokens;
+  } else {
+    body["prompt"] = prompt;
+    body["max_tokens"] = max_tokens;
+  }
+  body["stream"] = b.stream;
+  if (b.stream) body["stream_options"] = {{"include_usage", true}};
+  if (b.ignore_eos) body["ignore_eos"] = true;
+  for (const auto& [key, value] : b.extra.items()) body[key] = value;
+  return body.dump();
+}
+
+std::vector<prepared_request> make_random_requests(const random_dataset& d, const body_settings& body,
+                                                   std::size_t count, std::uint64_t seed) {
+  if (d.input_len < 1 || d.output_len < 1 || d.range_ratio < 0 || d.range_ratio >= 1 || d.prefix_len < 0) {
+    throw usage_error("random dataset: lengths must be positive and --random-range-ratio in [0, 1)");
+  }
+  std::mt19937_64 random(seed);
+  std::uniform_int_distribution<std::int64_t> token(100, d.vocab_size - 1);
+  std::uniform_int_distribution<std::size_t> word(0, std::size(words) - 1);
+  std::vector<std::int64_t> prefix_ids(static_cast<std::size_t>(d.prefix_len));
+  for (auto& t : prefix_ids) t = token(random);
+  std::string prefix_text;
+  for (std::int64_t i = 0; i < d.prefix_len; ++i) prefix_text += words[word(random)];
+  std::vector<prepared_request> out;
+  out.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto input = draw_length(d.input_len, d.range_ratio, random);
+    const auto output = draw_length(d.output_len, d.range_ratio, random);
+    prepared_request r;
+    r.prompt_len = d.prefix_len + input;
+    r.max_tokens = output;
+    if (body.api == openai_api::completions) {
+      json ids = json::array();
+      for (auto t : prefix_ids) ids.push_back(t);
+      for (std::int64_t k = 0; k < input; ++k) ids.push_back(token(random));
+      r.body = request_body(body, ids, output);
+    } else {
+      std::string text = prefix_text;
+      for (std::int64_t k = 0; k < input; ++k) text += words[word(random)];
+      r.body = request_body(body, text, output);
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<prepared_request> make_custom_requests(const std::string& path, std::int64_t output_len,
+                                                   const body_settings& body, std::size_t count) {
+  std::ifstream in(path);
+  if (!in) throw usage_error(fmt::format("cannot read --dataset-path {}", path));
+  std::vector<prepared_request> out;
+  std::string line;
+  for (std::size_t number = 1; out.size() < count && std::getline(in, line); ++number) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const auto j = json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("prompt") || !j.at("prompt").is_string()) {
+      throw usage_error(fmt::format("{}:{}: expected a JSON object with a \"prompt\" string", path, number));
+    }
+    const auto prompt = j.at("prompt").get<std::string>();
+    std::istringstream split(prompt);
+    std::int64_t words_in_prompt = 0;
+    for (std::string w; split >> w;) ++words_in_prompt;
+    prepared_request r;
+    r.prompt_len = words_in_prompt;
+    r.max_tokens = j.value("output_tokens", output_len);
+    r.body = request_body(body, prompt, r.max_tokens);
+    out.push_back(std::move(r));
+  }
+  if (out.empty()) throw usage_error(fmt::format("--dataset-path {} has no prompts", path));
+  const std::size_t distinct = out.size();
+  for (std::size_t i = 0; out.size() < count; ++i) out.push_back(out[i % distinct]);  // reuse, in order
+  return out;
+}
+
+}  // namespace ironbench::serve

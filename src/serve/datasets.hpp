@@ -1,0 +1,47 @@
+// Prompts for `ironbench serve`, built the way vLLM's `bench serve` builds its datasets.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/json.hpp"
+#include "serve/load_generator.hpp"
+
+namespace ironbench::serve {
+
+/// What every request body carries besides the prompt.
+struct body_settings {
+  std::string model;
+  openai_api api = openai_api::completions;
+  bool stream = true;
+  bool ignore_eos = false;
+  json extra = json::object();  ///< merged into every body (--extra-body)
+};
+
+/// vLLM's random dataset: input and output lengths drawn uniformly from
+/// [len x (1 - ratio), len x (1 + ratio)], a shared random prefix of `prefix_len` tokens.
+/// Completions get token-id prompts of exactly that length; chat gets text of as many
+/// one-token words (exact only for tokenizers that encode each word as one token).
+struct random_dataset {
+  std::int64_t input_len = 1024;
+  std::int64_t output_len = 128;
+  double range_ratio = 0;
+  std::int64_t prefix_len = 0;
+  std::int64_t vocab_size = 32000;  ///< token ids are drawn from [100, vocab_size)
+};
+
+[[nodiscard]] std::vector<prepared_request> make_random_requests(const random_dataset& dataset,
+                                                                 const body_settings& body, std::size_t count,
+                                                                 std::uint64_t seed);
+
+/// A JSONL file of {"prompt": "..."} lines (vLLM's custom dataset), each sent with
+/// `output_len` max tokens; prompt lengths count whitespace-separated words (approximate
+/// without a tokenizer). Throws usage_error naming the file and line when malformed.
+[[nodiscard]] std::vector<prepared_request> make_custom_requests(const std::string& path, std::int64_t output_len,
+                                                                 const body_settings& body, std::size_t count);
+
+/// The JSON body of one request.
+[[nodiscard]] std::string request_body(const body_settings& body, const json& prompt, std::int64_t max_tokens);
+
+}  // namespace ironbench::serve

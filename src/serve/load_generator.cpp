@@ -1,0 +1,214 @@
+#include "serve/load_generator.hpp"
+
+#include <sys/resource.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "core/statistics.hpp"
+#include "serve/arrival_schedule.hpp"
+#include "serve/sse_parser.hpp"
+#include "serve/stream_client.hpp"
+
+namespace ironbench::serve {
+namespace {
+
+double thread_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_THREAD, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
+}
+
+// One request in flight: its parser, timing and what went wrong so far.
+struct stream_state {
+  std::size_t index = 0;
+  std::size_t endpoint = 0;
+  request_timing timing{0};
+  std::unique_ptr<sse_parser> parser;
+  std::string body;  // non-streaming responses, and error bodies
+  std::string failure_class, failure;
+  long status = 0;
+};
+
+}  // namespace
+
+std::string http_error_class(long status) {
+  if (status == 429) return "http_429";
+  if (status >= 400 && status < 500) return "http_4xx";
+  if (status >= 500 && status < 600) return "http_5xx";
+  return "http_other";
+}
+
+load_result run_load(const std::vector<prepared_request>& requests, const load_settings& s,
+                     const std::atomic<bool>* cancel) {
+  load_result result;
+  const auto schedule = arrival_times(requests.size(), s.request_rate, s.burstiness, s.seed);
+  stream_client client;
+  std::vector<std::size_t> outstanding(s.base_urls.size(), 0);
+  std::vector<double> lateness_ms;
+  result.records.reserve(requests.size());
+  std::size_t next = 0, round_robin = 0, in_flight = 0;
+  double last_slot_freed = 0;
+  const double origin = client.now() + 0.005;  // schedule time 0, a moment from now
+  const double cpu_start = thread_cpu_seconds();
+  double first_send = -1, last_end = 0;
+
+  auto pick_endpoint = [&] {
+    if (s.balance == balance_policy::round_robin) return round_robin++ % s.base_urls.size();
+    return static_cast<std::size_t>(std::min_element(outstanding.begin(), outstanding.end()) - outstanding.begin());
+  };
+
+  auto finish = [&](std::shared_ptr<stream_state> st, const transfer_result& t) {
+    --in_flight;
+    --outstanding[st->endpoint];
+    const double end = t.end_s - origin;
+    last_slot_freed = end;
+    last_end = std::max(last_end, end);
+    auto& r = result.records[st->index];
+    r.e2el_s = end - r.sent_s;  // replaced by the last token's time when successful
+    if (!t.transport_ok) {
+      r.error_class = t.error_class;
+      r.error = t.error;
+    } else if (st->status != 200) {
+      r.error_class = http_error_class(st->status);
+      r.error = fmt::format("HTTP {}: {}", st->status, st->body.substr(0, 200));
+    } else if (!st->failure_class.empty()) {
+      r.error_class = st->failure_class;
+      r.error = st->failure;
+    } else if (s.stream) {
+      if (st->parser->finish()) {
+        r.error_class = "truncated";
+        r.error = "the stream ended inside an event";
+      } else if (!st->timing.has_first_token()) {
+        r.error_class = "empty";
+        r.error = "no token in the response";
+      }
+    } else {
+      const auto chunk = parse_openai_chunk(st->body, s.api);
+      if (chunk.malformed || !chunk.has_choices) {
+        r.error_class = "malformed";
+        r.error = "the response is not a completion";
+      } else {
+        st->timing.on_chunk(t.end_s - origin, chunk);
+      }
+    }
+    if (!r.error_class.empty()) return;
+    r.success = true;
+    r.ttft_s = st->timing.ttft_s();
+    r.e2el_s = st->timing.e2el_s();
+    r.itl_s = st->timing.itl_s();
+    r.generated_text = st->timing.text();
+    r.usage_output_tokens = st->timing.usage_completion_tokens();
+    r.output_len = r.usage_output_tokens.value_or(static_cast<std::int64_t>(st->timing.token_events()));
+  };
+
+  auto send = [&](std::size_t i) {
+    const double now = client.now() - origin;
+    const double due = std::max(schedule[i], s.max_concurrency > 0 ? last_slot_freed : 0.0);
+    lateness_ms.push_back(std::max(0.0, now - due) * 1e3);
+    if (first_send < 0) first_send = now;
+    const auto endpoint = pick_endpoint();
+    ++outstanding[endpoint];
+    ++in_flight;
+    request_record r;
+    r.prompt_len = requests[i].prompt_len;
+    r.scheduled_s = schedule[i];
+    r.sent_s = now;
+    r.endpoint = s.base_urls[endpoint];
+    result.records.push_back(r);
+    auto st = std::make_shared<stream_state>();
+    st->index = result.records.size() - 1;
+    st->endpoint = endpoint;
+    st->timing = request_timing(now);
+    st->parser = std::make_unique<sse_parser>([st, &s, origin_copy = origin, &client](const sse_event& e) {
+      const auto chunk = parse_openai_chunk(e.data, s.api);
+      if (chunk.malformed && st->failure_class.empty()) {
+        st->failure_class = "malformed";
+        st->failure = "an event that is not a completion chunk: " + e.data.substr(0, 120);
+      }
+      if (!chunk.error.empty() && st->failure_class.empty()) {
+        st->failure_class = "server_error";
+        st->failure = chunk.error;
+      }
+      st->timing.on_chunk(client.now() - origin_copy, chunk);
+    });
+    http_request http;
+    http.url = s.base_urls[endpoint] + s.endpoint;
+    http.body = requests[i].body;
+    http.headers = s.headers;
+    http.headers.emplace_back("Content-Type: application/json");
+    http.headers.emplace_back("Expect:");  // no 100-continue round trip before large prompts
+    http.timeout_s = s.timeout_s;
+    http.stall_timeout_s = s.stall_timeout_s;
+    client.start(
+        http,
+        [st, &s](std::string_view bytes, double) {
+          if (s.stream) {
+            st->parser->feed(bytes);
+            // Keep the start of the body: an error reply's message.
+            if (st->body.size() < 1024) st->body.append(bytes.substr(0, 1024 - st->body.size()));
+          } else {
+            st->body.append(bytes);
+          }
+        },
+        [st, finish](const transfer_result& t) mutable {
+          st->status = t.http_status;
+          finish(st, t);
+        });
+  };
+
+  while (next < requests.size() || in_flight > 0) {
+    if (cancel != nullptr && cancel->load()) {
+      result.interrupted = true;
+      client.cancel_all();
+      break;
+    }
+    const double now = client.now() - origin;
+    while (next < requests.size() && schedule[next] <= now &&
+           (s.max_concurrency <= 0 || in_flight < static_cast<std::size_t>(s.max_concurrency))) {
+      send(next++);
+    }
+    double wake = now + 0.05;  // poll the cancel flag at least this often
+    if (next < requests.size() && (s.max_concurrency <= 0 || in_flight < static_cast<std::size_t>(s.max_concurrency))) {
+      wake = std::min(wake, schedule[next]);
+    }
+    client.run_until(origin + wake, false);
+  }
+  result.not_sent = requests.size() - next;
+  const double wall = client.now() - origin;
+  result.client_cpu = wall > 0 ? (thread_cpu_seconds() - cpu_start) / wall : 0;
+  result.duration_s = first_send >= 0 ? last_end - first_send : 0;
+  if (!lateness_ms.empty()) {
+    result.lateness_p50_ms = core::percentile(lateness_ms, 50);
+    result.lateness_p99_ms = core::percentile(lateness_ms, 99);
+    result.lateness_max_ms = *std::max_element(lateness_ms.begin(), lateness_ms.end());
+  }
+  if (result.lateness_p99_ms > s.max_lateness_p99_ms) {
+    result.valid = false;
+    result.invalid_reason = fmt::format("the client fell behind its schedule: p99 lateness {:.3f} ms > {:.3f} ms",
+                                        result.lateness_p99_ms, s.max_lateness_p99_ms);
+  } else if (result.client_cpu > s.max_client_cpu) {
+    result.valid = false;
+    result.invalid_reason = fmt::format("the client thread was saturated ({:.0f} % of a core)", 100 * result.client_cpu);
+  }
+  for (const auto& url : s.base_urls) result.endpoints[url] = {{"requests", 0}, {"completed", 0}, {"failed", 0}};
+  for (const auto& r : result.records) {
+    auto& e = result.endpoints[r.endpoint];
+    e["requests"] = e["requests"].get<int>() + 1;
+    e[r.success ? "completed" : "failed"] = e[r.success ? "completed" : "failed"].get<int>() + 1;
+  }
+  for (const auto& url : s.base_urls) {
+    std::vector<double> ttft;
+    for (const auto& r : result.records) {
+      if (r.success && r.endpoint == url) ttft.push_back(r.ttft_s * 1e3);
+    }
+    result.endpoints[url]["mean_ttft_ms"] = ttft.empty() ? 0.0 : core::mean(ttft);
+  }
+  return result;
+}
+
+}  // namespace ironbench::serve

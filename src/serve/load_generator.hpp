@@ -1,0 +1,65 @@
+// One load point of `ironbench serve`: requests sent on a precomputed schedule (and a
+// concurrency limit) to one or more OpenAI-compatible endpoints, every stream timed as vLLM
+// times it, and the client's own timing honesty measured: how late each send was against
+// its schedule, and how busy the client thread was.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/json.hpp"
+#include "serve/openai_stream.hpp"
+#include "serve/serving_metrics.hpp"
+
+namespace ironbench::serve {
+
+/// A prepared request: the JSON body and the prompt length it carries.
+struct prepared_request {
+  std::string body;
+  std::int64_t prompt_len = 0;
+  std::int64_t max_tokens = 0;
+};
+
+enum class balance_policy { round_robin, least_outstanding };
+
+struct load_settings {
+  std::vector<std::string> base_urls;  ///< "http://127.0.0.1:8000" (several: replicas)
+  std::string endpoint = "/v1/completions";
+  openai_api api = openai_api::completions;
+  bool stream = true;
+  std::vector<std::string> headers;  ///< "Authorization: Bearer ..." etc.
+  double request_rate = std::numeric_limits<double>::infinity();
+  double burstiness = 1.0;
+  int max_concurrency = 0;  ///< 0: unlimited
+  std::uint64_t seed = 0;
+  double timeout_s = 600;        ///< per request
+  double stall_timeout_s = 120;  ///< no byte for this long fails a request
+  balance_policy balance = balance_policy::round_robin;
+  double max_lateness_p99_ms = 1.0;  ///< beyond it the client fell behind: the point is INVALID
+  double max_client_cpu = 0.95;      ///< share of one core beyond which the client is saturated
+};
+
+struct load_result {
+  std::vector<request_record> records;  ///< one per request sent (in send order)
+  double duration_s = 0;                ///< first send to last completion
+  double lateness_p50_ms = 0, lateness_p99_ms = 0, lateness_max_ms = 0;
+  double client_cpu = 0;  ///< client thread CPU time / wall time
+  bool valid = true;
+  std::string invalid_reason;
+  bool interrupted = false;
+  std::size_t not_sent = 0;
+  json endpoints = json::object();  ///< per base URL: requests, completed, failed, mean TTFT
+};
+
+/// Runs the point. `cancel` (Ctrl-C) stops sending, cancels what is in flight (recorded as
+/// failed, class "cancelled") and returns what was measured.
+[[nodiscard]] load_result run_load(const std::vector<prepared_request>& requests, const load_settings& settings,
+                                   const std::atomic<bool>* cancel);
+
+/// The failure class of an HTTP status: http_429, http_4xx, http_5xx, http_other.
+[[nodiscard]] std::string http_error_class(long status);
+
+}  // namespace ironbench::serve

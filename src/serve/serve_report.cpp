@@ -1,0 +1,111 @@
+#include "serve/serve_report.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+namespace ironbench::serve {
+namespace {
+
+void line(std::ostream& out, const std::string& label, const std::string& value) {
+  fmt::print(out, "{:<40}{:<10}\n", label, value);
+}
+
+void section(std::ostream& out, const json& m, const metric_selection& selection, const std::string& metric,
+             const std::string& title, const std::string& name) {
+  fmt::print(out, "{:-^50}\n", title);
+  line(out, fmt::format("Mean {} (ms):", name), fmt::format("{:.2f}", m.value(fmt::format("mean_{}_ms", metric), 0.0)));
+  line(out, fmt::format("Median {} (ms):", name), fmt::format("{:.2f}", m.value(fmt::format("median_{}_ms", metric), 0.0)));
+  for (double p : selection.percentiles) {
+    const auto key = percentile_key(p, metric);
+    if (m.contains(key)) line(out, fmt::format("P{:g} {} (ms):", p, name), fmt::format("{:.2f}", m.at(key).get<double>()));
+  }
+}
+
+}  // namespace
+
+void write_serving_summary(std::ostream& out, const json& m, const load_result& load, const metric_selection& selection) {
+  fmt::print(out, "{:=^50}\n", " Serving Benchmark Result ");
+  line(out, "Successful requests:", fmt::format("{}", m.at("completed").get<std::size_t>()));
+  line(out, "Failed requests:", fmt::format("{}", m.at("failed").get<std::size_t>()));
+  line(out, "Benchmark duration (s):", fmt::format("{:.2f}", m.at("duration").get<double>()));
+  line(out, "Total input tokens:", fmt::format("{}", m.at("total_input_tokens").get<std::int64_t>()));
+  line(out, "Total generated tokens:", fmt::format("{}", m.at("total_output_tokens").get<std::int64_t>()));
+  line(out, "Request throughput (req/s):", fmt::format("{:.2f}", m.at("request_throughput").get<double>()));
+  if (m.contains("request_goodput")) line(out, "Request goodput (req/s):", fmt::format("{:.2f}", m.at("request_goodput").get<double>()));
+  line(out, "Output token throughput (tok/s):", fmt::format("{:.2f}", m.at("output_throughput").get<double>()));
+  line(out, "Total Token throughput (tok/s):", fmt::format("{:.2f}", m.at("total_token_throughput").get<double>()));
+  line(out, "Max concurrent requests:", fmt::format("{}", m.at("max_concurrent_requests").get<std::size_t>()));
+  for (const auto& metric : selection.metrics) {
+    if (metric == "ttft") section(out, m, selection, "ttft", "Time to First Token", "TTFT");
+    if (metric == "tpot") section(out, m, selection, "tpot", "Time per Output Token (excl. 1st token)", "TPOT");
+    if (metric == "itl") section(out, m, selection, "itl", "Inter-token Latency", "ITL");
+    if (metric == "e2el") section(out, m, selection, "e2el", "End-to-end Latency", "E2EL");
+  }
+  fmt::print(out, "{:-^50}\n", "Client");
+  line(out, "Send lateness p50 / p99 (ms):", fmt::format("{:.3f} / {:.3f}", load.lateness_p50_ms, load.lateness_p99_ms));
+  line(out, "Client CPU (% of one core):", fmt::format("{:.1f}", 100 * load.client_cpu));
+  if (!m.at("errors_by_class").empty()) line(out, "Failures by class:", m.at("errors_by_class").dump());
+  line(out, "Verdict:", load.valid ? "VALID" : "INVALID: " + load.invalid_reason);
+  fmt::print(out, "{:=^50}\n", "");
+}
+
+std::string request_records_jsonl(const std::vector<request_record>& records) {
+  std::string out;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const auto& r = records[i];
+    json itl = json::array();
+    for (double gap : r.itl_s) itl.push_back(gap * 1e3);
+    json j = {{"index", i},
+              {"endpoint", r.endpoint},
+              {"scheduled_s", r.scheduled_s},
+              {"sent_s", r.sent_s},
+              {"success", r.success},
+              {"prompt_len", r.prompt_len},
+              {"output_len", r.output_len},
+              {"ttft_ms", r.ttft_s * 1e3},
+              {"e2el_ms", r.e2el_s * 1e3},
+              {"itl_ms", itl}};
+    if (r.usage_output_tokens) j["usage_output_tokens"] = *r.usage_output_tokens;
+    if (!r.success) {
+      j["error_class"] = r.error_class;
+      j["error"] = r.error;
+    }
+    out += j.dump() + "\n";
+  }
+  return out;
+}
+
+json detailed_arrays(const std::vector<request_record>& records) {
+  json input = json::array(), output = json::array(), ttfts = json::array(), itls = json::array(),
+       texts = json::array(), errors = json::array();
+  for (const auto& r : records) {
+    input.push_back(r.prompt_len);
+    output.push_back(r.success ? r.output_len : 0);
+    ttfts.push_back(r.success ? r.ttft_s : 0.0);
+    itls.push_back(r.itl_s);
+    texts.push_back(r.generated_text);
+    errors.push_back(r.success ? std::string() : r.error_class + ": " + r.error);
+  }
+  return {{"input_lens", input}, {"output_lens", output}, {"ttfts", ttfts},
+          {"itls", itls},        {"generated_texts", texts}, {"errors", errors}};
+}
+
+int best_point_under_limit(const std::vector<json>& points, const std::string& metric, const std::string& statistic,
+                           double limit_ms) {
+  int best = -1;
+  double best_throughput = -1;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto key = statistic == "median" || statistic == "mean" ? fmt::format("{}_{}_ms", statistic, metric)
+                                                                  : fmt::format("{}_{}_ms", statistic, metric);
+    if (!points[i].contains(key)) continue;
+    if (points[i].at(key).get<double>() > limit_ms) continue;
+    const double throughput = points[i].at("output_throughput").get<double>();
+    if (throughput > best_throughput) {
+      best_throughput = throughput;
+      best = static_cast<int>(i);
+    }
+  }
+  return best;
+}
+
+}  // namespace ironbench::serve

@@ -1,0 +1,63 @@
+// HTTP(S) requests with streamed responses, thousands at once from one thread: libcurl's multi
+// interface driven by epoll (curl_multi_socket_action), so each event costs O(1) however many
+// streams are open. Response bytes are handed over as they arrive, with the time they arrived.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ironbench::serve {
+
+struct http_request {
+  std::string url;
+  std::string body;                  ///< POSTed when not empty
+  std::vector<std::string> headers;  ///< "Name: value"
+  double timeout_s = 0;              ///< whole request (0: none)
+  double stall_timeout_s = 0;        ///< no byte received for this long ends it (0: none)
+};
+
+/// How a transfer ended.
+struct transfer_result {
+  bool transport_ok = false;  ///< libcurl finished without error
+  long http_status = 0;
+  std::string error;          ///< libcurl's message when !transport_ok
+  std::string error_class;    ///< connect, timeout, stalled, transport (empty when ok)
+  double end_s = 0;
+};
+
+class stream_client {
+ public:
+  using data_callback = std::function<void(std::string_view bytes, double now_s)>;
+  using done_callback = std::function<void(const transfer_result& result)>;
+
+  stream_client();
+  stream_client(const stream_client&) = delete;
+  stream_client& operator=(const stream_client&) = delete;
+  ~stream_client();
+
+  /// Seconds on the client's monotonic clock (0 at construction).
+  [[nodiscard]] double now() const;
+
+  /// Starts a request now; `on_data` gets the response body as it arrives, `on_done` once.
+  void start(const http_request& request, data_callback on_data, done_callback on_done);
+
+  /// Handles network events until `until_s` on the client's clock, or until a transfer
+  /// finishes (its slot may be reused at once), or when nothing is in flight and
+  /// `return_when_idle`.
+  void run_until(double until_s, bool return_when_idle);
+
+  /// Ends every transfer in flight now (each gets on_done with error_class "cancelled").
+  void cancel_all();
+
+  [[nodiscard]] std::size_t in_flight() const;
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace ironbench::serve
