@@ -3,6 +3,7 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -151,6 +152,9 @@ int execute(const serve_arguments& a, const invocation& call) {
   }
   if (a.dataset_name == "custom" && a.dataset_path.empty()) throw usage_error("--dataset-name custom needs --dataset-path");
   const auto targets = parse_targets(a.outputs);
+  // Human-readable output goes to stderr when a machine-readable target takes stdout.
+  const bool stdout_taken = std::any_of(targets.begin(), targets.end(), [](const auto& t) { return t.path == "-"; });
+  std::ostream& console = stdout_taken ? std::cerr : std::cout;
   prepare_results_dir(a.outputs);
   if (a.save_result) {
     std::error_code ec;
@@ -216,7 +220,7 @@ int execute(const serve_arguments& a, const invocation& call) {
       vllm["endpoints"] = result.endpoints;
       vllm["token_counts"] = "output tokens from usage.completion_tokens; without usage, the count of token events "
                              "(approximate); prompt lengths of text prompts are word counts (approximate)";
-      serve::write_serving_summary(std::cout, metrics, result, selection);
+      serve::write_serving_summary(console, metrics, result, selection);
       if (a.save_result) {
         auto file = vllm;
         if (a.save_detailed) {
@@ -232,7 +236,7 @@ int execute(const serve_arguments& a, const invocation& call) {
         if (a.save_detailed) {
           write_file(path.string() + ".requests.jsonl", serve::request_records_jsonl(result.records));
         }
-        std::cout << "saved: " << path.string() << '\n';
+        console << "saved: " << path.string() << '\n';
       }
       core::case_result c;
       c.benchmark = "serve";
@@ -260,10 +264,10 @@ int execute(const serve_arguments& a, const invocation& call) {
   if (a.max_itl_ms > 0 && !points.empty()) {
     const int best = serve::best_point_under_limit(points, a.itl_limit_metric, a.itl_limit_statistic, a.max_itl_ms);
     if (best < 0) {
-      std::cout << fmt::format("no point kept {} {} under {} ms\n", a.itl_limit_statistic, a.itl_limit_metric, a.max_itl_ms);
+      console << fmt::format("no point kept {} {} under {} ms\n", a.itl_limit_statistic, a.itl_limit_metric, a.max_itl_ms);
     } else {
       const auto& p = points[static_cast<std::size_t>(best)];
-      std::cout << fmt::format("best under {} {} <= {} ms: max concurrency {}, request rate {}: {:.1f} output tok/s\n",
+      console << fmt::format("best under {} {} <= {} ms: max concurrency {}, request rate {}: {:.1f} output tok/s\n",
                                a.itl_limit_statistic, a.itl_limit_metric, a.max_itl_ms, p.at("max_concurrency").dump(),
                                p.at("request_rate").dump(), p.at("output_throughput").get<double>());
       run.settings["best_under_itl_limit"] = best;

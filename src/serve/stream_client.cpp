@@ -30,7 +30,7 @@ struct stream_client::impl {
   CURLM* multi = nullptr;
   int epoll_fd = -1;
   int timer_fd = -1;  // wakes the loop at run_until's deadline with microsecond precision
-  long timeout_ms = -1;  // what libcurl asked for (-1: none)
+  double curl_deadline_s = -1;  // when libcurl wants to be called for its timers (-1: never)
   std::chrono::steady_clock::time_point origin = std::chrono::steady_clock::now();
   std::map<CURL*, std::unique_ptr<transfer>> transfers;
 
@@ -50,8 +50,17 @@ struct stream_client::impl {
   }
 
   static int on_timer(CURLM*, long ms, void* self) {
-    static_cast<impl*>(self)->timeout_ms = ms;
+    auto* s = static_cast<impl*>(self);
+    s->curl_deadline_s = ms < 0 ? -1 : s->now() + static_cast<double>(ms) * 1e-3;
     return 0;
+  }
+
+  // Calls libcurl for its timers (timeouts, low-speed checks) once they are due.
+  void service_curl_timer() {
+    if (curl_deadline_s < 0 || now() < curl_deadline_s) return;
+    curl_deadline_s = -1;
+    int running = 0;
+    curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running);
   }
 
   static size_t on_write(char* data, size_t size, size_t count, void* user) {
@@ -82,7 +91,7 @@ struct stream_client::impl {
           case CURLE_COULDNT_RESOLVE_HOST:
           case CURLE_SSL_CONNECT_ERROR: result.error_class = "connect"; break;
           case CURLE_OPERATION_TIMEDOUT:
-            result.error_class = result.error.find("less than") != std::string::npos ? "stalled" : "timeout";
+            result.error_class = result.error.find("too slow") != std::string::npos ? "stalled" : "timeout";
             break;
           case CURLE_PARTIAL_FILE:
           case CURLE_RECV_ERROR:
@@ -188,13 +197,13 @@ void stream_client::run_until(double until_s, bool return_when_idle) {
   while (true) {
     if (return_when_idle && impl_->transfers.empty()) return;
     if (impl_->now() >= until_s) return;
-    const int wait_ms = impl_->timeout_ms >= 0 ? static_cast<int>(impl_->timeout_ms) : -1;
+    int wait_ms = -1;
+    if (impl_->curl_deadline_s >= 0) {
+      wait_ms = static_cast<int>(std::max(0.0, std::ceil((impl_->curl_deadline_s - impl_->now()) * 1e3)));
+    }
     const int ready = epoll_wait(impl_->epoll_fd, events, max_events, wait_ms);
     bool deadline_passed = false;
-    if (ready <= 0) {
-      impl_->timeout_ms = -1;
-      curl_multi_socket_action(impl_->multi, CURL_SOCKET_TIMEOUT, 0, &running);
-    } else {
+    if (ready > 0) {
       for (int i = 0; i < ready; ++i) {
         if (events[i].data.fd == impl_->timer_fd) {
           std::uint64_t expirations = 0;
@@ -209,6 +218,7 @@ void stream_client::run_until(double until_s, bool return_when_idle) {
         curl_multi_socket_action(impl_->multi, events[i].data.fd, mask, &running);
       }
     }
+    impl_->service_curl_timer();
     const bool finished = impl_->finish_completed() > 0;
     if (deadline_passed || finished) return;
   }

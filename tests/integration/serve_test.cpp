@@ -1,0 +1,188 @@
+// ironbench serve against ironbench serve-sim, both as real processes on loopback.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "core/json.hpp"
+#include "process.hpp"
+
+namespace ironbench::testing {
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A serve-sim process on a free port, stopped (SIGINT) when the test ends.
+class sim_process {
+ public:
+  explicit sim_process(std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"serve-sim", "--port", "0"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    process_ = start_ironbench(args);
+    const std::regex announced(R"(http://127\.0\.0\.1:(\d+)/v1)");
+    for (int i = 0; i < 200 && port_ == 0; ++i) {
+      std::smatch m;
+      const auto out = slurp(process_.out_path);
+      if (std::regex_search(out, m, announced)) port_ = std::stoi(m[1].str());
+      else std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
+  }
+  sim_process(const sim_process&) = delete;
+  sim_process& operator=(const sim_process&) = delete;
+  ~sim_process() {
+    kill(process_.pid, SIGINT);
+    (void)wait_for(process_);
+  }
+  [[nodiscard]] int port() const { return port_; }
+  [[nodiscard]] std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  started_process process_;
+  int port_ = 0;
+};
+
+json serve_json(const std::vector<std::string>& args, int* exit_code = nullptr) {
+  std::vector<std::string> all = {"serve", "--no-save", "--json", "-"};
+  all.insert(all.end(), args.begin(), args.end());
+  const auto r = run_ironbench(all);
+  if (exit_code != nullptr) *exit_code = r.exit_code;
+  EXPECT_TRUE(r.exit_code == 0 || exit_code != nullptr) << r.err << r.out;
+  return json::parse(r.out);
+}
+
+json point_of(const json& run, std::size_t i = 0) { return json::parse(run.at("cases").at(i).at("notes").at("result").get<std::string>()); }
+
+TEST(Serve, MeasuresTheSimulatorsExactTimesWithinHalfAMillisecond) {
+  // A lone request: TTFT = 256 / 50000 s + 8 ms + 0.05 ms = 13.17 ms; ITL = 8.05 ms.
+  sim_process sim({"--prefill-tokens-per-s", "50000", "--decode-base-ms", "8", "--decode-per-seq-ms", "0.05"});
+  ASSERT_GT(sim.port(), 0);
+  const auto run = serve_json({"--base-url", sim.url(), "--num-prompts", "20", "--max-concurrency", "1",
+                               "--random-input-len", "256", "--random-output-len", "16", "--num-warmups", "2"});
+  const auto p = point_of(run);
+  EXPECT_EQ(p.at("completed"), 20);
+  EXPECT_EQ(p.at("total_output_tokens"), 20 * 16);
+  EXPECT_NEAR(p.at("median_ttft_ms").get<double>(), 13.17, 0.5);
+  EXPECT_NEAR(p.at("mean_itl_ms").get<double>(), 8.05, 0.5);
+  EXPECT_NEAR(p.at("median_tpot_ms").get<double>(), 8.05, 0.5);
+  EXPECT_EQ(p.at("client").at("valid"), true) << p.dump();
+  EXPECT_LT(p.at("client").at("send_lateness_p99_ms").get<double>(), 1.0);
+}
+
+TEST(Serve, EveryFaultIsAFailedRequestOfItsClassAndTheRunFinishes) {
+  const std::vector<std::pair<std::string, std::string>> faults = {
+      {"http-429", "http_429"}, {"http-500", "http_5xx"}, {"truncate", "truncated"},
+      {"malformed", "malformed"}, {"stall", "stalled"}};
+  for (const auto& [fault, error_class] : faults) {
+    sim_process sim({"--fault", fault, "--fault-every", "3", "--decode-base-ms", "2"});
+    ASSERT_GT(sim.port(), 0);
+    const auto run = serve_json({"--base-url", sim.url(), "--num-prompts", "9", "--max-concurrency", "3",
+                                 "--random-input-len", "16", "--random-output-len", "6", "--stall-timeout", "1s"});
+    const auto p = point_of(run);
+    EXPECT_EQ(p.at("failed"), 3) << fault << ": " << p.dump();
+    EXPECT_EQ(p.at("completed"), 6) << fault;
+    EXPECT_EQ(p.at("errors_by_class").value(error_class, 0), 3) << fault << ": " << p.at("errors_by_class").dump();
+  }
+  int code = 0;
+  const auto refused = serve_json({"--base-url", "http://127.0.0.1:1", "--num-prompts", "3"}, &code);
+  EXPECT_EQ(point_of(refused).at("errors_by_class").value("connect", 0), 3);
+}
+
+TEST(Serve, ReplicasShareTheRequestsAndTheBreakdownSaysHow) {
+  sim_process a({"--decode-base-ms", "1"}), b({"--decode-base-ms", "1"});
+  const auto run = serve_json({"--base-url", a.url(), "--base-url", b.url(), "--num-prompts", "40",
+                               "--max-concurrency", "8", "--random-input-len", "16", "--random-output-len", "4"});
+  const auto p = point_of(run);
+  EXPECT_EQ(p.at("completed"), 40);
+  EXPECT_EQ(p.at("endpoints").at(a.url()).at("requests"), 20);
+  EXPECT_EQ(p.at("endpoints").at(b.url()).at("requests"), 20);
+  const auto least = point_of(serve_json({"--base-url", a.url(), "--base-url", b.url(), "--num-prompts", "40",
+                                          "--balance", "least-outstanding", "--random-input-len", "16",
+                                          "--random-output-len", "4"}));
+  EXPECT_EQ(least.at("completed"), 40);
+}
+
+TEST(Serve, TheApiKeyNeverReachesAnOutputFile) {
+  sim_process sim({"--decode-base-ms", "1"});
+  const auto dir = make_temp_dir("ironbench_serve_key_");
+  const std::string secret = "sk-ironbench-test-9f8e7d6c5b4a";
+  setenv("IRONBENCH_TEST_API_KEY", secret.c_str(), 1);
+  const auto r = run_ironbench({"serve", "--base-url", sim.url(), "--num-prompts", "4", "--random-input-len", "8",
+                                "--random-output-len", "3", "--api-key-env", "IRONBENCH_TEST_API_KEY", "--save-result",
+                                "--save-detailed", "--result-dir", dir, "--results-dir", dir + "/runs", "--json",
+                                dir + "/run.json", "--csv", dir + "/run.csv", "--md", dir + "/run.md"});
+  unsetenv("IRONBENCH_TEST_API_KEY");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::size_t files = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    if (!entry.is_regular_file()) continue;
+    ++files;
+    EXPECT_EQ(slurp(entry.path().string()).find(secret), std::string::npos) << entry.path();
+  }
+  EXPECT_GE(files, 6u);  // vLLM JSON, requests JSONL, saved run, --json, --csv, --md
+  EXPECT_EQ((r.out + r.err).find(secret), std::string::npos);
+}
+
+TEST(Serve, SweepsConcurrencyAndReportsTheBestPointUnderAnItlLimit) {
+  sim_process sim({"--decode-base-ms", "2", "--decode-per-seq-ms", "0.5"});
+  const auto r = run_ironbench({"serve", "--base-url", sim.url(), "--max-concurrency", "1,4,16",
+                                "--num-prompts-per-concurrency", "4", "--random-input-len", "8",
+                                "--random-output-len", "8", "--max-itl-ms", "5", "--no-save", "--json", "-"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto run = json::parse(r.out);
+  ASSERT_EQ(run.at("cases").size(), 3u);
+  EXPECT_EQ(point_of(run, 2).at("num_prompts"), 64);
+  // ITL = 2 + 0.5 x batch ms: 2.5 and 4 ms fit under 5 ms, 16 sequences (10 ms) do not.
+  EXPECT_EQ(run.at("settings").at("best_under_itl_limit"), 1);
+}
+
+TEST(Serve, CtrlCWritesWhatWasMeasured) {
+  sim_process sim({"--decode-base-ms", "5"});
+  const auto dir = make_temp_dir("ironbench_serve_int_");
+  auto p = start_ironbench({"serve", "--base-url", sim.url(), "--num-prompts", "1000", "--request-rate", "20",
+                            "--random-input-len", "8", "--random-output-len", "4", "--results-dir", dir,
+                            "--json", dir + "/run.json"});
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  kill(p.pid, SIGINT);
+  const auto r = wait_for(p);
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  const auto run = json::parse(slurp(dir + "/run.json"));
+  EXPECT_EQ(run.at("status"), "interrupted");
+  const auto point = point_of(run);
+  EXPECT_GT(point.at("completed").get<int>(), 5);
+  EXPECT_LT(point.at("completed").get<int>(), 1000);
+  EXPECT_EQ(point.at("client").at("interrupted"), true);
+}
+
+TEST(Serve, BadInputIsAOneLineUsageError) {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"serve", "--base-url", "ftp://x"},
+           {"serve", "--request-rate", "0"},
+           {"serve", "--max-concurrency", "2.5"},
+           {"serve", "--goodput", "ttft"},
+           {"serve", "--percentile-metrics", "latency"},
+           {"serve", "--dataset-name", "custom"},
+           {"serve", "--dataset-name", "custom", "--dataset-path", "/nonexistent.jsonl"},
+           {"serve", "--extra-body", "[1]"},
+           {"serve", "--header", "no-colon"},
+           {"serve-sim", "--fault", "explode", "--fault-every", "2"}}) {
+    const auto r = run_ironbench(args);
+    EXPECT_EQ(r.exit_code, 2) << args[1] << " " << r.err;
+    EXPECT_EQ(lines_of(r.err).size(), 1u) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace ironbench::testing

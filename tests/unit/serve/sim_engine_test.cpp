@@ -1,0 +1,151 @@
+// The simulated engine in virtual time: exact step times, batching, queueing and cancelling.
+#include "serve/sim/sim_engine.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "serve/datasets.hpp"
+#include "serve/serve_report.hpp"
+#include "serve/sim/sim_server.hpp"
+#include "serve/load_generator.hpp"
+
+namespace ironbench::serve {
+namespace {
+
+sim_settings exact() {
+  sim_settings s;
+  s.prefill_tokens_per_s = 1000;
+  s.decode_base_ms = 10;
+  s.decode_per_seq_ms = 1;
+  s.max_num_seqs = 2;
+  s.kv_cache_tokens = 1000;
+  return s;
+}
+
+// Runs the engine to completion; returns each request's token emission times.
+std::map<std::uint64_t, std::vector<double>> run(sim_engine& engine) {
+  std::map<std::uint64_t, std::vector<double>> times;
+  double t = 0;
+  while (auto step = engine.next_step()) {
+    t += step->duration_s;
+    for (const auto& e : step->emissions) times[e.id].push_back(t);
+  }
+  return times;
+}
+
+TEST(SimEngine, LoneRequestHasExactTtftAndItl) {
+  sim_engine engine(exact());
+  ASSERT_TRUE(engine.submit({1, 100, 4}));
+  const auto times = run(engine);
+  ASSERT_EQ(times.at(1).size(), 4u);
+  EXPECT_NEAR(times.at(1)[0], 0.100 + 0.011, 1e-12);  // prefill 100 / 1000 s + one decode step
+  for (int i = 1; i < 4; ++i) EXPECT_NEAR(times.at(1)[i] - times.at(1)[i - 1], 0.011, 1e-12);
+  EXPECT_EQ(engine.kv_tokens_used(), 0);
+}
+
+TEST(SimEngine, SequenceSlotsAndKvCacheMakeRequestsQueue) {
+  sim_engine engine(exact());
+  for (std::uint64_t id = 1; id <= 3; ++id) ASSERT_TRUE(engine.submit({id, 10, 2}));
+  auto first = engine.next_step();
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->admitted, 2u);  // max_num_seqs = 2
+  EXPECT_EQ(engine.waiting(), 1u);
+  EXPECT_NEAR(first->duration_s, 0.020 + 0.010 + 0.002, 1e-12);
+  (void)engine.next_step();  // both finish their 2 tokens
+  auto third = engine.next_step();
+  ASSERT_TRUE(third);
+  EXPECT_EQ(third->admitted, 1u);
+
+  sim_engine small(exact());
+  ASSERT_TRUE(small.submit({1, 500, 300}));
+  ASSERT_TRUE(small.submit({2, 300, 100}));  // 800 + 400 > 1000: waits for the first
+  EXPECT_EQ(small.next_step()->admitted, 1u);
+  EXPECT_EQ(small.waiting(), 1u);
+  EXPECT_FALSE(small.submit({3, 900, 200}));  // can never fit
+  small.cancel(1);
+  EXPECT_EQ(small.kv_tokens_used(), 0);
+  EXPECT_EQ(small.next_step()->admitted, 1u);
+}
+
+TEST(SimEngine, StepTimeGrowsWithTheBatchSoThroughputSaturates) {
+  auto s = exact();
+  s.max_num_seqs = 1000;
+  s.kv_cache_tokens = 1 << 30;
+  sim_engine engine(s);
+  for (std::uint64_t id = 1; id <= 100; ++id) ASSERT_TRUE(engine.submit({id, 0, 1}));
+  const auto step = engine.next_step();
+  EXPECT_NEAR(step->duration_s, 0.010 + 0.100, 1e-12);
+  EXPECT_EQ(step->emissions.size(), 100u);
+}
+
+TEST(SimServer, PromptTokenCounting) {
+  EXPECT_EQ(sim_prompt_tokens(R"({"prompt":[1,2,3,4,5]})"), 5);
+  EXPECT_EQ(sim_prompt_tokens(R"({"prompt":"a b  c"})"), 3);
+  EXPECT_EQ(sim_prompt_tokens(R"({"messages":[{"role":"user","content":"one two"},{"role":"user","content":"three"}]})"), 3);
+  EXPECT_EQ(sim_prompt_tokens("not json"), 0);
+  EXPECT_EQ(sim_fault_from_string("truncate"), sim_fault::truncate);
+  EXPECT_THROW((void)sim_fault_from_string("explode"), std::exception);
+}
+
+TEST(Datasets, RandomPromptsHaveExactLengthsAndASharedPrefix) {
+  body_settings body;
+  body.model = "m";
+  random_dataset d;
+  d.input_len = 50;
+  d.output_len = 20;
+  d.prefix_len = 5;
+  const auto requests = make_random_requests(d, body, 10, 3);
+  ASSERT_EQ(requests.size(), 10u);
+  json first_prefix;
+  for (const auto& r : requests) {
+    const auto j = json::parse(r.body);
+    EXPECT_EQ(j.at("prompt").size(), 55u);
+    EXPECT_EQ(r.prompt_len, 55);
+    EXPECT_EQ(j.at("max_tokens"), 20);
+    EXPECT_EQ(j.at("stream"), true);
+    EXPECT_EQ(j.at("stream_options").at("include_usage"), true);
+    const json prefix(j.at("prompt").begin(), j.at("prompt").begin() + 5);
+    if (first_prefix.is_null()) first_prefix = prefix;
+    EXPECT_EQ(prefix, first_prefix);
+  }
+  d.range_ratio = 0.5;
+  d.prefix_len = 0;
+  for (const auto& r : make_random_requests(d, body, 200, 4)) {
+    EXPECT_GE(r.prompt_len, 25);
+    EXPECT_LE(r.prompt_len, 75);
+    EXPECT_GE(r.max_tokens, 10);
+    EXPECT_LE(r.max_tokens, 30);
+  }
+  body.api = openai_api::chat;
+  body.ignore_eos = true;
+  body.extra = {{"temperature", 0}};
+  const auto chat = json::parse(make_random_requests(d, body, 1, 5)[0].body);
+  EXPECT_TRUE(chat.contains("messages"));
+  EXPECT_TRUE(chat.contains("max_completion_tokens"));
+  EXPECT_EQ(chat.at("ignore_eos"), true);
+  EXPECT_EQ(chat.at("temperature"), 0);
+  d.range_ratio = 1.0;
+  EXPECT_THROW((void)make_random_requests(d, body, 1, 1), std::exception);
+}
+
+TEST(ServeReport, BestPointUnderTheLimitAndErrorClasses) {
+  std::vector<json> points = {{{"output_throughput", 100.0}, {"median_itl_ms", 10.0}},
+                              {{"output_throughput", 300.0}, {"median_itl_ms", 25.0}},
+                              {{"output_throughput", 500.0}, {"median_itl_ms", 45.0}}};
+  EXPECT_EQ(best_point_under_limit(points, "itl", "median", 30), 1);
+  EXPECT_EQ(best_point_under_limit(points, "itl", "median", 5), -1);
+  EXPECT_EQ(best_point_under_limit(points, "itl", "p99", 30), -1);
+  EXPECT_EQ(http_error_class(429), "http_429");
+  EXPECT_EQ(http_error_class(404), "http_4xx");
+  EXPECT_EQ(http_error_class(503), "http_5xx");
+  request_record r;
+  r.success = false;
+  r.error_class = "truncated";
+  const auto lines = request_records_jsonl({r, r});
+  EXPECT_EQ(std::count(lines.begin(), lines.end(), '\n'), 2);
+  EXPECT_NE(lines.find("\"error_class\":\"truncated\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ironbench::serve
