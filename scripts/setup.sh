@@ -15,6 +15,7 @@ packages=(
   libopenmpi-dev openmpi-bin  # MPI communicator (collectives, tp_infer) and its launcher
   libcurl4-openssl-dev     # serving client (HTTP/1.1, TLS, one event loop for every stream)
   libevent-dev             # serve-sim, the simulated OpenAI-compatible server
+  libsimdjson-dev          # the serving client's JSON parsing
 )
 
 # Installed where the distribution packages them (Debian 12, Ubuntu 23.04 and newer); the

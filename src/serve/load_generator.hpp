@@ -39,6 +39,7 @@ struct load_settings {
   double stall_timeout_s = 120;  ///< no byte for this long fails a request
   balance_policy balance = balance_policy::round_robin;
   double max_lateness_p99_ms = 1.0;  ///< beyond it the client fell behind: the point is INVALID
+                                     ///< (not judged for an all-at-once burst: rate inf, no limit)
   double max_client_cpu = 0.95;      ///< share of one core beyond which the client is saturated
 };
 

@@ -20,6 +20,11 @@ TEST(OpenAiChunk, ChatCompletionsAndSpecialChunks) {
   EXPECT_EQ(c.prompt_tokens, 12);
   EXPECT_TRUE(parse_openai_chunk("[DONE]", openai_api::chat).done);
   EXPECT_TRUE(parse_openai_chunk("{not json", openai_api::chat).malformed);
+  EXPECT_TRUE(parse_openai_chunk(R"({"choices": [ {"text": "cut)", openai_api::completions).malformed);
+  EXPECT_TRUE(parse_openai_chunk(R"([1, 2])", openai_api::completions).malformed);
+  EXPECT_TRUE(parse_openai_chunk("", openai_api::completions).malformed);
+  EXPECT_EQ(parse_openai_chunk(R"({"choices":[{"text":"caf\u00e9 \"q\""}]})", openai_api::completions).text,
+            "caf\xc3\xa9 \"q\"");
   EXPECT_TRUE(parse_openai_chunk(R"({"choices":{"a":1}})", openai_api::chat).malformed);
   EXPECT_TRUE(parse_openai_chunk(R"({"choices":[{"text":5}]})", openai_api::completions).malformed);
   EXPECT_EQ(parse_openai_chunk(R"({"error":{"message":"overloaded","code":503}})", openai_api::chat).error, "overloaded");
