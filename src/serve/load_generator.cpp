@@ -129,7 +129,9 @@ load_result run_load(const std::vector<prepared_request>& requests, const load_s
     st->index = result.records.size() - 1;
     st->endpoint = endpoint;
     st->timing = request_timing(now);
-    st->parser = std::make_unique<sse_parser>([st, &s, origin_copy = origin, &client](const sse_event& e) {
+    // The parser belongs to the state: it refers back to it by plain pointer (a shared_ptr
+    // here would be a cycle, and every request would leak).
+    st->parser = std::make_unique<sse_parser>([st = st.get(), &s, origin_copy = origin, &client](const sse_event& e) {
       const auto chunk = parse_openai_chunk(e.data, s.api);
       if (chunk.malformed && st->failure_class.empty()) {
         st->failure_class = "malformed";

@@ -11,16 +11,12 @@
 #include <stdexcept>
 
 namespace ironbench::testing {
-namespace {
-
 std::string read_file(const std::string& path) {
   std::ifstream in(path);
   std::stringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
 }
-
-}  // namespace
 
 std::string make_temp_dir(const std::string& prefix) {
   std::string pattern = (std::filesystem::temp_directory_path() / (prefix + "XXXXXX")).string();

@@ -29,6 +29,9 @@ struct started_process {
 /// start + wait.
 [[nodiscard]] process_result run_ironbench(const std::vector<std::string>& args);
 
+/// The whole content of a file (empty when it cannot be read).
+[[nodiscard]] std::string read_file(const std::string& path);
+
 /// A fresh empty directory under the system temporary directory.
 [[nodiscard]] std::string make_temp_dir(const std::string& prefix);
 
