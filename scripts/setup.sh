@@ -16,6 +16,8 @@ packages=(
   libcurl4-openssl-dev     # serving client (HTTP/1.1, TLS, one event loop for every stream)
   libevent-dev             # serve-sim, the simulated OpenAI-compatible server
   libsimdjson-dev          # the serving client's JSON parsing
+  libpcre2-dev             # tokenizer pre-tokenizer patterns (Unicode classes)
+  python3-venv             # a private Python with Hugging Face tokenizers for the tokenizer test
 )
 
 # Installed where the distribution packages them (Debian 12, Ubuntu 23.04 and newer); the

@@ -117,6 +117,17 @@ int execute(const serve_arguments& a, const invocation& call) {
     load.headers.push_back(std::string("Authorization: Bearer ") + key);  // never stored in results
     authorized = true;
   }
+  std::unique_ptr<serve::bpe_tokenizer> tokenizer;
+  if (!a.tokenizer.empty()) {
+    auto path = std::filesystem::path(a.tokenizer);
+    if (std::filesystem::is_directory(path)) path /= "tokenizer.json";
+    if (!std::filesystem::exists(path)) {
+      throw usage_error(fmt::format("--tokenizer takes a tokenizer.json file (or a directory holding one): {} not found",
+                                    path.string()));
+    }
+    tokenizer = serve::bpe_tokenizer::load(path.string());
+    load.tokenizer = tokenizer.get();
+  }
   serve::body_settings body;
   body.model = a.model;
   body.api = load.api;
@@ -218,8 +229,11 @@ int execute(const serve_arguments& a, const invocation& call) {
                         {"interrupted", result.interrupted},
                         {"not_sent", result.not_sent}};
       vllm["endpoints"] = result.endpoints;
-      vllm["token_counts"] = "output tokens from usage.completion_tokens; without usage, the count of token events "
-                             "(approximate); prompt lengths of text prompts are word counts (approximate)";
+      vllm["token_counts"] = tokenizer ? "output tokens from usage.completion_tokens, else from the tokenizer; "
+                                         "output_token_count_mismatches counts requests where the two differ"
+                                       : "output tokens from usage.completion_tokens; without usage, the count of token "
+                                         "events (approximate: no --tokenizer); prompt lengths of text prompts are word "
+                                         "counts (approximate)";
       serve::write_serving_summary(console, metrics, result, selection);
       if (a.save_result) {
         auto file = vllm;
@@ -296,7 +310,7 @@ command_action add_serve_command(CLI::App& app, const invocation& call) {
   c->add_option("--port", a->port, "Server port (without --base-url)")->capture_default_str();
   c->add_option("--endpoint", a->endpoint, "/v1/completions or /v1/chat/completions")->capture_default_str();
   c->add_option("--model", a->model, "Model name sent in every request")->capture_default_str();
-  c->add_option("--tokenizer", a->tokenizer, "Tokenizer name recorded with the result");
+  c->add_option("--tokenizer", a->tokenizer, "A Hugging Face tokenizer.json (or its directory): counts output tokens");
   c->add_option("--dataset-name", a->dataset_name, "random or custom (JSONL of {\"prompt\": ...})")->capture_default_str();
   c->add_option("--dataset-path", a->dataset_path, "File of the custom dataset");
   c->add_option("--random-input-len", a->random_input_len, "Prompt tokens (random dataset)")->capture_default_str();

@@ -108,7 +108,11 @@ load_result run_load(const std::vector<prepared_request>& requests, const load_s
     r.itl_s = st->timing.itl_s();
     r.generated_text = st->timing.text();
     r.usage_output_tokens = st->timing.usage_completion_tokens();
-    r.output_len = r.usage_output_tokens.value_or(static_cast<std::int64_t>(st->timing.token_events()));
+    if (s.tokenizer != nullptr) {
+      r.tokenizer_output_tokens = static_cast<std::int64_t>(s.tokenizer->count(r.generated_text));
+    }
+    r.output_len = r.usage_output_tokens.value_or(
+        r.tokenizer_output_tokens.value_or(static_cast<std::int64_t>(st->timing.token_events())));
   };
 
   auto send = [&](std::size_t i) {

@@ -13,6 +13,7 @@
 #include "core/json.hpp"
 #include "serve/openai_stream.hpp"
 #include "serve/serving_metrics.hpp"
+#include "serve/tokenizer/bpe_tokenizer.hpp"
 
 namespace ironbench::serve {
 
@@ -41,6 +42,8 @@ struct load_settings {
   double max_lateness_p99_ms = 1.0;  ///< beyond it the client fell behind: the point is INVALID
                                      ///< (not judged for an all-at-once burst: rate inf, no limit)
   double max_client_cpu = 0.95;      ///< share of one core beyond which the client is saturated
+  /// Counts the output text's tokens (compared with usage; used when the server reports none).
+  const bpe_tokenizer* tokenizer = nullptr;
 };
 
 struct load_result {

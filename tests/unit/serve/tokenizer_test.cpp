@@ -1,0 +1,65 @@
+// ironbench's byte-level BPE against Hugging Face `tokenizers` on the same tokenizer.json
+// files: exactly the same ids for every text (tests/tokenizer/make_tokenizers.py).
+#include "serve/tokenizer/bpe_tokenizer.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/json.hpp"
+
+namespace ironbench::serve {
+namespace {
+
+const std::string fixtures = IRONBENCH_TOKENIZER_FIXTURES;
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void expect_identical(const std::string& name) {
+  if (std::filesystem::exists(fixtures + "/SKIPPED")) GTEST_SKIP() << read(fixtures + "/SKIPPED");
+  ASSERT_TRUE(std::filesystem::exists(fixtures + "/" + name + ".tokenizer.json")) << "fixtures missing in " << fixtures;
+  const auto tokenizer = bpe_tokenizer::load(fixtures + "/" + name + ".tokenizer.json");
+  const auto cases = json::parse(read(fixtures + "/" + name + ".expected.json"));
+  ASSERT_GT(cases.size(), 300u);
+  std::size_t tokens = 0;
+  for (const auto& c : cases) {
+    const auto text = c.at("text").get<std::string>();
+    const auto expected = c.at("ids").get<std::vector<std::int64_t>>();
+    EXPECT_EQ(tokenizer->encode(text), expected) << name << ": " << text;
+    tokens += expected.size();
+  }
+  EXPECT_GT(tokens, 5000u);
+}
+
+TEST(Tokenizer, Gpt2StyleByteLevelBpeMatchesHuggingFaceExactly) { expect_identical("gpt2"); }
+
+TEST(Tokenizer, Llama3StyleSplitAndIgnoreMergesMatchesHuggingFaceExactly) { expect_identical("llama3"); }
+
+TEST(Tokenizer, UnsupportedTokenizersAreRefusedWhenLoaded) {
+  const auto dir = std::filesystem::temp_directory_path() / "ironbench_tokenizer_test";
+  std::filesystem::create_directories(dir);
+  const auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  };
+  EXPECT_THROW((void)bpe_tokenizer::load((dir / "missing.json").string()), usage_error);
+  EXPECT_THROW((void)bpe_tokenizer::load(write("bad.json", "{")), usage_error);
+  EXPECT_THROW((void)bpe_tokenizer::load(write("wordpiece.json", R"({"model":{"type":"WordPiece"}})")), usage_error);
+  EXPECT_THROW((void)bpe_tokenizer::load(
+                   write("nfkc.json", R"({"normalizer":{"type":"NFKC"},"model":{"type":"BPE","vocab":{},"merges":[]}})")),
+               usage_error);
+  EXPECT_THROW((void)bpe_tokenizer::load(write("metaspace.json",
+                                               R"({"pre_tokenizer":{"type":"Metaspace"},"model":{"type":"BPE","vocab":{},"merges":[]}})")),
+               usage_error);
+}
+
+}  // namespace
+}  // namespace ironbench::serve
