@@ -229,6 +229,7 @@ int execute(const serve_arguments& a, const invocation& call) {
                         {"interrupted", result.interrupted},
                         {"not_sent", result.not_sent}};
       vllm["endpoints"] = result.endpoints;
+      if (!result.ground_truth.empty()) vllm["client"]["ground_truth"] = result.ground_truth;
       vllm["token_counts"] = tokenizer ? "output tokens from usage.completion_tokens, else from the tokenizer; "
                                          "output_token_count_mismatches counts requests where the two differ"
                                        : "output tokens from usage.completion_tokens; without usage, the count of token "

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <memory>
 
@@ -32,7 +33,13 @@ struct stream_state {
   std::string body;  // non-streaming responses, and error bodies
   std::string failure_class, failure;
   long status = 0;
+  std::vector<double> delays_ms;  // receive - server send, per stamped token event
 };
+
+double monotonic_ns() {
+  return static_cast<double>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+}
 
 }  // namespace
 
@@ -67,7 +74,12 @@ load_result run_load(const std::vector<prepared_request>& requests, const load_s
     return static_cast<std::size_t>(std::min_element(outstanding.begin(), outstanding.end()) - outstanding.begin());
   };
 
+  std::vector<double> delivery_ms, itl_error_ms;
   auto finish = [&](std::shared_ptr<stream_state> st, const transfer_result& t) {
+    for (std::size_t k = 0; k < st->delays_ms.size(); ++k) {
+      delivery_ms.push_back(st->delays_ms[k]);
+      if (k > 0) itl_error_ms.push_back(std::fabs(st->delays_ms[k] - st->delays_ms[k - 1]));
+    }
     --in_flight;
     --outstanding[st->endpoint];
     const double end = t.end_s - origin;
@@ -145,6 +157,9 @@ load_result run_load(const std::vector<prepared_request>& requests, const load_s
         st->failure_class = "server_error";
         st->failure = chunk.error;
       }
+      if (chunk.has_choices && chunk.sim_sent_ns) {
+        st->delays_ms.push_back((monotonic_ns() - static_cast<double>(*chunk.sim_sent_ns)) * 1e-6);
+      }
       st->timing.on_chunk(client.now() - origin_copy, chunk);
     });
     http_request http;
@@ -208,6 +223,15 @@ load_result run_load(const std::vector<prepared_request>& requests, const load_s
   } else if (result.client_cpu > s.max_client_cpu) {
     result.valid = false;
     result.invalid_reason = fmt::format("the client thread was saturated ({:.0f} % of a core)", 100 * result.client_cpu);
+  }
+  if (!delivery_ms.empty()) {
+    result.ground_truth = {{"stamped_token_events", delivery_ms.size()},
+                           {"delivery_delay_p50_ms", core::percentile(delivery_ms, 50)},
+                           {"delivery_delay_p99_ms", core::percentile(delivery_ms, 99)}};
+    if (!itl_error_ms.empty()) {
+      result.ground_truth["itl_error_p50_ms"] = core::percentile(itl_error_ms, 50);
+      result.ground_truth["itl_error_p99_ms"] = core::percentile(itl_error_ms, 99);
+    }
   }
   for (const auto& url : s.base_urls) result.endpoints[url] = {{"requests", 0}, {"completed", 0}, {"failed", 0}};
   for (const auto& r : result.records) {

@@ -56,6 +56,10 @@ struct load_result {
   bool interrupted = false;
   std::size_t not_sent = 0;
   json endpoints = json::object();  ///< per base URL: requests, completed, failed, mean TTFT
+  /// Against a server that stamps its send times (serve-sim on this host): token events seen,
+  /// delivery delay (receive - send) and the client's ITL error |measured gap - sent gap|,
+  /// p50/p99 in ms. Empty when the server sends no stamps.
+  json ground_truth = json::object();
 };
 
 /// Runs the point. `cancel` (Ctrl-C) stops sending, cancels what is in flight (recorded as

@@ -80,6 +80,8 @@ openai_chunk parse_openai_chunk(std::string_view data, openai_api api) {
           if (name == "completion_tokens") chunk.completion_tokens = integer_of(part.value());
           else if (name == "prompt_tokens") chunk.prompt_tokens = integer_of(part.value());
         }
+      } else if (key == "ironbench_sim_sent_ns") {
+        chunk.sim_sent_ns = integer_of(std::move(value));
       } else if (key == "choices") {
         if (value.type() != json_type::array) {
           chunk.malformed = true;

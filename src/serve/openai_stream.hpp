@@ -28,6 +28,8 @@ struct openai_chunk {
   std::optional<std::int64_t> prompt_tokens;      ///< usage.prompt_tokens
   std::optional<std::int64_t> completion_tokens;  ///< usage.completion_tokens
   std::string error;           ///< an {"error": ...} object's message
+  /// serve-sim's send time of this event (CLOCK_MONOTONIC ns), when present.
+  std::optional<std::int64_t> sim_sent_ns;
 };
 
 [[nodiscard]] openai_chunk parse_openai_chunk(std::string_view data, openai_api api);

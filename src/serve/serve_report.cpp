@@ -44,6 +44,11 @@ void write_serving_summary(std::ostream& out, const json& m, const load_result& 
   fmt::print(out, "{:-^50}\n", "Client");
   line(out, "Send lateness p50 / p99 (ms):", fmt::format("{:.3f} / {:.3f}", load.lateness_p50_ms, load.lateness_p99_ms));
   line(out, "Client CPU (% of one core):", fmt::format("{:.1f}", 100 * load.client_cpu));
+  if (load.ground_truth.contains("itl_error_p99_ms")) {
+    line(out, "ITL error vs server stamps p50/p99 (ms):",
+         fmt::format("{:.3f} / {:.3f}", load.ground_truth.at("itl_error_p50_ms").get<double>(),
+                     load.ground_truth.at("itl_error_p99_ms").get<double>()));
+  }
   if (!m.at("errors_by_class").empty()) line(out, "Failures by class:", m.at("errors_by_class").dump());
   line(out, "Verdict:", load.valid ? "VALID" : "INVALID: " + load.invalid_reason);
   fmt::print(out, "{:=^50}\n", "");

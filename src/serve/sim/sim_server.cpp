@@ -232,7 +232,11 @@ class sim_server {
             {"object", a.chat ? "chat.completion.chunk" : "text_completion"},
             {"created", a.created},
             {"model", settings_.model},
-            {"choices", json::array({choice})}};
+            {"choices", json::array({choice})},
+            // Ground truth for clients on this host: when this event left, on CLOCK_MONOTONIC.
+            {"ironbench_sim_sent_ns", std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                          std::chrono::steady_clock::now().time_since_epoch())
+                                          .count()}};
   }
 
   void send_event(evhttp_request* request, const std::string& data) {

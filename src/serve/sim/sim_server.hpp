@@ -1,7 +1,9 @@
 // `ironbench serve-sim`: an OpenAI-compatible HTTP server (/v1/completions,
 // /v1/chat/completions, /v1/models, /health) whose "engine" is the simulation in
 // sim_engine.hpp. It streams SSE like vLLM (stream_options.include_usage, [DONE]) and can
-// inject faults for testing clients. One thread, one event loop (libevent), thousands of
+// inject faults for testing clients. Every token event carries "ironbench_sim_sent_ns", the
+// moment it was sent on the host's monotonic clock, so a client on the same host can measure
+// its own timing error against ground truth. One thread, one event loop (libevent), thousands of
 // concurrent streams.
 #pragma once
 
