@@ -37,6 +37,7 @@ struct serve_arguments {
   std::string dataset_name = "random";
   std::string dataset_path;
   std::int64_t random_input_len = 1024, random_output_len = 128, random_prefix_len = 0, custom_output_len = 256;
+  std::int64_t sharegpt_output_len = 0;
   double random_range_ratio = 0;
   std::int64_t num_prompts = 1000, num_prompts_per_concurrency = 0;
   std::string max_concurrency, request_rate = "inf";
@@ -158,10 +159,12 @@ int execute(const serve_arguments& a, const invocation& call) {
     if (c < 0 || c != std::floor(c) || std::isinf(c)) throw usage_error("--max-concurrency takes whole numbers");
   }
   if (a.num_prompts < 1) throw usage_error("--num-prompts must be at least 1");
-  if (a.dataset_name != "random" && a.dataset_name != "custom") {
-    throw usage_error(fmt::format("--dataset-name '{}' is not available (random, custom)", a.dataset_name));
+  if (a.dataset_name != "random" && a.dataset_name != "custom" && a.dataset_name != "sharegpt") {
+    throw usage_error(fmt::format("--dataset-name '{}' is not available (random, custom, sharegpt)", a.dataset_name));
   }
-  if (a.dataset_name == "custom" && a.dataset_path.empty()) throw usage_error("--dataset-name custom needs --dataset-path");
+  if (a.dataset_name != "random" && a.dataset_path.empty()) {
+    throw usage_error(fmt::format("--dataset-name {} needs --dataset-path", a.dataset_name));
+  }
   const auto targets = parse_targets(a.outputs);
   // Human-readable output goes to stderr when a machine-readable target takes stdout.
   const bool stdout_taken = std::any_of(targets.begin(), targets.end(), [](const auto& t) { return t.path == "-"; });
@@ -193,11 +196,13 @@ int execute(const serve_arguments& a, const invocation& call) {
                                      ? a.num_prompts_per_concurrency * static_cast<std::int64_t>(concurrency)
                                      : a.num_prompts;
       const auto total = static_cast<std::size_t>(count + a.num_warmups);
-      auto requests = a.dataset_name == "custom"
-                          ? serve::make_custom_requests(a.dataset_path, a.custom_output_len, body, total)
-                          : serve::make_random_requests({a.random_input_len, a.random_output_len, a.random_range_ratio,
-                                                         a.random_prefix_len},
-                                                        body, total, a.seed);
+      auto requests =
+          a.dataset_name == "custom"     ? serve::make_custom_requests(a.dataset_path, a.custom_output_len, body, total)
+          : a.dataset_name == "sharegpt" ? serve::make_sharegpt_requests(a.dataset_path, a.sharegpt_output_len, body,
+                                                                         total, a.seed, tokenizer.get())
+                                         : serve::make_random_requests({a.random_input_len, a.random_output_len,
+                                                                        a.random_range_ratio, a.random_prefix_len},
+                                                                       body, total, a.seed);
       if (a.num_warmups > 0) {
         std::vector<serve::prepared_request> warm(requests.begin(), requests.begin() + a.num_warmups);
         requests.erase(requests.begin(), requests.begin() + a.num_warmups);
@@ -312,13 +317,14 @@ command_action add_serve_command(CLI::App& app, const invocation& call) {
   c->add_option("--endpoint", a->endpoint, "/v1/completions or /v1/chat/completions")->capture_default_str();
   c->add_option("--model", a->model, "Model name sent in every request")->capture_default_str();
   c->add_option("--tokenizer", a->tokenizer, "A Hugging Face tokenizer.json (or its directory): counts output tokens");
-  c->add_option("--dataset-name", a->dataset_name, "random or custom (JSONL of {\"prompt\": ...})")->capture_default_str();
+  c->add_option("--dataset-name", a->dataset_name, "random, sharegpt, or custom (JSONL of {\"prompt\": ...})")->capture_default_str();
   c->add_option("--dataset-path", a->dataset_path, "File of the custom dataset");
   c->add_option("--random-input-len", a->random_input_len, "Prompt tokens (random dataset)")->capture_default_str();
   c->add_option("--random-output-len", a->random_output_len, "Output tokens (max_tokens)")->capture_default_str();
   c->add_option("--random-range-ratio", a->random_range_ratio, "Lengths vary uniformly by this ratio")->capture_default_str();
   c->add_option("--random-prefix-len", a->random_prefix_len, "Tokens of a prefix shared by every prompt")->capture_default_str();
   c->add_option("--custom-output-len", a->custom_output_len, "max_tokens of custom prompts")->capture_default_str();
+  c->add_option("--sharegpt-output-len", a->sharegpt_output_len, "max_tokens of ShareGPT prompts (0: the reference reply's length)");
   c->add_option("--num-prompts", a->num_prompts, "Requests per point")->capture_default_str();
   c->add_option("--num-prompts-per-concurrency", a->num_prompts_per_concurrency, "Requests per point = this x max concurrency");
   c->add_option("--max-concurrency", a->max_concurrency, "Requests in flight at most; a list sweeps (4,8,16,...)");

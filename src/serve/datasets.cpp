@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -98,6 +99,51 @@ std::vector<prepared_request> make_custom_requests(const std::string& path, std:
   if (out.empty()) throw usage_error(fmt::format("--dataset-path {} has no prompts", path));
   const std::size_t distinct = out.size();
   for (std::size_t i = 0; out.size() < count; ++i) out.push_back(out[i % distinct]);  // reuse, in order
+  return out;
+}
+
+std::vector<prepared_request> make_sharegpt_requests(const std::string& path, std::int64_t fixed_output_len,
+                                                    const body_settings& body, std::size_t count, std::uint64_t seed,
+                                                    const bpe_tokenizer* tokenizer) {
+  std::ifstream in(path);
+  if (!in) throw usage_error(fmt::format("cannot read --dataset-path {}", path));
+  const auto data = json::parse(in, nullptr, false);
+  if (data.is_discarded() || !data.is_array()) {
+    throw usage_error(fmt::format("{}: not a ShareGPT file (a JSON list of conversations)", path));
+  }
+  const auto length = [&](const std::string& text) -> std::int64_t {
+    if (tokenizer != nullptr) return static_cast<std::int64_t>(tokenizer->count(text));
+    std::istringstream split(text);
+    std::int64_t words = 0;
+    for (std::string w; split >> w;) ++words;
+    return words;
+  };
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (const auto& entry : data) {
+    if (!entry.is_object() || !entry.contains("conversations") || !entry.at("conversations").is_array()) continue;
+    const auto& turns = entry.at("conversations");
+    if (turns.size() < 2 || !turns.at(0).contains("value") || !turns.at(1).contains("value")) continue;
+    if (!turns.at(0).at("value").is_string() || !turns.at(1).at("value").is_string()) continue;
+    pairs.emplace_back(turns.at(0).at("value").get<std::string>(), turns.at(1).at("value").get<std::string>());
+  }
+  std::mt19937_64 random(seed);
+  std::shuffle(pairs.begin(), pairs.end(), random);
+  std::vector<prepared_request> out;
+  for (const auto& [prompt, completion] : pairs) {
+    if (out.size() >= count) break;
+    const auto prompt_len = length(prompt);
+    const auto output_len = fixed_output_len > 0 ? fixed_output_len : length(completion);
+    if (prompt_len < 4 || output_len < 4) continue;
+    if (prompt_len > 1024 || prompt_len + output_len > 2048) continue;
+    prepared_request r;
+    r.prompt_len = prompt_len;
+    r.max_tokens = output_len;
+    r.body = request_body(body, prompt, output_len);
+    out.push_back(std::move(r));
+  }
+  if (out.empty()) throw usage_error(fmt::format("{}: no conversation passes the length filters", path));
+  const std::size_t distinct = out.size();
+  for (std::size_t i = 0; out.size() < count; ++i) out.push_back(out[i % distinct]);
   return out;
 }
 

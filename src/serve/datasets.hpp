@@ -7,6 +7,7 @@
 
 #include "core/json.hpp"
 #include "serve/load_generator.hpp"
+#include "serve/tokenizer/bpe_tokenizer.hpp"
 
 namespace ironbench::serve {
 
@@ -40,6 +41,17 @@ struct random_dataset {
 /// without a tokenizer). Throws usage_error naming the file and line when malformed.
 [[nodiscard]] std::vector<prepared_request> make_custom_requests(const std::string& path, std::int64_t output_len,
                                                                  const body_settings& body, std::size_t count);
+
+/// vLLM's ShareGPT sampling from a ShareGPT JSON file (a list of {"conversations": [{"from",
+/// "value"}, ...]}): the first turn is the prompt, the second the reference completion whose
+/// length (or `fixed_output_len` when positive) becomes max_tokens; pairs with a prompt or
+/// completion under 4 tokens, a prompt over 1024 or both over 2048 are left out, as vLLM does.
+/// Lengths come from `tokenizer` (approximate word counts without one). Sampled in a seeded
+/// shuffle; reused in order when the file has fewer pairs than `count`.
+[[nodiscard]] std::vector<prepared_request> make_sharegpt_requests(const std::string& path,
+                                                                   std::int64_t fixed_output_len,
+                                                                   const body_settings& body, std::size_t count,
+                                                                   std::uint64_t seed, const bpe_tokenizer* tokenizer);
 
 /// The JSON body of one request.
 [[nodiscard]] std::string request_body(const body_settings& body, const json& prompt, std::int64_t max_tokens);

@@ -78,6 +78,10 @@ TEST(Serve, MeasuresTheSimulatorsExactTimesWithinHalfAMillisecond) {
   EXPECT_NEAR(p.at("median_tpot_ms").get<double>(), 8.05, 0.5);
   EXPECT_EQ(p.at("client").at("valid"), true) << p.dump();
   EXPECT_LT(p.at("client").at("send_lateness_p99_ms").get<double>(), 1.0);
+  // serve-sim stamps its events: the client's own ITL error against them is small.
+  const auto& truth = p.at("client").at("ground_truth");
+  EXPECT_EQ(truth.at("stamped_token_events"), 20 * 16);
+  EXPECT_LT(truth.at("itl_error_p50_ms").get<double>(), 0.5);
 }
 
 TEST(Serve, EveryFaultIsAFailedRequestOfItsClassAndTheRunFinishes) {

@@ -149,3 +149,53 @@ TEST(ServeReport, BestPointUnderTheLimitAndErrorClasses) {
 
 }  // namespace
 }  // namespace ironbench::serve
+
+#include <filesystem>
+#include <fstream>
+
+namespace ironbench::serve {
+namespace {
+
+std::string temp_file(const std::string& name, const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() / ("ironbench_datasets_" + name);
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+TEST(Datasets, ShareGptKeepsVllmsLengthWindowAndCustomReadsJsonl) {
+  std::string words_1100;
+  for (int i = 0; i < 1100; ++i) words_1100 += " w";
+  const json conversations = json::array({
+      {{"conversations", json::array({{{"from", "human"}, {"value", "one two three four five"}},
+                                      {{"from", "gpt"}, {"value", "a b c d e f"}}})}},
+      {{"conversations", json::array({{{"from", "human"}, {"value", "too short"}},
+                                      {{"from", "gpt"}, {"value", "a b c d e f"}}})}},
+      {{"conversations", json::array({{{"from", "human"}, {"value", words_1100}},
+                                      {{"from", "gpt"}, {"value", "a b c d"}}})}},
+      {{"conversations", json::array({{{"from", "human"}, {"value", "only one turn here ok"}}})}},
+      {{"id", "no conversations"}}});
+  body_settings body;
+  body.model = "m";
+  const auto path = temp_file("sharegpt.json", conversations.dump());
+  const auto requests = make_sharegpt_requests(path, 0, body, 3, 1, nullptr);
+  ASSERT_EQ(requests.size(), 3u);  // one usable pair, reused
+  for (const auto& r : requests) {
+    EXPECT_EQ(r.prompt_len, 5);
+    EXPECT_EQ(r.max_tokens, 6);
+  }
+  EXPECT_EQ(make_sharegpt_requests(path, 32, body, 1, 1, nullptr)[0].max_tokens, 32);
+  EXPECT_THROW((void)make_sharegpt_requests(temp_file("empty.json", "[]"), 0, body, 1, 1, nullptr), std::exception);
+  EXPECT_THROW((void)make_sharegpt_requests(temp_file("object.json", "{}"), 0, body, 1, 1, nullptr), std::exception);
+
+  const auto custom = make_custom_requests(temp_file("custom.jsonl", "{\"prompt\": \"a b c\"}\n\n{\"prompt\": \"d e\", \"output_tokens\": 9}\n"),
+                                           7, body, 4);
+  ASSERT_EQ(custom.size(), 4u);
+  EXPECT_EQ(custom[0].prompt_len, 3);
+  EXPECT_EQ(custom[0].max_tokens, 7);
+  EXPECT_EQ(custom[1].max_tokens, 9);
+  EXPECT_EQ(custom[2].prompt_len, 3);  // reused in order
+  EXPECT_THROW((void)make_custom_requests(temp_file("bad.jsonl", "{\"text\": 1}\n"), 7, body, 1), std::exception);
+}
+
+}  // namespace
+}  // namespace ironbench::serve
