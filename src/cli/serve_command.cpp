@@ -38,6 +38,7 @@ struct serve_arguments {
   std::string dataset_path;
   std::int64_t random_input_len = 1024, random_output_len = 128, random_prefix_len = 0, custom_output_len = 256;
   std::int64_t sharegpt_output_len = 0;
+  serve::prefix_repetition_dataset prefix_repetition;
   double random_range_ratio = 0;
   std::int64_t num_prompts = 1000, num_prompts_per_concurrency = 0;
   std::string max_concurrency, request_rate = "inf";
@@ -159,10 +160,12 @@ int execute(const serve_arguments& a, const invocation& call) {
     if (c < 0 || c != std::floor(c) || std::isinf(c)) throw usage_error("--max-concurrency takes whole numbers");
   }
   if (a.num_prompts < 1) throw usage_error("--num-prompts must be at least 1");
-  if (a.dataset_name != "random" && a.dataset_name != "custom" && a.dataset_name != "sharegpt") {
-    throw usage_error(fmt::format("--dataset-name '{}' is not available (random, custom, sharegpt)", a.dataset_name));
+  if (a.dataset_name != "random" && a.dataset_name != "custom" && a.dataset_name != "sharegpt" &&
+      a.dataset_name != "prefix_repetition") {
+    throw usage_error(fmt::format("--dataset-name '{}' is not available (random, sharegpt, custom, prefix_repetition)",
+                                  a.dataset_name));
   }
-  if (a.dataset_name != "random" && a.dataset_path.empty()) {
+  if ((a.dataset_name == "custom" || a.dataset_name == "sharegpt") && a.dataset_path.empty()) {
     throw usage_error(fmt::format("--dataset-name {} needs --dataset-path", a.dataset_name));
   }
   const auto targets = parse_targets(a.outputs);
@@ -200,6 +203,8 @@ int execute(const serve_arguments& a, const invocation& call) {
           a.dataset_name == "custom"     ? serve::make_custom_requests(a.dataset_path, a.custom_output_len, body, total)
           : a.dataset_name == "sharegpt" ? serve::make_sharegpt_requests(a.dataset_path, a.sharegpt_output_len, body,
                                                                          total, a.seed, tokenizer.get())
+          : a.dataset_name == "prefix_repetition"
+              ? serve::make_prefix_repetition_requests(a.prefix_repetition, body, total, a.seed)
                                          : serve::make_random_requests({a.random_input_len, a.random_output_len,
                                                                         a.random_range_ratio, a.random_prefix_len},
                                                                        body, total, a.seed);
@@ -317,13 +322,17 @@ command_action add_serve_command(CLI::App& app, const invocation& call) {
   c->add_option("--endpoint", a->endpoint, "/v1/completions or /v1/chat/completions")->capture_default_str();
   c->add_option("--model", a->model, "Model name sent in every request")->capture_default_str();
   c->add_option("--tokenizer", a->tokenizer, "A Hugging Face tokenizer.json (or its directory): counts output tokens");
-  c->add_option("--dataset-name", a->dataset_name, "random, sharegpt, or custom (JSONL of {\"prompt\": ...})")->capture_default_str();
+  c->add_option("--dataset-name", a->dataset_name, "random, sharegpt, prefix_repetition, or custom (JSONL of {\"prompt\": ...})")->capture_default_str();
   c->add_option("--dataset-path", a->dataset_path, "File of the custom dataset");
   c->add_option("--random-input-len", a->random_input_len, "Prompt tokens (random dataset)")->capture_default_str();
   c->add_option("--random-output-len", a->random_output_len, "Output tokens (max_tokens)")->capture_default_str();
   c->add_option("--random-range-ratio", a->random_range_ratio, "Lengths vary uniformly by this ratio")->capture_default_str();
   c->add_option("--random-prefix-len", a->random_prefix_len, "Tokens of a prefix shared by every prompt")->capture_default_str();
   c->add_option("--custom-output-len", a->custom_output_len, "max_tokens of custom prompts")->capture_default_str();
+  c->add_option("--prefix-repetition-prefix-len", a->prefix_repetition.prefix_len, "Tokens of each shared prefix")->capture_default_str();
+  c->add_option("--prefix-repetition-suffix-len", a->prefix_repetition.suffix_len, "Random tokens after the prefix")->capture_default_str();
+  c->add_option("--prefix-repetition-num-prefixes", a->prefix_repetition.num_prefixes, "Distinct prefixes")->capture_default_str();
+  c->add_option("--prefix-repetition-output-len", a->prefix_repetition.output_len, "max_tokens")->capture_default_str();
   c->add_option("--sharegpt-output-len", a->sharegpt_output_len, "max_tokens of ShareGPT prompts (0: the reference reply's length)");
   c->add_option("--num-prompts", a->num_prompts, "Requests per point")->capture_default_str();
   c->add_option("--num-prompts-per-concurrency", a->num_prompts_per_concurrency, "Requests per point = this x max concurrency");

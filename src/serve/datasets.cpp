@@ -102,6 +102,49 @@ std::vector<prepared_request> make_custom_requests(const std::string& path, std:
   return out;
 }
 
+std::vector<prepared_request> make_prefix_repetition_requests(const prefix_repetition_dataset& d,
+                                                             const body_settings& body, std::size_t count,
+                                                             std::uint64_t seed) {
+  if (d.prefix_len < 0 || d.suffix_len < 0 || d.prefix_len + d.suffix_len < 1 || d.num_prefixes < 1 || d.output_len < 1) {
+    throw usage_error("prefix-repetition dataset: lengths must be positive and --prefix-repetition-num-prefixes >= 1");
+  }
+  std::mt19937_64 random(seed);
+  std::uniform_int_distribution<std::int64_t> token(100, d.vocab_size - 1);
+  std::uniform_int_distribution<std::size_t> word(0, std::size(words) - 1);
+  const auto ids = [&](std::int64_t n) {
+    std::vector<std::int64_t> v(static_cast<std::size_t>(n));
+    for (auto& t : v) t = token(random);
+    return v;
+  };
+  const auto text = [&](std::int64_t n) {
+    std::string t;
+    for (std::int64_t i = 0; i < n; ++i) t += words[word(random)];
+    return t;
+  };
+  std::vector<std::vector<std::int64_t>> prefix_ids;
+  std::vector<std::string> prefix_texts;
+  for (std::int64_t p = 0; p < d.num_prefixes; ++p) {
+    prefix_ids.push_back(ids(d.prefix_len));
+    prefix_texts.push_back(text(d.prefix_len));
+  }
+  std::vector<prepared_request> out;
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto p = i % static_cast<std::size_t>(d.num_prefixes);
+    prepared_request r;
+    r.prompt_len = d.prefix_len + d.suffix_len;
+    r.max_tokens = d.output_len;
+    if (body.api == openai_api::completions) {
+      json prompt = prefix_ids[p];
+      for (auto t : ids(d.suffix_len)) prompt.push_back(t);
+      r.body = request_body(body, prompt, d.output_len);
+    } else {
+      r.body = request_body(body, prefix_texts[p] + text(d.suffix_len), d.output_len);
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 std::vector<prepared_request> make_sharegpt_requests(const std::string& path, std::int64_t fixed_output_len,
                                                     const body_settings& body, std::size_t count, std::uint64_t seed,
                                                     const bpe_tokenizer* tokenizer) {

@@ -42,6 +42,21 @@ struct random_dataset {
 [[nodiscard]] std::vector<prepared_request> make_custom_requests(const std::string& path, std::int64_t output_len,
                                                                  const body_settings& body, std::size_t count);
 
+/// vLLM's prefix-repetition dataset: `num_prefixes` random prefixes of `prefix_len` tokens;
+/// every prompt is one of them (in turn) followed by `suffix_len` random tokens, so a server
+/// with prefix caching sees the same prefixes again and again.
+struct prefix_repetition_dataset {
+  std::int64_t prefix_len = 256;
+  std::int64_t suffix_len = 256;
+  std::int64_t num_prefixes = 10;
+  std::int64_t output_len = 128;
+  std::int64_t vocab_size = 32000;
+};
+
+[[nodiscard]] std::vector<prepared_request> make_prefix_repetition_requests(const prefix_repetition_dataset& dataset,
+                                                                            const body_settings& body, std::size_t count,
+                                                                            std::uint64_t seed);
+
 /// vLLM's ShareGPT sampling from a ShareGPT JSON file (a list of {"conversations": [{"from",
 /// "value"}, ...]}): the first turn is the prompt, the second the reference completion whose
 /// length (or `fixed_output_len` when positive) becomes max_tokens; pairs with a prompt or

@@ -199,3 +199,35 @@ TEST(Datasets, ShareGptKeepsVllmsLengthWindowAndCustomReadsJsonl) {
 
 }  // namespace
 }  // namespace ironbench::serve
+
+namespace ironbench::serve {
+namespace {
+
+TEST(Datasets, PrefixRepetitionCyclesThroughItsPrefixes) {
+  body_settings body;
+  body.model = "m";
+  prefix_repetition_dataset d;
+  d.prefix_len = 6;
+  d.suffix_len = 4;
+  d.num_prefixes = 3;
+  d.output_len = 5;
+  const auto requests = make_prefix_repetition_requests(d, body, 7, 2);
+  ASSERT_EQ(requests.size(), 7u);
+  std::vector<json> prefixes;
+  for (const auto& r : requests) {
+    const auto prompt = json::parse(r.body).at("prompt");
+    ASSERT_EQ(prompt.size(), 10u);
+    EXPECT_EQ(r.prompt_len, 10);
+    EXPECT_EQ(r.max_tokens, 5);
+    prefixes.emplace_back(prompt.begin(), prompt.begin() + 6);
+  }
+  EXPECT_EQ(prefixes[0], prefixes[3]);
+  EXPECT_EQ(prefixes[1], prefixes[4]);
+  EXPECT_NE(prefixes[0], prefixes[1]);
+  EXPECT_NE(json::parse(requests[0].body).at("prompt")[7], json::parse(requests[3].body).at("prompt")[7]);
+  d.num_prefixes = 0;
+  EXPECT_THROW((void)make_prefix_repetition_requests(d, body, 1, 1), std::exception);
+}
+
+}  // namespace
+}  // namespace ironbench::serve
