@@ -43,7 +43,9 @@ json run_on_gpu(const std::string& gpu, std::vector<std::string> args) {
       EXPECT_TRUE(c.at("notes").contains("verification")) << c.dump();
       EXPECT_TRUE(c.contains("telemetry")) << c.dump();
     }
-    if (status == "skipped") EXPECT_FALSE(c.value("reason", std::string()).empty());
+    if (status == "skipped") {
+      EXPECT_FALSE(c.value("reason", std::string()).empty());
+    }
   }
   return doc;
 }
