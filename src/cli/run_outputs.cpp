@@ -3,7 +3,9 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
+#include <iostream>
 #include <filesystem>
 
 #include "core/error.hpp"
@@ -48,6 +50,12 @@ std::vector<report::output_target> parse_targets(const output_options& o) {
   return targets;
 }
 
+std::ostream& console_stream(const std::vector<report::output_target>& targets) {
+  const bool stdout_taken =
+      std::any_of(targets.begin(), targets.end(), [](const report::output_target& t) { return t.path == "-"; });
+  return stdout_taken ? std::cerr : std::cout;
+}
+
 void prepare_results_dir(const output_options& o) {
   if (o.no_save) return;
   std::error_code ec;
@@ -73,17 +81,13 @@ void write_run_outputs(const core::run_result& run, const std::vector<report::ou
       if (write_failure.empty()) write_failure = e.what();
     }
   };
-  bool console_to_stderr = false;
-  for (const auto& t : targets) {
-    attempt(t);
-    console_to_stderr = console_to_stderr || t.path == "-";
-  }
+  for (const auto& t : targets) attempt(t);
   std::string saved;
   if (!options.no_save) {
     saved = saved_run_path(options.results_dir, hostname, start).string();
     attempt({report::output_format::json, saved});
   }
-  auto& stream = console_to_stderr ? std::cerr : out;
+  auto& stream = &console_stream(targets) == &std::cerr ? std::cerr : out;
   console(stream);
   if (!saved.empty() && write_failure.empty()) stream << "saved: " << saved << '\n';
   if (!write_failure.empty()) throw error(write_failure);

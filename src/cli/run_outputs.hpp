@@ -27,6 +27,9 @@ void add_output_options(CLI::App& command, output_options& options);
 /// The requested targets, checked (writable, at most one on stdout) before anything runs.
 [[nodiscard]] std::vector<report::output_target> parse_targets(const output_options& options);
 
+/// Where human-readable output goes: stderr when a target writes to stdout, else stdout.
+[[nodiscard]] std::ostream& console_stream(const std::vector<report::output_target>& targets);
+
 /// Creates --results-dir unless --no-save (usage error when it cannot).
 void prepare_results_dir(const output_options& options);
 

@@ -169,9 +169,7 @@ int execute(const serve_arguments& a, const invocation& call) {
     throw usage_error(fmt::format("--dataset-name {} needs --dataset-path", a.dataset_name));
   }
   const auto targets = parse_targets(a.outputs);
-  // Human-readable output goes to stderr when a machine-readable target takes stdout.
-  const bool stdout_taken = std::any_of(targets.begin(), targets.end(), [](const auto& t) { return t.path == "-"; });
-  std::ostream& console = stdout_taken ? std::cerr : std::cout;
+  std::ostream& console = console_stream(targets);
   prepare_results_dir(a.outputs);
   if (a.save_result) {
     std::error_code ec;
@@ -279,6 +277,15 @@ int execute(const serve_arguments& a, const invocation& call) {
       if (!result.valid) {
         c.status = core::case_status::invalid;
         c.reason = result.invalid_reason;
+        any_invalid = true;
+      }
+      // Not one request succeeded (server down, wrong URL or endpoint): say so in one line.
+      if (!result.records.empty() && metrics.at("completed").get<std::size_t>() == 0 && !result.interrupted) {
+        const auto& first = result.records.front();
+        c.status = core::case_status::failed;
+        c.reason = fmt::format("no request succeeded; the first failed with {}: {}", first.error_class, first.error);
+        std::cerr << fmt::format("ironbench: error: no request to {} succeeded ({}: {})\n", first.endpoint,
+                                 first.error_class, first.error);
         any_invalid = true;
       }
       run.cases.push_back(std::move(c));

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include <cmath>
+#include "core/statistics.hpp"
 
 namespace ironbench::report {
 namespace {
@@ -13,20 +13,6 @@ std::string placement_columns(const comm::placement_result& p) {
   const std::string time = p.time_us >= 1e4 ? fmt::format("{:7.0f}", p.time_us) : fmt::format("{:7.2f}", p.time_us);
   const std::string wrong = p.wrong < 0 ? "N/A" : fmt::format("{:.0f}", p.wrong);
   return fmt::format("  {}  {:6.2f}  {:6.2f}  {:>6}", time, p.algbw_gbs, p.busbw_gbs, wrong);
-}
-
-double mean_of(const std::vector<double>& v) {
-  double sum = 0;
-  for (double x : v) sum += x;
-  return v.empty() ? 0 : sum / static_cast<double>(v.size());
-}
-
-double stdev_of(const std::vector<double>& v) {
-  if (v.size() < 2) return 0;
-  const double m = mean_of(v);
-  double sum = 0;
-  for (double x : v) sum += (x - m) * (x - m);
-  return std::sqrt(sum / static_cast<double>(v.size() - 1));
 }
 
 }  // namespace
@@ -81,9 +67,10 @@ std::vector<trial_statistics> trial_statistics_of(const std::vector<std::vector<
         time.push_back(p.time_us);
       }
       if (busbw.empty()) continue;
-      const double mean = mean_of(busbw);
-      stats.push_back({row.c, row.bytes, in_place ? "in-place" : "out-of-place", mean, stdev_of(busbw),
-                       mean > 0 ? stdev_of(busbw) / mean : 0, mean_of(time), stdev_of(time)});
+      const auto b = core::summarize(busbw);
+      const auto t = core::summarize(time);
+      stats.push_back({row.c, row.bytes, in_place ? "in-place" : "out-of-place", b.mean, b.stddev, b.cv, t.mean,
+                       t.stddev});
     }
   }
   return stats;

@@ -5,15 +5,14 @@
 #include <algorithm>
 #include <fstream>
 #include <random>
-#include <sstream>
 
 #include "core/error.hpp"
+#include "serve/text_units.hpp"
 
 namespace ironbench::serve {
 namespace {
 
-const char* const words[] = {" the", " of", " and", " to", " in", " is", " that", " for",
-                             " it", " as", " was", " with", " be", " on", " not", " he"};
+const auto& words = one_token_words;
 
 std::int64_t draw_length(std::int64_t length, double ratio, std::mt19937_64& random) {
   const auto low = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::floor(length * (1 - ratio))));
@@ -87,11 +86,8 @@ std::vector<prepared_request> make_custom_requests(const std::string& path, std:
       throw usage_error(fmt::format("{}:{}: expected a JSON object with a \"prompt\" string", path, number));
     }
     const auto prompt = j.at("prompt").get<std::string>();
-    std::istringstream split(prompt);
-    std::int64_t words_in_prompt = 0;
-    for (std::string w; split >> w;) ++words_in_prompt;
     prepared_request r;
-    r.prompt_len = words_in_prompt;
+    r.prompt_len = count_words(prompt);
     r.max_tokens = j.value("output_tokens", output_len);
     r.body = request_body(body, prompt, r.max_tokens);
     out.push_back(std::move(r));
@@ -156,10 +152,7 @@ std::vector<prepared_request> make_sharegpt_requests(const std::string& path, st
   }
   const auto length = [&](const std::string& text) -> std::int64_t {
     if (tokenizer != nullptr) return static_cast<std::int64_t>(tokenizer->count(text));
-    std::istringstream split(text);
-    std::int64_t words = 0;
-    for (std::string w; split >> w;) ++words;
-    return words;
+    return count_words(text);
   };
   std::vector<std::pair<std::string, std::string>> pairs;
   for (const auto& entry : data) {

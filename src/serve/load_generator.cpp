@@ -13,6 +13,7 @@
 #include "serve/arrival_schedule.hpp"
 #include "serve/sse_parser.hpp"
 #include "serve/stream_client.hpp"
+#include "serve/text_units.hpp"
 
 namespace ironbench::serve {
 namespace {
@@ -52,11 +53,7 @@ std::string http_error_class(long status) {
 
 load_result run_load(const std::vector<prepared_request>& requests, const load_settings& s,
                      const std::atomic<bool>* cancel) {
-  rlimit files{};
-  if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
-    files.rlim_cur = files.rlim_max;  // one socket per stream in flight
-    setrlimit(RLIMIT_NOFILE, &files);
-  }
+  raise_open_file_limit();
   load_result result;
   const auto schedule = arrival_times(requests.size(), s.request_rate, s.burstiness, s.seed);
   stream_client client;

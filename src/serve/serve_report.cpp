@@ -100,8 +100,7 @@ int best_point_under_limit(const std::vector<json>& points, const std::string& m
   int best = -1;
   double best_throughput = -1;
   for (std::size_t i = 0; i < points.size(); ++i) {
-    const auto key = statistic == "median" || statistic == "mean" ? fmt::format("{}_{}_ms", statistic, metric)
-                                                                  : fmt::format("{}_{}_ms", statistic, metric);
+    const auto key = fmt::format("{}_{}_ms", statistic, metric);  // median_itl_ms, p99_tpot_ms ...
     if (!points[i].contains(key)) continue;
     if (points[i].at(key).get<double>() > limit_ms) continue;
     const double throughput = points[i].at("output_throughput").get<double>();

@@ -21,9 +21,8 @@ struct stream_client::impl {
     CURL* easy = nullptr;
     curl_slist* headers = nullptr;
     std::string body;
-    data_callback on_data;
+    std::function<void(std::string_view)> on_data;  // stamps arrival and calls the user's callback
     done_callback on_done;
-    std::string failure_detail;
     char error_buffer[CURL_ERROR_SIZE] = {};
   };
 
@@ -64,9 +63,7 @@ struct stream_client::impl {
   }
 
   static size_t on_write(char* data, size_t size, size_t count, void* user) {
-    auto* t = static_cast<transfer*>(user);
-    auto* owner = t->on_data ? t : nullptr;
-    if (owner != nullptr) owner->on_data(std::string_view(data, size * count), 0);
+    static_cast<transfer*>(user)->on_data(std::string_view(data, size * count));
     return size * count;
   }
 
@@ -153,7 +150,7 @@ void stream_client::start(const http_request& request, data_callback on_data, do
   if (t->easy == nullptr) throw error("curl_easy_init failed");
   t->body = request.body;
   auto* self = impl_.get();
-  t->on_data = [self, on_data = std::move(on_data)](std::string_view bytes, double) { on_data(bytes, self->now()); };
+  t->on_data = [self, on_data = std::move(on_data)](std::string_view bytes) { on_data(bytes, self->now()); };
   t->on_done = std::move(on_done);
   for (const auto& h : request.headers) t->headers = curl_slist_append(t->headers, h.c_str());
   CURL* e = t->easy;

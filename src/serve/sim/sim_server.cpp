@@ -15,24 +15,13 @@
 #include <chrono>
 #include <map>
 #include <memory>
-#include <sstream>
 
 #include "core/error.hpp"
 #include "core/json.hpp"
+#include "serve/text_units.hpp"
 
 namespace ironbench::serve {
 namespace {
-
-// Words that common BPE tokenizers encode as one token each (with their leading space).
-const char* const sim_words[] = {" the", " of", " and", " to", " in", " is", " that", " for",
-                                 " it", " as", " was", " with", " be", " on", " not", " he"};
-
-std::int64_t count_words(const std::string& text) {
-  std::int64_t words = 0;
-  std::istringstream in(text);
-  for (std::string w; in >> w;) ++words;
-  return words;
-}
 
 double unix_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -55,7 +44,7 @@ struct active_request {
 
 class sim_server {
  public:
-  explicit sim_server(const sim_server_settings& s) : settings_(s), engine_(s.engine) {
+  explicit sim_server(const sim_server_settings& s) : settings_(s), json_model_(json(s.model).dump()), engine_(s.engine) {
     event_config* config = event_config_new();
     event_config_set_flag(config, EVENT_BASE_FLAG_PRECISE_TIMER);
     base_ = event_base_new_with_config(config);
@@ -219,24 +208,22 @@ class sim_server {
     s->start_step();
   }
 
-  json chunk_json(const active_request& a, const std::string& text, bool finished) const {
-    json choice = {{"index", 0}, {"finish_reason", finished ? json("length") : json(nullptr)}};
-    if (a.chat) {
-      choice["delta"] = {{"content", text}};
-      if (a.text.empty()) choice["delta"]["role"] = "assistant";
-    } else {
-      choice["text"] = text;
-      choice["logprobs"] = nullptr;
-    }
-    return {{"id", a.id},
-            {"object", a.chat ? "chat.completion.chunk" : "text_completion"},
-            {"created", a.created},
-            {"model", settings_.model},
-            {"choices", json::array({choice})},
-            // Ground truth for clients on this host: when this event left, on CLOCK_MONOTONIC.
-            {"ironbench_sim_sent_ns", std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                          std::chrono::steady_clock::now().time_since_epoch())
-                                          .count()}};
+  // One token event, formatted directly: this runs once per token of every stream (a JSON
+  // tree per token was the simulator's largest cost at thousands of streams). The id, model
+  // and word need no escaping beyond what json_model_ holds.
+  std::string chunk_text(const active_request& a, const char* word, bool finished) const {
+    const auto sent_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::chrono::steady_clock::now().time_since_epoch())
+                             .count();
+    const char* reason = finished ? "\"length\"" : "null";
+    const std::string choice =
+        a.chat ? fmt::format(R"({{"index":0,"finish_reason":{},"delta":{{"content":"{}"{}}}}})", reason, word,
+                             a.text.empty() ? R"(,"role":"assistant")" : "")
+               : fmt::format(R"({{"index":0,"finish_reason":{},"text":"{}","logprobs":null}})", reason, word);
+    // ironbench_sim_sent_ns: ground truth for clients on this host (CLOCK_MONOTONIC).
+    return fmt::format(R"({{"id":"{}","object":"{}","created":{},"model":{},"choices":[{}],"ironbench_sim_sent_ns":{}}})",
+                       a.id, a.chat ? "chat.completion.chunk" : "text_completion", a.created, json_model_, choice,
+                       sent_ns);
   }
 
   void send_event(evhttp_request* request, const std::string& data) {
@@ -250,12 +237,12 @@ class sim_server {
     const auto it = active_.find(e.id);
     if (it == active_.end()) return;  // the client went away
     auto& a = it->second;
-    const std::string word = sim_words[e.token_index % static_cast<std::int64_t>(std::size(sim_words))];
+    const char* word = one_token_words[e.token_index % static_cast<std::int64_t>(std::size(one_token_words))];
     if (a.stream && !a.stalled) {
       if (a.fault == sim_fault::malformed && e.token_index == 1) {
         send_event(a.request, "{\"choices\": [ {\"text\": \"cut");
       } else {
-        send_event(a.request, chunk_json(a, word, e.finished).dump());
+        send_event(a.request, chunk_text(a, word, e.finished));
       }
       if (a.fault == sim_fault::truncate && e.token_index == 1) {
         evhttp_connection* connection = a.connection;
@@ -309,6 +296,7 @@ class sim_server {
   }
 
   sim_server_settings settings_;
+  std::string json_model_;  // the model name as a JSON string
   sim_engine engine_;
   event_base* base_ = nullptr;
   evhttp* http_ = nullptr;
@@ -369,11 +357,7 @@ std::int64_t sim_prompt_tokens(const std::string& body_json) {
 
 void run_sim_server(const sim_server_settings& settings, const std::atomic<bool>& stop,
                     const std::function<void(int port)>& on_listening) {
-  rlimit files{};
-  if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
-    files.rlim_cur = files.rlim_max;  // thousands of concurrent streams need thousands of sockets
-    setrlimit(RLIMIT_NOFILE, &files);
-  }
+  raise_open_file_limit();  // thousands of concurrent streams need thousands of sockets
   sim_server server(settings);
   server.run(stop, on_listening);
 }
