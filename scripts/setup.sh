@@ -17,6 +17,7 @@ packages=(
   libevent-dev             # serve-sim, the simulated OpenAI-compatible server
   libsimdjson-dev          # the serving client's JSON parsing
   libpcre2-dev             # tokenizer pre-tokenizer patterns (Unicode classes)
+  libsqlite3-dev           # the results store
   python3-venv             # a private Python with Hugging Face tokenizers for the tokenizer test
 )
 

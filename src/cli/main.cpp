@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
       {"tp_infer", cli::add_tp_infer_command(app, call)},
       {"serve-sim", cli::add_serve_sim_command(app)},
       {"serve", cli::add_serve_command(app, call)},
+      {"results", cli::add_results_command(app)},
   };
   if (argc > 1 && argv[1][0] != '-' && actions.count(argv[1]) == 0) {
     std::string names;

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "results/results_store.hpp"
 
 namespace ironbench::cli {
 namespace {
@@ -33,7 +34,9 @@ void add_output_options(CLI::App& command, output_options& o) {
   command.add_option("--csv", o.csv_path, "Also write one CSV row per case to PATH ('-' = stdout)");
   command.add_option("--md", o.markdown_path, "Also write Markdown tables to PATH ('-' = stdout)");
   command.add_option("--results-dir", o.results_dir, "Directory where every run is saved as JSON")->capture_default_str();
-  command.add_flag("--no-save", o.no_save, "Do not save the run under --results-dir");
+  command.add_option("--db", o.database, "Results database (default: $IRONBENCH_DB or ~/.local/share/ironbench/results.db)");
+  command.add_option("--tag", o.tags, "Label the run KEY=VALUE, e.g. --tag env=vm --tag gpu=mi300x (repeatable)");
+  command.add_flag("--no-save", o.no_save, "Neither save the run under --results-dir nor store it in the database");
 }
 
 std::vector<report::output_target> parse_targets(const output_options& o) {
@@ -56,8 +59,18 @@ std::ostream& console_stream(const std::vector<report::output_target>& targets) 
   return stdout_taken ? std::cerr : std::cout;
 }
 
+namespace {
+
+std::filesystem::path database_path(const output_options& o) {
+  return o.database.empty() ? results::default_database_path() : std::filesystem::path(o.database);
+}
+
+}  // namespace
+
 void prepare_results_dir(const output_options& o) {
+  for (const auto& tag : o.tags) (void)results::parse_tag(tag, "--tag");
   if (o.no_save) return;
+  { results::results_store check(database_path(o)); }
   std::error_code ec;
   std::filesystem::create_directories(o.results_dir, ec);
   if (ec) throw usage_error(fmt::format("cannot create --results-dir {}: {}", o.results_dir, ec.message()));
@@ -68,7 +81,7 @@ std::string utc_time(std::chrono::system_clock::time_point t, const char* format
                      fmt::gmtime(std::chrono::system_clock::to_time_t(t)));
 }
 
-void write_run_outputs(const core::run_result& run, const std::vector<report::output_target>& targets,
+void write_run_outputs(core::run_result run, const std::vector<report::output_target>& targets,
                        const output_options& options, const std::string& hostname,
                        std::chrono::system_clock::time_point start, std::ostream& out,
                        const std::function<void(std::ostream&)>& console) {
@@ -81,15 +94,24 @@ void write_run_outputs(const core::run_result& run, const std::vector<report::ou
       if (write_failure.empty()) write_failure = e.what();
     }
   };
+  for (const auto& tag : options.tags) run.tags.insert(results::parse_tag(tag, "--tag"));
   for (const auto& t : targets) attempt(t);
-  std::string saved;
+  std::string saved, stored;
   if (!options.no_save) {
     saved = saved_run_path(options.results_dir, hostname, start).string();
     attempt({report::output_format::json, saved});
+    try {
+      results::results_store store(database_path(options));
+      const auto id = store.save(run, write_failure.empty() ? std::filesystem::absolute(saved).string() : "");
+      stored = fmt::format("stored: run {} in {}", id, store.path().string());
+    } catch (const std::exception& e) {
+      if (write_failure.empty()) write_failure = e.what();
+    }
   }
   auto& stream = &console_stream(targets) == &std::cerr ? std::cerr : out;
   console(stream);
   if (!saved.empty() && write_failure.empty()) stream << "saved: " << saved << '\n';
+  if (!stored.empty()) stream << stored << '\n';
   if (!write_failure.empty()) throw error(write_failure);
 }
 

@@ -18,10 +18,12 @@ namespace ironbench::cli {
 struct output_options {
   std::string json_path, csv_path, markdown_path;
   std::string results_dir = "ironbench-results";
-  bool no_save = false;
+  std::string database;             ///< --db; empty = results::default_database_path()
+  std::vector<std::string> tags;    ///< --tag KEY=VALUE, as given
+  bool no_save = false;             ///< neither the saved JSON copy nor the database
 };
 
-/// Adds --json, --csv, --md, --results-dir and --no-save to `command`.
+/// Adds --json, --csv, --md, --results-dir, --db, --tag and --no-save to `command`.
 void add_output_options(CLI::App& command, output_options& options);
 
 /// The requested targets, checked (writable, at most one on stdout) before anything runs.
@@ -30,16 +32,18 @@ void add_output_options(CLI::App& command, output_options& options);
 /// Where human-readable output goes: stderr when a target writes to stdout, else stdout.
 [[nodiscard]] std::ostream& console_stream(const std::vector<report::output_target>& targets);
 
-/// Creates --results-dir unless --no-save (usage error when it cannot).
+/// Before anything is measured: creates --results-dir and opens (creating or migrating) the
+/// results database unless --no-save, and checks every --tag. Usage error when one cannot.
 void prepare_results_dir(const output_options& options);
 
 /// `t` formatted in UTC with a strftime format.
 [[nodiscard]] std::string utc_time(std::chrono::system_clock::time_point t, const char* format);
 
-/// Writes every target and the saved copy, then the console report (to stderr when a target
-/// writes to stdout) through `console`, and "saved: PATH". Throws the first write failure
-/// after writing everything else.
-void write_run_outputs(const core::run_result& run, const std::vector<report::output_target>& targets,
+/// Writes every target, the saved copy and the database row (the run carries the --tag
+/// labels), then the console report (to stderr when a target writes to stdout) through
+/// `console`, "saved: PATH" and "stored: run ID in DB". Throws the first write failure after
+/// writing everything else.
+void write_run_outputs(core::run_result run, const std::vector<report::output_target>& targets,
                        const output_options& options, const std::string& hostname,
                        std::chrono::system_clock::time_point start, std::ostream& out,
                        const std::function<void(std::ostream&)>& console);

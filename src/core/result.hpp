@@ -68,6 +68,8 @@ struct run_result {
   int schema_version = result_schema_version;
   json tool = json::object();  ///< name, version, git, build type, compiler, features
   std::vector<std::string> argv;
+  /// User labels (--tag env=vm): what the run stands for in comparisons (env, gpu, site ...).
+  std::map<std::string, std::string> tags;
   std::string start_time;  ///< ISO 8601, UTC
   std::string end_time;
   run_status status = run_status::valid;

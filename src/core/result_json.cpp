@@ -206,6 +206,7 @@ json to_json(const run_result& run) {
   return json{{"schema_version", run.schema_version},
               {"tool", run.tool},
               {"argv", run.argv},
+              {"tags", run.tags},
               {"start_time", run.start_time},
               {"end_time", run.end_time},
               {"status", to_string(run.status)},
@@ -231,6 +232,11 @@ run_result run_from_json(const json& document, const std::string& context) {
   if (document.contains("argv") && document.at("argv").is_array()) {
     for (const auto& a : document.at("argv")) {
       if (a.is_string()) run.argv.push_back(a.get<std::string>());
+    }
+  }
+  if (document.contains("tags") && document.at("tags").is_object()) {
+    for (const auto& [key, value] : document.at("tags").items()) {
+      if (value.is_string()) run.tags[key] = value.get<std::string>();
     }
   }
   run.start_time = get_string(document, "start_time", context);

@@ -1,0 +1,84 @@
+// The results store: every run saved in one SQLite database, so runs can be listed, filtered
+// by benchmark, tag, host and date, exported and compared long after their JSON files moved.
+//
+// Layout (schema version 1; `PRAGMA user_version` holds the version, and opening an older
+// database migrates it in one transaction):
+//   runs(id, start_time, end_time, host, command, status, case_count, json_path, document,
+//        saved_at)   document is the whole run as JSON (docs/results-format.md)
+//   run_tags(run_id, key, value)
+//   cases(run_id, case_index, benchmark, device, params, status, metrics)   one row per case,
+//        params and metrics as JSON text, for people who query the file with sqlite3
+// The database runs in WAL mode; every save is one transaction, so a process killed while
+// saving leaves the earlier runs intact, and several processes may save at once.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/result.hpp"
+
+namespace ironbench::results {
+
+/// Schema version written by this build.
+inline constexpr int store_schema_version = 1;
+
+/// Which runs to list. Empty fields match everything.
+struct run_filter {
+  std::string benchmark;                      ///< runs with at least one case of this benchmark
+  std::map<std::string, std::string> tags;    ///< runs carrying every one of these tags
+  std::string host;                           ///< host name, exact
+  std::string since;                          ///< start_time >= this (ISO 8601 date or date-time, UTC)
+  std::string until;                          ///< start_time < this; a bare date means the end of that day
+  std::size_t limit = 0;                      ///< newest first; 0 = all
+};
+
+/// One stored run, without its cases.
+struct stored_run {
+  std::int64_t id = 0;
+  std::string start_time, end_time, host, command, status, json_path, saved_at;
+  std::size_t case_count = 0;
+  std::vector<std::string> benchmarks;  ///< distinct, in case order
+  std::map<std::string, std::string> tags;
+};
+
+class sqlite_database;
+
+class results_store {
+ public:
+  /// Opens or creates the database at `path` (its folder is created), migrating an older
+  /// schema. Throws usage_error when the file is not a database or is newer than this build.
+  explicit results_store(const std::filesystem::path& path);
+  ~results_store();
+  results_store(const results_store&) = delete;
+  results_store& operator=(const results_store&) = delete;
+
+  /// Saves `run` (with run.tags) in one transaction and returns its id. `json_path` is the
+  /// file the run was also written to ("" when none).
+  std::int64_t save(const core::run_result& run, const std::string& json_path);
+  [[nodiscard]] std::vector<stored_run> list(const run_filter& filter) const;
+  /// The run with `id`; throws usage_error when there is none.
+  [[nodiscard]] core::run_result load(std::int64_t id) const;
+  /// The stored JSON text of run `id`; throws usage_error when there is none.
+  [[nodiscard]] std::string document(std::int64_t id) const;
+  /// Deletes run `id` with its tags and cases; false when there was none.
+  bool remove(std::int64_t id);
+  [[nodiscard]] int schema_version() const;
+  [[nodiscard]] const std::filesystem::path& path() const;
+
+ private:
+  std::unique_ptr<sqlite_database> db_;
+};
+
+/// Where runs are stored when --db is not given: $IRONBENCH_DB, else
+/// $XDG_DATA_HOME/ironbench/results.db, else ~/.local/share/ironbench/results.db.
+[[nodiscard]] std::filesystem::path default_database_path();
+
+/// Parses "key=value" (key: letters, digits, '_', '-', '.'; value: not empty). Throws
+/// usage_error naming `what` (e.g. "--tag") otherwise.
+[[nodiscard]] std::pair<std::string, std::string> parse_tag(const std::string& text, const std::string& what);
+
+}  // namespace ironbench::results
