@@ -1,0 +1,327 @@
+#include "results/comparison.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <set>
+
+#include "core/error.hpp"
+#include "core/result_json.hpp"
+#include "core/statistics.hpp"
+#include "results/significance.hpp"
+
+namespace ironbench::results {
+namespace {
+
+using param_list = std::vector<std::pair<std::string, std::string>>;
+
+/// Cases of one side with the same benchmark, device and parameters, pooled over runs.
+struct pooled_case {
+  std::string benchmark, device;
+  param_list params;
+  std::map<std::string, std::vector<double>> metric_values;
+  std::map<std::string, std::string> units;
+  std::vector<double> samples_s;
+  std::size_t cases = 0;
+};
+
+const std::vector<std::string> preferred_metrics = {
+    "tflops",        "busbw",         "bandwidth",  "bw_average",         "output_throughput", "tokens_per_s",
+    "samples_per_s", "throughput",    "request_throughput", "latency_ms", "time_us"};
+
+std::string text_of(const json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); }
+
+param_list params_of(const core::case_result& c) {
+  param_list params;
+  const auto document = core::to_json(c);
+  for (const auto& [name, value] : document.at("params").items()) params.emplace_back(name, text_of(value));
+  return params;
+}
+
+std::string join(const param_list& params) {
+  std::string text;
+  for (const auto& [name, value] : params) text += (text.empty() ? "" : " ") + name + "=" + value;
+  return text;
+}
+
+std::vector<pooled_case> pool(const comparison_side& side) {
+  std::map<std::string, pooled_case> by_key;
+  std::vector<std::string> order;
+  for (const auto& run : side.runs) {
+    for (const auto& c : run.cases) {
+      if (c.status != core::case_status::valid) continue;
+      auto params = params_of(c);
+      const auto key = c.benchmark + "|" + c.device + "|" + join(params);
+      auto [it, inserted] = by_key.try_emplace(key);
+      auto& p = it->second;
+      if (inserted) {
+        order.push_back(key);
+        p.benchmark = c.benchmark;
+        p.device = c.device;
+        p.params = std::move(params);
+      }
+      ++p.cases;
+      for (const auto& m : c.metrics) {
+        if (!std::isfinite(m.value)) continue;
+        p.metric_values[m.name].push_back(m.value);
+        p.units[m.name] = m.unit;
+      }
+      if (c.timing) p.samples_s.insert(p.samples_s.end(), c.timing->samples_s.begin(), c.timing->samples_s.end());
+    }
+  }
+  std::vector<pooled_case> pooled;
+  for (const auto& key : order) pooled.push_back(std::move(by_key.at(key)));
+  return pooled;
+}
+
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return core::percentile_sorted(values, 50);
+}
+
+struct aligned_entry {
+  param_list params;
+  std::vector<std::vector<const pooled_case*>> per_side;
+};
+
+std::string reduced_key(const pooled_case& p, const std::set<std::string>& names, bool per_device, param_list& kept) {
+  kept.clear();
+  for (const auto& [name, value] : p.params) {
+    if (names.count(name) != 0) kept.emplace_back(name, value);
+  }
+  auto sorted = kept;  // sides may list the same parameters in another order
+  std::sort(sorted.begin(), sorted.end());
+  return p.benchmark + "|" + (per_device ? p.device : "") + "|" + join(sorted);
+}
+
+/// The metric to compare: `wanted`, or the first preferred metric every side has.
+std::string choose_metric(const std::vector<std::vector<const pooled_case*>>& per_side, const std::string& wanted) {
+  auto everyone_has = [&](const std::string& name) {
+    for (const auto& entries : per_side) {
+      if (entries.empty()) continue;
+      const bool any = std::any_of(entries.begin(), entries.end(),
+                                   [&](const pooled_case* p) { return p->metric_values.count(name) != 0; });
+      if (!any) return false;
+    }
+    return true;
+  };
+  if (!wanted.empty()) return everyone_has(wanted) ? wanted : "";
+  for (const auto& name : preferred_metrics) {
+    if (everyone_has(name)) return name;
+  }
+  for (const auto& entries : per_side) {
+    for (const auto* p : entries) {
+      for (const auto& [name, values] : p->metric_values) {
+        if (everyone_has(name)) return name;
+      }
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+const char* to_string(verdict v) {
+  switch (v) {
+    case verdict::same: return "same";
+    case verdict::faster: return "faster";
+    case verdict::slower: return "slower";
+    case verdict::not_comparable: return "not comparable";
+  }
+  return "?";
+}
+
+bool metric_higher_is_better(const std::string& name, const std::string& unit) {
+  for (const char* u : {"s", "ms", "us", "ns"}) {
+    if (unit == u) return false;
+  }
+  for (const char* suffix : {"_ms", "_us", "_s", "_ns"}) {
+    const std::string s(suffix);
+    if (name.size() > s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0 &&
+        name.find("_per_s") == std::string::npos) {
+      return false;
+    }
+  }
+  if (name.find("per_usd") != std::string::npos || name.find("per_dollar") != std::string::npos) return true;
+  for (const char* lower : {"latency", "time", "usd", "cost", "price"}) {
+    if (name.find(lower) != std::string::npos) return false;
+  }
+  return true;
+}
+
+comparison compare_sides(const std::vector<comparison_side>& sides, const comparison_options& options) {
+  if (sides.size() < 2) throw usage_error("compare needs at least two sides (runs, files, tag selectors or ref:NAME)");
+  for (const auto& side : sides) {
+    if (side.runs.empty()) throw usage_error(fmt::format("'{}' selects no run", side.label));
+  }
+  const std::size_t n = sides.size();
+  comparison result;
+  result.options = options;
+  for (const auto& side : sides) result.labels.push_back(side.label);
+
+  std::vector<std::vector<pooled_case>> pooled;
+  for (const auto& side : sides) pooled.push_back(pool(side));
+
+  // Parameters every side uses for a benchmark are the alignment key; the rest collapse.
+  std::map<std::string, std::set<std::string>> common;
+  std::map<std::string, std::size_t> sides_with;
+  for (const auto& cases : pooled) {
+    std::map<std::string, std::set<std::string>> names;
+    for (const auto& p : cases) {
+      for (const auto& [name, value] : p.params) names[p.benchmark].insert(name);
+      names.try_emplace(p.benchmark);
+    }
+    for (const auto& [benchmark, set] : names) {
+      if (sides_with[benchmark]++ == 0) {
+        common[benchmark] = set;
+      } else {
+        std::set<std::string> both;
+        std::set_intersection(common[benchmark].begin(), common[benchmark].end(), set.begin(), set.end(),
+                              std::inserter(both, both.begin()));
+        common[benchmark] = both;
+      }
+    }
+  }
+  for (auto& [benchmark, set] : common) {
+    for (const auto& ignored : options.ignored_params) set.erase(ignored);
+  }
+
+  std::map<std::string, aligned_entry> aligned;
+  std::vector<std::string> order;
+  for (std::size_t s = 0; s < n; ++s) {
+    for (const auto& p : pooled[s]) {
+      param_list kept;
+      const auto key = reduced_key(p, common[p.benchmark], options.per_device, kept);
+      auto [it, inserted] = aligned.try_emplace(key);
+      if (inserted) {
+        order.push_back(key);
+        it->second.params = kept;
+        it->second.per_side.resize(n);
+      }
+      it->second.per_side[s].push_back(&p);
+    }
+  }
+
+  result.only_in.resize(n);
+  std::map<std::string, benchmark_summary> summaries;
+  std::vector<std::string> benchmark_order;
+  for (const auto& key : order) {
+    const auto& entry = aligned.at(key);
+    std::size_t present = 0;
+    for (const auto& e : entry.per_side) present += e.empty() ? 0 : 1;
+    const auto& any = *std::find_if(entry.per_side.begin(), entry.per_side.end(),
+                                    [](const auto& e) { return !e.empty(); });
+    const std::string benchmark = any.front()->benchmark;
+    const std::string label = fmt::format("{} {}{}", benchmark, join(entry.params),
+                                          options.per_device ? " on " + any.front()->device : "");
+    if (present < 2 || entry.per_side[0].empty()) {
+      for (std::size_t s = 0; s < n; ++s) {
+        if (!entry.per_side[s].empty()) result.only_in[s].push_back(label);
+      }
+      continue;
+    }
+    compared_case row;
+    row.benchmark = benchmark;
+    row.key = join(entry.params);
+    if (options.per_device) row.key += (row.key.empty() ? "" : " ") + std::string("device=") + any.front()->device;
+    for (const auto& [name, value] : entry.params) row.params[name] = value;
+    row.metric = choose_metric(entry.per_side, options.metric);
+    row.values.resize(n);
+    row.speedup.assign(n, 1.0);
+    row.percent.assign(n, 0.0);
+    row.p_value.resize(n);
+    row.speedup_low.resize(n);
+    row.speedup_high.resize(n);
+    row.verdicts.assign(n, verdict::not_comparable);
+    if (row.metric.empty()) {
+      for (std::size_t s = 0; s < n; ++s) {
+        if (!entry.per_side[s].empty()) result.only_in[s].push_back(label + " (no metric in common)");
+      }
+      continue;
+    }
+    std::vector<const pooled_case*> chosen(n, nullptr);
+    for (std::size_t s = 0; s < n; ++s) {
+      for (const auto* p : entry.per_side[s]) {
+        if (p->metric_values.count(row.metric) != 0 && row.unit.empty()) row.unit = p->units.at(row.metric);
+      }
+    }
+    row.higher_is_better = metric_higher_is_better(row.metric, row.unit);
+    for (std::size_t s = 0; s < n; ++s) {
+      double best = 0;
+      std::size_t cases = 0;
+      for (const auto* p : entry.per_side[s]) {
+        const auto it = p->metric_values.find(row.metric);
+        if (it == p->metric_values.end()) continue;
+        const double v = median_of(it->second);
+        cases += p->cases;
+        if (chosen[s] == nullptr || (row.higher_is_better ? v > best : v < best)) {
+          best = v;
+          chosen[s] = p;
+        }
+      }
+      if (chosen[s] != nullptr) row.values[s] = side_value{best, cases, chosen[s]->samples_s.size()};
+    }
+    if (!row.values[0]) continue;
+    const double base = row.values[0]->value;
+    for (std::size_t s = 1; s < n; ++s) {
+      if (!row.values[s]) continue;
+      const double v = row.values[s]->value;
+      if (base <= 0 || v <= 0) continue;  // not comparable: a ratio needs two positive numbers
+      row.speedup[s] = row.higher_is_better ? v / base : base / v;
+      row.percent[s] = (v - base) / base * 100;
+      const auto& a = chosen[0]->samples_s;
+      const auto& b = chosen[s]->samples_s;
+      if (a.size() >= 2 && b.size() >= 2) {
+        row.p_value[s] = mann_whitney_u(a, b).p_value;
+        // Whatever the metric's direction, the speedup of b over a is a's time over b's.
+        const auto interval = bootstrap_median_ratio(a, b, options.confidence);
+        row.speedup_low[s] = interval.low;
+        row.speedup_high[s] = interval.high;
+      }
+      const bool tiny = std::abs(row.speedup[s] - 1) < options.min_difference;
+      if ((row.p_value[s] && *row.p_value[s] >= options.alpha) || tiny) {
+        row.verdicts[s] = verdict::same;
+      } else {
+        row.verdicts[s] = row.speedup[s] > 1 ? verdict::faster : verdict::slower;
+      }
+    }
+    for (std::size_t s = 1; s < n; ++s) {
+      if (row.values[s]) continue;
+      result.only_in[0].push_back(label + fmt::format(" (not in {})", result.labels[s]));
+    }
+    if (!summaries.count(benchmark)) {
+      benchmark_order.push_back(benchmark);
+      auto& summary = summaries[benchmark];
+      summary.benchmark = benchmark;
+      summary.geomean_speedup.assign(n, 0.0);
+      summary.cases.assign(n, 0);
+      summary.faster.assign(n, 0);
+      summary.slower.assign(n, 0);
+      summary.same.assign(n, 0);
+    }
+    auto& summary = summaries[benchmark];
+    for (std::size_t s = 1; s < n; ++s) {
+      if (row.verdicts[s] == verdict::not_comparable) continue;
+      summary.geomean_speedup[s] += std::log(row.speedup[s]);
+      ++summary.cases[s];
+      summary.faster[s] += row.verdicts[s] == verdict::faster ? 1 : 0;
+      summary.slower[s] += row.verdicts[s] == verdict::slower ? 1 : 0;
+      summary.same[s] += row.verdicts[s] == verdict::same ? 1 : 0;
+    }
+    result.cases.push_back(std::move(row));
+  }
+  for (const auto& benchmark : benchmark_order) {
+    auto summary = summaries.at(benchmark);
+    summary.geomean_speedup[0] = 1;
+    for (std::size_t s = 1; s < n; ++s) {
+      summary.geomean_speedup[s] =
+          summary.cases[s] > 0 ? std::exp(summary.geomean_speedup[s] / static_cast<double>(summary.cases[s])) : 0;
+    }
+    result.benchmarks.push_back(std::move(summary));
+  }
+  return result;
+}
+
+}  // namespace ironbench::results
