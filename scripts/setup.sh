@@ -18,6 +18,7 @@ packages=(
   libsimdjson-dev          # the serving client's JSON parsing
   libpcre2-dev             # tokenizer pre-tokenizer patterns (Unicode classes)
   libsqlite3-dev           # the results store
+  libjs-chart.js           # Chart.js, compiled into the HTML report
   python3-venv             # a private Python with Hugging Face tokenizers for the tokenizer test
 )
 
@@ -25,6 +26,7 @@ packages=(
 # tests that need them skip with the reason elsewhere.
 optional_packages=(
   hipcc                    # compiles the GPU kernels for AMD GPUs (gfx90a, gfx940) in the tests
+  chromium                 # renders the HTML report in the tests (headless)
 )
 
 if [[ "${1:-}" == "--dry-run" ]]; then

@@ -28,5 +28,6 @@ command_action add_serve_sim_command(CLI::App& app);
 command_action add_serve_command(CLI::App& app, const invocation& call);
 command_action add_results_command(CLI::App& app);
 command_action add_compare_command(CLI::App& app);
+command_action add_report_command(CLI::App& app);
 
 }  // namespace ironbench::cli

@@ -2,16 +2,16 @@
 // side, with a significance test per case and a verdict.
 #include <fmt/format.h>
 
-#include <fstream>
-#include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/side_selection.hpp"
 #include "core/error.hpp"
 #include "report/comparison_table.hpp"
-#include "results/results_store.hpp"
-#include "results/run_selector.hpp"
+#include "report/html_report.hpp"
+#include "report/text_table.hpp"
 
 namespace ironbench::cli {
 namespace {
@@ -22,7 +22,9 @@ struct compare_arguments {
   std::string format = "console";
   std::string output = "-";
   std::string min_difference = "2%";
+  std::vector<std::string> prices;
   bool fail_on_slower = false;
+  std::vector<std::string> align_on;
   results::comparison_options options;
 };
 
@@ -31,8 +33,11 @@ double fraction_of(const std::string& text) {
     std::size_t used = 0;
     double value = std::stod(text, &used);
     const auto rest = text.substr(used);
-    if (rest == "%") value /= 100;
-    else if (!rest.empty()) throw std::invalid_argument(rest);
+    if (rest == "%") {
+      value /= 100;
+    } else if (!rest.empty()) {
+      throw std::invalid_argument(rest);
+    }
     if (value < 0 || value >= 1) throw std::out_of_range(text);
     return value;
   } catch (const std::exception&) {
@@ -40,34 +45,49 @@ double fraction_of(const std::string& text) {
   }
 }
 
+void write_cost_text(const std::vector<results::cost_row>& rows, bool markdown, std::ostream& out) {
+  if (rows.empty()) return;
+  report::text_table table;
+  for (const char* column : {"side", "benchmark", "case", "metric"}) table.add_column(column, report::text_table::align::left);
+  for (const char* column : {"value", "USD/h", "value per USD/h", "USD per 1M tokens"}) table.add_column(column);
+  for (const auto& r : rows) {
+    table.add_row({r.side, r.benchmark, r.key, r.metric, report::format_value(r.value),
+                   fmt::format("{:.2f}", r.node_usd_per_hour), report::format_value(r.value_per_usd_hour),
+                   r.usd_per_million_tokens ? fmt::format("{:.4f}", *r.usd_per_million_tokens) : "-"});
+  }
+  out << (markdown ? "\n## Cost\n\n" : "\ncost:\n");
+  if (markdown) {
+    table.render_markdown(out);
+  } else {
+    table.render_text(out);
+  }
+}
+
 int execute(compare_arguments& a) {
   a.options.min_difference = fraction_of(a.min_difference);
-  std::unique_ptr<results::results_store> store;
-  auto open_store = [&]() -> results::results_store& {
-    if (!store) {
-      store = std::make_unique<results::results_store>(a.database.empty() ? results::default_database_path()
-                                                                          : std::filesystem::path(a.database));
-    }
-    return *store;
-  };
-  std::vector<results::comparison_side> sides;
-  for (const auto& text : a.sides) sides.push_back(results::select_side(text, open_store));
+  for (const auto& name : a.align_on) std::erase(a.options.collapsed_params, name);
+  const auto prices = parse_prices(a.prices);
+  const auto sides = select_sides(a.sides, a.database);
   const auto comparison = results::compare_sides(sides, a.options);
+  const auto cost = prices.empty() ? std::vector<results::cost_row>{} : results::cost_rows(sides, prices);
 
-  std::ofstream file;
-  if (a.output != "-") {
-    file.open(a.output);
-    if (!file) throw usage_error(fmt::format("cannot write --output {}", a.output));
-  }
-  std::ostream& out = a.output == "-" ? std::cout : file;
-  if (a.format == "markdown") {
-    report::write_comparison_markdown(comparison, out);
+  std::ostringstream text;
+  if (a.format == "html") {
+    report::html_report_input input;
+    input.title = "ironbench comparison: " + comparison.labels[0];
+    for (std::size_t s = 1; s < comparison.labels.size(); ++s) input.title += " vs " + comparison.labels[s];
+    input.sides = sides;
+    input.comparison = comparison;
+    input.cost = cost;
+    report::write_html_report(input, text);
+  } else if (a.format == "markdown") {
+    report::write_comparison_markdown(comparison, text);
+    write_cost_text(cost, true, text);
   } else {
-    report::write_comparison_console(comparison, out);
+    report::write_comparison_console(comparison, text);
+    write_cost_text(cost, false, text);
   }
-  out.flush();
-  if (!out) throw error(fmt::format("writing {} failed", a.output));
-  if (a.output != "-") std::cerr << "written: " << a.output << '\n';
+  write_text_output(a.output, text.str());
   if (a.fail_on_slower) {
     for (const auto& row : comparison.cases) {
       for (auto v : row.verdicts) {
@@ -86,8 +106,8 @@ command_action add_compare_command(CLI::App& app) {
   auto a = std::make_shared<compare_arguments>();
   command->add_option("sides", a->sides, "The baseline first, then the runs compared with it")->required()->expected(2, -1);
   command->add_option("--db", a->database, "Results database (default: $IRONBENCH_DB or ~/.local/share/ironbench/results.db)");
-  command->add_option("--format", a->format, "console or markdown")
-      ->check(CLI::IsMember({"console", "markdown"}))
+  command->add_option("--format", a->format, "console, markdown or html")
+      ->check(CLI::IsMember({"console", "markdown", "html"}))
       ->capture_default_str();
   command->add_option("-o,--output", a->output, "Write the comparison to this file ('-' = stdout)")->capture_default_str();
   command->add_option("--metric", a->options.metric, "Compare this metric instead of each benchmark's main one");
@@ -102,6 +122,9 @@ command_action add_compare_command(CLI::App& app) {
       ->capture_default_str();
   command->add_flag("--per-device", a->options.per_device, "Align cases by device too (default: the best device)");
   command->add_option("--ignore-param", a->options.ignored_params, "Leave this parameter out of the alignment (repeatable)");
+  command->add_option("--align-on", a->align_on, "Also align on this parameter, e.g. provider (default: the best provider)");
+  command->add_option("--price-per-hour", a->prices,
+                      "USD per node-hour (2.50) or per GPU-hour (2.50/gpu): one for all sides, or one per side");
   command->add_flag("--fail-on-slower", a->fail_on_slower, "Exit with 1 when any case is slower than the baseline");
   return [a] { return execute(*a); };
 }

@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
       {"serve", cli::add_serve_command(app, call)},
       {"results", cli::add_results_command(app)},
       {"compare", cli::add_compare_command(app)},
+      {"report", cli::add_report_command(app)},
   };
   if (argc > 1 && argv[1][0] != '-' && actions.count(argv[1]) == 0) {
     std::string names;

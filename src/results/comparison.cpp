@@ -186,6 +186,7 @@ comparison compare_sides(const std::vector<comparison_side>& sides, const compar
   }
   for (auto& [benchmark, set] : common) {
     for (const auto& ignored : options.ignored_params) set.erase(ignored);
+    for (const auto& collapsed : options.collapsed_params) set.erase(collapsed);
   }
 
   std::map<std::string, aligned_entry> aligned;

@@ -27,6 +27,9 @@ struct comparison_options {
   bool per_device = false;       ///< align cases by device too (else the best device is kept)
   std::string metric;            ///< compare this metric instead of each benchmark's primary one
   std::vector<std::string> ignored_params;  ///< parameters left out of the alignment key
+  /// Parameters that say how rather than what (a GEMM library): left out of the key like the
+  /// device, and the best case kept, so cuBLASLt on one node aligns with hipBLASLt on another.
+  std::vector<std::string> collapsed_params = {"provider"};
 };
 
 enum class verdict { same, faster, slower, not_comparable };

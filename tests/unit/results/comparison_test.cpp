@@ -176,6 +176,16 @@ TEST(CompareSides, AlignsOnSharedParametersAndKeepsTheBest) {
   EXPECT_EQ(c.cases[0].values[0]->cases, 2u);
   EXPECT_NEAR(c.cases[0].speedup[1], 775.0 / 700.0, 1e-12);
 
+  // A provider on both sides: collapsed by default (the best library of each node) ...
+  const auto amd = run_of({{"gemm", {{"provider", "hipblaslt"}, {"dtype", "bf16"}, {"M", "4096"}}, "tflops", 800, {}}});
+  EXPECT_EQ(compare_sides({{"mine", {a}}, {"amd", {amd}}}, {}).cases.size(), 1u);
+  // ... and kept apart when asked: then no library is on both sides.
+  comparison_options by_provider;
+  by_provider.collapsed_params.clear();
+  const auto apart = compare_sides({{"mine", {a}}, {"amd", {amd}}}, by_provider);
+  EXPECT_TRUE(apart.cases.empty());
+  EXPECT_EQ(apart.only_in[0].size(), 2u);
+
   comparison_options ignore_m;
   ignore_m.ignored_params = {"M"};
   EXPECT_EQ(compare_sides({{"mine", {a}}, {"ref", {ref}}}, ignore_m).cases.at(0).key, "dtype=bf16");

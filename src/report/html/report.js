@@ -1,0 +1,288 @@
+// Draws the charts of an ironbench HTML report with Chart.js from the JSON embedded in the
+// page (id "ironbench-data"). Text from results only ever reaches the page through
+// textContent and Chart.js labels (drawn on a canvas), never as HTML.
+(function () {
+  'use strict';
+  const data = JSON.parse(document.getElementById('ironbench-data').textContent);
+  const area = document.getElementById('charts');
+  if (typeof Chart === 'undefined') {
+    const missing = document.createElement('p');
+    missing.textContent = 'This ironbench was built without Chart.js (libjs-chart.js): no charts.';
+    area.append(missing);
+    document.body.dataset.charts = 'unavailable';
+    return;
+  }
+  const palette = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f',
+                   '#bcbd22', '#17becf'];
+  const dashes = [[], [6, 4], [2, 3], [10, 3, 2, 3]];
+  Chart.defaults.animation = false;
+  Chart.defaults.responsive = false;
+  Chart.defaults.font.size = 12;
+
+  const several = data.sides.length > 1;
+  const seriesLabel = (sideIndex, text) => (several ? data.sides[sideIndex].label + ': ' : '') + text;
+  let colorIndex = 0;
+  const nextColor = () => palette[colorIndex++ % palette.length];
+
+  function addChart(title, subtitle, config) {
+    const figure = document.createElement('figure');
+    const caption = document.createElement('figcaption');
+    caption.textContent = title;
+    const note = document.createElement('div');
+    note.className = 'note';
+    note.textContent = subtitle;
+    const canvas = document.createElement('canvas');
+    canvas.width = 960;
+    canvas.height = 440;
+    figure.append(caption, note, canvas);
+    area.append(figure);
+    config.options = Object.assign({ plugins: { legend: { position: 'right' } } }, config.options || {});
+    new Chart(canvas.getContext('2d'), config);
+  }
+
+  // Every valid case of a benchmark, on every side: {side, c}.
+  function casesOf(benchmark) {
+    const found = [];
+    data.sides.forEach((side, sideIndex) => side.cases.forEach((c) => {
+      if (c.benchmark === benchmark && c.status === 'valid') found.push({ side: sideIndex, c: c });
+    }));
+    return found;
+  }
+
+  function groupBy(items, keyOf) {
+    const groups = new Map();
+    for (const item of items) {
+      const key = keyOf(item);
+      if (!groups.has(key)) groups.set(key, []);
+      groups.get(key).push(item);
+    }
+    return groups;
+  }
+
+  const axisTitle = (text) => ({ display: true, text: text });
+  const unitOf = (found, metric) => {
+    for (const f of found) if (f.c.units[metric]) return f.c.units[metric];
+    return '';
+  };
+
+  // y against a numeric parameter on a log axis, one line per group; the best device wins.
+  function lineChart(title, subtitle, found, xParam, metric, groupKey, xTitle) {
+    const groups = groupBy(found.filter((f) => typeof f.c.params[xParam] === 'number' && metric in f.c.metrics),
+                           (f) => f.side + '\u0000' + groupKey(f.c));
+    if (groups.size === 0) return;
+    const datasets = [];
+    for (const [key, items] of groups) {
+      const best = new Map();
+      for (const f of items) {
+        const x = f.c.params[xParam];
+        best.set(x, Math.max(best.get(x) || 0, f.c.metrics[metric]));
+      }
+      const points = [...best.entries()].sort((a, b) => a[0] - b[0]).map(([x, y]) => ({ x: x, y: y }));
+      const side = items[0].side;
+      const color = nextColor();
+      datasets.push({ label: seriesLabel(side, key.split('\u0000')[1]), data: points, borderColor: color,
+                      backgroundColor: color, borderDash: dashes[side % dashes.length], showLine: true });
+    }
+    addChart(title, subtitle, {
+      type: 'scatter',
+      data: { datasets: datasets },
+      options: { scales: { x: { type: 'logarithmic', title: axisTitle(xTitle) },
+                           y: { beginAtZero: true, title: axisTitle(metric + ' (' + unitOf(found, metric) + ')') } } },
+    });
+  }
+
+  // One bar per case label, one dataset per side and group.
+  function barChart(title, subtitle, found, metric, labelOf, groupOf) {
+    const usable = found.filter((f) => metric in f.c.metrics);
+    if (usable.length === 0) return;
+    const labels = [...new Set(usable.map((f) => labelOf(f.c)))];
+    const groups = groupBy(usable, (f) => f.side + '\u0000' + groupOf(f.c));
+    const datasets = [];
+    for (const [key, items] of groups) {
+      const values = new Map();
+      for (const f of items) {
+        const label = labelOf(f.c);
+        values.set(label, Math.max(values.get(label) || 0, f.c.metrics[metric]));
+      }
+      const color = nextColor();
+      const name = key.split('\u0000')[1];
+      datasets.push({ label: seriesLabel(items[0].side, name || metric), backgroundColor: color,
+                      data: labels.map((l) => (values.has(l) ? values.get(l) : null)) });
+    }
+    addChart(title, subtitle, {
+      type: 'bar',
+      data: { labels: labels, datasets: datasets },
+      options: { scales: { y: { beginAtZero: true, title: axisTitle(metric + ' (' + unitOf(usable, metric) + ')') } } },
+    });
+  }
+
+  const join = (c, names) => names.filter((n) => n in c.params).map((n) => c.params[n]).join(' ');
+  const otherParams = (c, skip) => Object.keys(c.params).filter((n) => !skip.includes(n))
+    .map((n) => n + '=' + c.params[n]).join(' ');
+
+  const drawn = new Set();
+
+  function streamCharts() {
+    const found = casesOf('stream');
+    if (found.length === 0) return;
+    drawn.add('stream');
+    lineChart('STREAM bandwidth vs array size', 'GB/s (1e9 B/s) per kernel; best device at each size',
+              found, 'size', 'bandwidth', (c) => join(c, ['kernel', 'dtype']), 'bytes per array');
+  }
+
+  function gemmCharts() {
+    const found = casesOf('gemm');
+    if (found.length === 0) return;
+    drawn.add('gemm');
+    barChart('GEMM throughput per shape and dtype', 'TFLOP/s (median time); best device and provider',
+             found, 'tflops', (c) => [c.params.M, c.params.N, c.params.K].join('x'),
+             (c) => join(c, ['dtype', 'provider']));
+  }
+
+  function copyCharts() {
+    for (const benchmark of ['copy', 'p2p']) {
+      const found = casesOf(benchmark);
+      if (found.length === 0) continue;
+      drawn.add(benchmark);
+      barChart(benchmark === 'copy' ? 'Host-device copy bandwidth' : 'Peer-to-peer bandwidth', 'GB/s per path',
+               found, 'bandwidth', (c) => otherParams(c, ['size']), () => '');
+    }
+  }
+
+  function collectiveCharts() {
+    const found = casesOf('collectives');
+    if (found.length === 0) return;
+    drawn.add('collectives');
+    lineChart('Collective bus bandwidth vs message size', 'busbw (nccl-tests definition), GB/s',
+              found, 'size', 'busbw', (c) => join(c, ['collective', 'placement', 'dtype']), 'message size (bytes)');
+  }
+
+  function serveCharts() {
+    const found = casesOf('serve').filter((f) => 'output_throughput' in f.c.metrics);
+    if (found.length === 0) return;
+    drawn.add('serve');
+    const byRate = found.every((f) => !f.c.params.max_concurrency) && found.some((f) => f.c.params.request_rate !== 'inf');
+    const xOf = (c) => (byRate ? Number(c.params.request_rate) : Number(c.params.max_concurrency));
+    const xTitle = byRate ? 'request rate (requests/s)' : 'max concurrency';
+    const sides = groupBy(found.filter((f) => isFinite(xOf(f.c)) && xOf(f.c) > 0), (f) => f.side);
+    const throughput = [], tradeoff = [], latency = [];
+    for (const [side, items] of sides) {
+      items.sort((a, b) => xOf(a.c) - xOf(b.c));
+      const color = nextColor();
+      throughput.push({ label: seriesLabel(side, 'output tokens/s'), borderColor: color, backgroundColor: color,
+                        showLine: true, data: items.map((f) => ({ x: xOf(f.c), y: f.c.metrics.output_throughput })) });
+      const itl = items.filter((f) => 'median_itl_ms' in f.c.metrics);
+      tradeoff.push({ label: seriesLabel(side, 'throughput vs median ITL'), borderColor: color, backgroundColor: color,
+                      showLine: true, data: itl.map((f) => ({ x: f.c.metrics.median_itl_ms, y: f.c.metrics.output_throughput })) });
+      ['median_ttft_ms', 'p99_ttft_ms', 'median_itl_ms', 'p99_itl_ms'].forEach((metric, i) => {
+        const points = items.filter((f) => metric in f.c.metrics).map((f) => ({ x: xOf(f.c), y: f.c.metrics[metric] }));
+        if (points.length === 0) return;
+        const c = nextColor();
+        latency.push({ label: seriesLabel(side, metric), borderColor: c, backgroundColor: c, showLine: true,
+                       borderDash: dashes[i % dashes.length], data: points });
+      });
+    }
+    const logX = { type: 'logarithmic', title: axisTitle(xTitle) };
+    addChart('Serving throughput vs ' + xTitle, 'output tokens/s as vLLM bench serve defines it', {
+      type: 'scatter', data: { datasets: throughput },
+      options: { scales: { x: logX, y: { beginAtZero: true, title: axisTitle('output tokens/s') } } } });
+    if (tradeoff.some((d) => d.data.length > 0)) {
+      addChart('Serving throughput vs latency', 'each point is one ' + xTitle + ' of the sweep', {
+        type: 'scatter', data: { datasets: tradeoff },
+        options: { scales: { x: { title: axisTitle('median inter-token latency (ms)') },
+                             y: { beginAtZero: true, title: axisTitle('output tokens/s') } } } });
+    }
+    if (latency.length > 0) {
+      addChart('TTFT and ITL percentiles', 'milliseconds; solid median, dashed p99', {
+        type: 'scatter', data: { datasets: latency },
+        options: { scales: { x: logX, y: { beginAtZero: true, title: axisTitle('ms') } } } });
+    }
+  }
+
+  function trainingCharts() {
+    const found = data.sides.flatMap((side, i) => side.cases.filter((c) => c.benchmark.startsWith('train') ||
+      c.benchmark === 'ddp_scaling').map((c) => ({ side: i, c: c }))).filter((f) => f.c.status === 'valid');
+    for (const metric of ['tokens_per_s', 'samples_per_s']) {
+      const usable = found.filter((f) => metric in f.c.metrics);
+      if (usable.length === 0) continue;
+      usable.forEach((f) => drawn.add(f.c.benchmark));
+      barChart('Training ' + metric.replace(/_/g, ' '), 'per configuration', usable, metric,
+               (c) => c.benchmark + ' ' + otherParams(c, []), () => '');
+      return;
+    }
+  }
+
+  const preferred = ['tflops', 'busbw', 'bandwidth', 'bw_average', 'output_throughput', 'tokens_per_s',
+                     'samples_per_s', 'throughput', 'latency_ms', 'time_us'];
+
+  function otherCharts() {
+    const benchmarks = new Set();
+    data.sides.forEach((side) => side.cases.forEach((c) => benchmarks.add(c.benchmark)));
+    for (const benchmark of benchmarks) {
+      if (drawn.has(benchmark)) continue;
+      const found = casesOf(benchmark);
+      const metric = preferred.find((m) => found.some((f) => m in f.c.metrics)) ||
+                     (found.length > 0 ? Object.keys(found[0].c.metrics)[0] : undefined);
+      if (!metric) continue;
+      barChart(benchmark, metric + ' per case', found, metric, (c) => otherParams(c, []), () => '');
+    }
+  }
+
+  function telemetryCharts() {
+    const sensors = [['power_w', 'power (W)'], ['temperature_c', 'temperature (°C)'],
+                     ['sm_clock_mhz', 'SM / GFX clock (MHz)'], ['utilization_percent', 'utilization (%)']];
+    for (const [sensor, title] of sensors) {
+      const datasets = [];
+      data.sides.forEach((side, sideIndex) => {
+        const byDevice = groupBy(side.telemetry, (t) => t.device);
+        for (const [device, series] of byDevice) {
+          let offset = 0;
+          const points = [];
+          for (const s of series) {
+            let last = 0;
+            for (const sample of s.samples) {
+              if (typeof sample[sensor] === 'number') points.push({ x: offset + sample.t_s, y: sample[sensor] });
+              last = Math.max(last, sample.t_s || 0);
+            }
+            offset += last;
+          }
+          if (points.length === 0) continue;
+          const color = nextColor();
+          datasets.push({ label: seriesLabel(sideIndex, device), data: points, borderColor: color,
+                          backgroundColor: color, showLine: true, pointRadius: 0 });
+        }
+      });
+      if (datasets.length === 0) continue;
+      addChart('Telemetry: ' + title, 'sampled during the cases, back to back', {
+        type: 'scatter', data: { datasets: datasets },
+        options: { scales: { x: { title: axisTitle('seconds of measurement') }, y: { title: axisTitle(title) } } } });
+    }
+  }
+
+  streamCharts();
+  gemmCharts();
+  copyCharts();
+  collectiveCharts();
+  serveCharts();
+  trainingCharts();
+  otherCharts();
+  telemetryCharts();
+
+  // Say on the page whether every chart drew: canvases with painted pixels.
+  let painted = 0, blank = 0;
+  for (const canvas of document.querySelectorAll('#charts canvas')) {
+    const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    let count = 0;
+    for (let i = 3; i < pixels.length; i += 4) if (pixels[i] !== 0) count++;
+    canvas.dataset.paintedPixels = String(count);
+    if (count > 0) painted++; else blank++;
+  }
+  document.body.dataset.charts = String(painted + blank);
+  document.body.dataset.chartsPainted = String(painted);
+  document.body.dataset.chartsBlank = String(blank);
+  if (painted + blank === 0) {
+    const none = document.createElement('p');
+    none.textContent = 'No case of these runs has a chart.';
+    area.append(none);
+  }
+})();
