@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "report/output.hpp"
 #include "report/text_table.hpp"
+#include "results/baselines.hpp"
 #include "results/results_store.hpp"
 
 namespace ironbench::cli {
@@ -131,6 +132,20 @@ int delete_runs(const results_arguments& a) {
   return exit_ok;
 }
 
+int list_baselines() {
+  report::text_table table;
+  for (const char* column : {"name", "cases", "title", "source"}) {
+    table.add_column(column, column == std::string("cases") ? report::text_table::align::right
+                                                            : report::text_table::align::left);
+  }
+  const auto baselines = results::list_baselines();
+  for (const auto& b : baselines) table.add_row({"ref:" + b.name, std::to_string(b.cases), b.title, b.source_text});
+  table.render_text(std::cout);
+  std::cout << fmt::format("{} published baselines (docs/baselines.md); compare with: ironbench compare RUN ref:NAME\n",
+                           baselines.size());
+  return exit_ok;
+}
+
 void add_database_option(CLI::App& command, results_arguments& a) {
   command.add_option("--db", a.database, "Results database (default: $IRONBENCH_DB or ~/.local/share/ironbench/results.db)");
 }
@@ -138,7 +153,7 @@ void add_database_option(CLI::App& command, results_arguments& a) {
 }  // namespace
 
 command_action add_results_command(CLI::App& app) {
-  auto* command = app.add_subcommand("results", "List, show, export and delete stored runs");
+  auto* command = app.add_subcommand("results", "List, show, export and delete stored runs; list published baselines");
   command->require_subcommand(1);
   auto a = std::make_shared<results_arguments>();
   auto action = std::make_shared<command_action>();
@@ -172,6 +187,9 @@ command_action add_results_command(CLI::App& app) {
   add_database_option(*erase, *a);
   erase->add_option("ids", a->ids, "Run ids")->required();
   erase->callback([a, action] { *action = [a] { return delete_runs(*a); }; });
+
+  auto* baselines = command->add_subcommand("baselines", "The published reference results (ref:NAME)");
+  baselines->callback([action] { *action = [] { return list_baselines(); }; });
 
   return [action] { return (*action)(); };
 }

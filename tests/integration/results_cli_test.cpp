@@ -116,6 +116,9 @@ TEST(ResultsCli, ComparesWithAPublishedBaseline) {
                             {"metrics", json::array({{{"name", "tflops"}, {"value", tflops}, {"unit", "TFLOP/s"}}})}});
   }
   std::ofstream(dir + "/gpu.json") << run.dump();
+  const auto list = ironbench({"results", "baselines"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_NE(list.out.find("ref:mi350x-training"), std::string::npos) << list.out;
   const auto r = ironbench({"compare", "ref:mi350x-training", dir + "/gpu.json", "--db", dir + "/r.db"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("dtype=fp16 M=8192 N=8192 K=8192"), std::string::npos) << r.out;
