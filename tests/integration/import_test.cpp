@@ -1,6 +1,9 @@
 // ironbench import: other tools' output through the real binary.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <map>
+
 #include "core/json.hpp"
 #include "process.hpp"
 
@@ -8,6 +11,15 @@ namespace ironbench::testing {
 namespace {
 
 const std::string fixtures = std::string(IRONBENCH_TEST_DATA) + "/perftest/";
+const std::string data = std::string(IRONBENCH_TEST_DATA) + "/";
+
+// The one-line error of an import that must fail with a usage error (exit code 2).
+std::string usage_error_of(const std::vector<std::string>& args) {
+  const auto r = run_ironbench(args);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(lines_of(r.err).size(), 1u) << r.err;
+  return r.err;
+}
 
 TEST(Import, PerftestFilesBecomeOneRunWithACasePerRow) {
   const auto r = run_ironbench({"import", "perftest", fixtures + "write_a_gbits.txt", fixtures + "read_a_mbs.txt",
@@ -36,6 +48,96 @@ TEST(Import, BadInputIsAOneLineUsageError) {
   r = run_ironbench({"import", "iperf3", fixtures + "write_a_gbits.txt", "--no-save"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("unknown import format 'iperf3'"), std::string::npos) << r.err;
+}
+
+TEST(Import, VllmResultBecomesAServeCase) {
+  const auto r = run_ironbench({"import", "vllm", data + "vllm/vllm_sweep_opt125m_c2.json",
+                                data + "vllm/vllm_all_requests_failed_opt125m.json", "--no-save", "--json", "-"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = json::parse(r.out);
+  ASSERT_EQ(doc.at("cases").size(), 2u);
+  const auto& c = doc.at("cases")[0];
+  EXPECT_EQ(c.at("benchmark"), "serve");
+  EXPECT_EQ(c.at("device"), "facebook/opt-125m");
+  EXPECT_EQ(c.at("params"), json::parse(R"({"max_concurrency": 2, "request_rate": "inf", "num_prompts": 8})"));
+  EXPECT_EQ(c.at("status"), "valid");
+  EXPECT_FALSE(c.contains("time"));
+  bool found = false;
+  for (const auto& m : c.at("metrics")) {
+    if (m.at("name") == "median_ttft_ms") {
+      EXPECT_DOUBLE_EQ(m.at("value").get<double>(), 44.92285849846667);
+      found = true;
+    }
+  }
+  EXPECT_TRUE(found);
+  EXPECT_EQ(json::parse(c.at("notes").at("result").get<std::string>()).at("max_num_seqs"), 4);
+  EXPECT_EQ(doc.at("cases")[1].at("status"), "failed");
+  EXPECT_EQ(doc.at("settings").at("imported"), "vllm");
+  EXPECT_NE(usage_error_of({"import", "vllm", fixtures + "write_a_gbits.txt", "--no-save"}).find("not valid JSON"),
+            std::string::npos);
+  EXPECT_NE(usage_error_of({"import", "vllm", data + "nccl-tests/all_reduce_perf_h100_16ranks_constructed.json", "--no-save"})
+                .find("not a vLLM bench serve result"),
+            std::string::npos);
+}
+
+TEST(Import, NcclTestsOutputBecomesCollectivesCases) {
+  const auto r = run_ironbench({"import", "nccl-tests", data + "nccl-tests/all_reduce_perf_h100_16ranks.txt",
+                                data + "nccl-tests/rccl_tests_2.17.9_mi300_8gpu.txt", "--no-save", "--json", "-"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = json::parse(r.out);
+  std::map<std::string, std::size_t> per_collective;
+  for (const auto& c : doc.at("cases")) {
+    EXPECT_EQ(c.at("benchmark"), "collectives");
+    ++per_collective[c.at("params").at("collective").get<std::string>() + " " + c.at("device").get<std::string>()];
+  }
+  EXPECT_EQ(per_collective["all_reduce 16 ranks"], 62u);
+  EXPECT_EQ(per_collective["all_reduce 8 ranks"], 58u);
+  EXPECT_EQ(per_collective["alltoall 8 ranks"], 50u);
+  const auto& last = doc.at("cases")[61];
+  EXPECT_EQ(last.at("params"), json::parse(R"({"collective": "all_reduce", "dtype": "fp32", "op": "sum", "root": -1,
+      "size": 8589934592, "placement": "in-place", "ranks": 16})"));
+  // No rank lines, no collective in the file name: the options say.
+  const auto sendrecv = data + "nccl-tests/sendrecv_perf_a100_8gpu.txt";
+  const auto s = run_ironbench({"import", "nccl-tests", sendrecv, "--ranks", "8", "--device", "dgx-a100", "--no-save",
+                                "--json", "-"});
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  const auto sdoc = json::parse(s.out);
+  EXPECT_EQ(sdoc.at("cases")[0].at("device"), "dgx-a100");
+  EXPECT_EQ(sdoc.at("cases")[0].at("params").at("ranks"), 8);
+  EXPECT_EQ(sdoc.at("settings").at("ranks"), 8);
+  const auto copy = make_temp_dir("ironbench-import") + "/run.log";
+  std::ofstream(copy) << read_file(sendrecv);
+  EXPECT_NE(usage_error_of({"import", "nccl-tests", copy, "--no-save"}).find("pass --collective NAME"), std::string::npos);
+  const auto named = run_ironbench({"import", "nccl-tests", copy, "--collective", "sendrecv", "--no-save", "--json", "-"});
+  EXPECT_EQ(named.exit_code, 0) << named.err;
+  EXPECT_NE(usage_error_of({"import", "nccl-tests", data + "babelstream/main_omp_fp64.csv", "--no-save"})
+                .find("no nccl-tests table"),
+            std::string::npos);
+  EXPECT_NE(usage_error_of({"import", "vllm", sendrecv, "--ranks", "8", "--no-save"}).find("apply to nccl-tests"),
+            std::string::npos);
+}
+
+TEST(Import, BabelStreamCsvBecomesStreamCases) {
+  const auto r = run_ironbench({"import", "babelstream", data + "babelstream/main_omp_fp64.csv",
+                                data + "babelstream/v4.0_omp_fp32_mibibytes.csv", "--device", "cpu", "--no-save", "--json",
+                                "-"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = json::parse(r.out);
+  ASSERT_EQ(doc.at("cases").size(), 10u);
+  const auto& copy = doc.at("cases")[0];
+  EXPECT_EQ(copy.at("benchmark"), "stream");
+  EXPECT_EQ(copy.at("device"), "cpu");
+  EXPECT_EQ(copy.at("params"), json::parse(R"({"dtype": "fp64", "size": 8388608, "kernel": "copy"})"));
+  std::map<std::string, double> metrics;
+  for (const auto& m : copy.at("metrics")) metrics[m.at("name").get<std::string>()] = m.at("value").get<double>();
+  EXPECT_DOUBLE_EQ(metrics.at("bandwidth_best"), 177.460);
+  EXPECT_EQ(doc.at("cases")[5].at("params").at("dtype"), "fp32");
+  EXPECT_NE(usage_error_of({"import", "babelstream", data + "babelstream/v5.0_omp_fp64_console.txt", "--no-save"})
+                .find("without the element count"),
+            std::string::npos);
+  EXPECT_NE(usage_error_of({"import", "babelstream", data + "vllm/vllm_sweep_opt125m_c2.json", "--no-save"})
+                .find("no BabelStream results"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,320 @@
+#include "results/babelstream_import.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <regex>
+
+#include "core/error.hpp"
+#include "results/import_text.hpp"
+
+namespace ironbench::results {
+namespace {
+
+struct kernel_traffic {
+  int arrays_read;
+  int arrays_written;
+};
+
+// BabelStream's bytes per repetition are weight x sizeof(T) x n (src/benchmark.h): copy and
+// mul 2, add and triad 3, dot 2, nstream 4; the same reads and writes as ironbench's kernels.
+const std::map<std::string, kernel_traffic>& kernels() {
+  static const std::map<std::string, kernel_traffic> k = {{"copy", {1, 1}}, {"mul", {1, 1}},  {"add", {2, 1}},
+                                                          {"triad", {2, 1}}, {"dot", {2, 0}}, {"nstream", {3, 1}}};
+  return k;
+}
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  return text;
+}
+
+// "max_mbytes_per_sec" (3.x-5.0), "max_MiB_per_sec" (later), "gbytes_per_sec" (4.x
+// --triad-only), "MBytes/sec" and "MB/s" (console): the unit's name.
+std::optional<std::string> unit_of(const std::string& column) {
+  static const std::regex rate(R"(^(?:max_)?([A-Za-z]+?)(?:_per_sec|/sec|/s)$)");
+  std::smatch m;
+  if (!std::regex_match(column, m, rate)) return std::nullopt;
+  static const std::map<std::string, std::string> names = {
+      {"mbytes", "MB"}, {"mibytes", "MiB"}, {"gbytes", "GB"}, {"gibytes", "GiB"}, {"tbytes", "TB"}, {"tibytes", "TiB"},
+      {"mb", "MB"},     {"mib", "MiB"},     {"gb", "GB"},     {"gib", "GiB"},     {"tb", "TB"},     {"tib", "TiB"}};
+  const auto it = names.find(lower(m[1].str()));
+  if (it == names.end()) return std::nullopt;
+  return it->second;
+}
+
+// Splits off a validation message that BabelStream printed to standard error, which lands
+// in the middle of a line when both streams go to one file.
+std::string take_validation_error(const std::string& line, std::vector<std::string>& errors) {
+  for (const char* marker : {"Validation failed", "FAILED validation", "Sum was "}) {
+    const auto at = line.find(marker);
+    if (at != std::string::npos) {
+      errors.push_back(trim(line.substr(at)));
+      return line.substr(0, at);
+    }
+  }
+  return line;
+}
+
+class csv_parser {
+ public:
+  explicit csv_parser(const std::string& source) : source_(source) {}
+
+  babelstream_report parse(const std::vector<std::string>& lines) {
+    babelstream_report report;
+    report.format = "csv";
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      const auto content = trim(take_validation_error(lines[i], report.validation_errors));
+      if (content.empty() || content.find(',') == std::string::npos) continue;
+      const auto fields = split_fields(content, ',');
+      if (fields[0] == "function" || fields[0] == "phase") {
+        header(fields, i + 1);
+        continue;
+      }
+      if (columns_.empty() || skipping_) continue;
+      row(fields, report, i + 1);
+    }
+    return report;
+  }
+
+ private:
+  void header(const std::vector<std::string>& fields, std::size_t line) {
+    columns_ = fields;
+    skipping_ = fields[0] == "phase";  // 5.0's initialisation and read-back timings
+    if (skipping_) return;
+    rate_column_.clear();
+    for (const auto& f : fields) {
+      const auto unit = unit_of(f);
+      if (!unit) continue;
+      unit_ = *unit;
+      rate_column_ = f;
+    }
+    for (const char* needed : {"num_times", "n_elements", "sizeof"}) {
+      if (std::find(fields.begin(), fields.end(), needed) == fields.end()) {
+        throw usage_error(fmt::format("{}: line {}: BabelStream CSV header without a {} column", source_, line, needed));
+      }
+    }
+    if (rate_column_.empty()) {
+      throw usage_error(fmt::format("{}: line {}: BabelStream CSV header without a bandwidth column", source_, line));
+    }
+  }
+
+  void row(const std::vector<std::string>& fields, babelstream_report& report, std::size_t line) {
+    if (fields.size() != columns_.size()) {
+      throw usage_error(fmt::format("{}: line {}: BabelStream row with {} fields, the header has {}", source_, line,
+                                    fields.size(), columns_.size()));
+    }
+    babelstream_row r;
+    r.line = line;
+    r.unit = unit_;
+    for (std::size_t k = 0; k < fields.size(); ++k) {
+      const auto& column = columns_[k];
+      const auto& value = fields[k];
+      if (column == "function") {
+        r.function = value;
+        continue;
+      }
+      if (column == "num_times" || column == "n_elements" || column == "sizeof") {
+        const auto n = parse_unsigned(value);
+        if (!n) throw usage_error(fmt::format("{}: line {}: {} '{}' is not a whole number", source_, line, column, value));
+        (column == "num_times" ? r.num_times : column == "n_elements" ? r.elements : r.element_bytes) = *n;
+        continue;
+      }
+      const auto x = parse_number(value);
+      if (!x || *x < 0) throw usage_error(fmt::format("{}: line {}: {} '{}' is not a number", source_, line, column, value));
+      if (column == rate_column_) {
+        (column.starts_with("max_") ? r.max_rate : r.average_rate) = *x;
+      } else if (column == "min_runtime") {
+        r.min_runtime_s = *x;
+      } else if (column == "max_runtime") {
+        r.max_runtime_s = *x;
+      } else if (column == "avg_runtime") {
+        r.avg_runtime_s = *x;
+      } else if (column == "runtime") {
+        r.total_runtime_s = *x;
+      }
+    }
+    report.rows.push_back(std::move(r));
+  }
+
+  std::string source_;
+  std::vector<std::string> columns_;
+  std::string rate_column_;
+  std::string unit_;
+  bool skipping_ = false;
+};
+
+babelstream_report parse_console(const std::vector<std::string>& lines, const std::string& source) {
+  static const std::regex version(R"(^Version:\s*(\S+))"), implementation(R"(^Implementation:\s*(.+)$)"),
+      times(R"(^Running .*?(\d+) times)"), elements(R"(^Number of elements:\s*(\d+))"),
+      precision(R"(^Precision:\s*(double|float))"), header(R"(^Function\s+(\S+)\s+Min \(sec\)\s+Max\s+Average$)");
+  babelstream_report report;
+  report.format = "text";
+  std::uint64_t num_times = 0, n = 0, element_bytes = 0;
+  std::string unit;
+  bool in_table = false;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const auto content = trim(take_validation_error(lines[i], report.validation_errors));
+    std::smatch m;
+    if (std::regex_search(content, m, version)) report.version = m[1].str();
+    else if (std::regex_search(content, m, implementation)) report.implementation = trim(m[1].str());
+    else if (std::regex_search(content, m, times)) num_times = parse_unsigned(m[1].str()).value_or(0);
+    else if (std::regex_search(content, m, elements)) n = parse_unsigned(m[1].str()).value_or(0);
+    else if (std::regex_search(content, m, precision)) element_bytes = m[1].str() == "double" ? 8 : 4;
+    else if (std::regex_match(content, m, header)) {
+      const auto named = unit_of(m[1].str());
+      if (!named) throw usage_error(fmt::format("{}: line {}: unknown BabelStream unit '{}'", source, i + 1, m[1].str()));
+      unit = *named;
+      in_table = true;
+    } else if (in_table && !content.empty()) {
+      const auto fields = split_whitespace(content);
+      if (!kernels().count(lower(fields[0]))) {  // the table ended
+        in_table = false;
+        continue;
+      }
+      if (fields.size() != 5) {
+        throw usage_error(fmt::format("{}: line {}: BabelStream row with {} fields, expected 5", source, i + 1, fields.size()));
+      }
+      babelstream_row r;
+      r.line = i + 1;
+      r.unit = unit;
+      r.function = fields[0];
+      std::optional<double> values[4];
+      for (int k = 0; k < 4; ++k) {
+        values[k] = parse_number(fields[k + 1]);
+        if (!values[k] || *values[k] < 0) {
+          throw usage_error(fmt::format("{}: line {}: '{}' is not a number", source, i + 1, fields[k + 1]));
+        }
+      }
+      r.max_rate = values[0];
+      r.min_runtime_s = values[1];
+      r.max_runtime_s = values[2];
+      r.avg_runtime_s = values[3];
+      report.rows.push_back(std::move(r));
+    }
+  }
+  if (!report.rows.empty() && (n == 0 || element_bytes == 0 || num_times == 0)) {
+    throw usage_error(fmt::format("{}: BabelStream console output without the element count, precision or repetitions "
+                                  "(versions up to 5.0 print a rounded array size only); import its --csv output",
+                                  source));
+  }
+  for (auto& r : report.rows) {
+    r.elements = n;
+    r.element_bytes = element_bytes;
+    r.num_times = num_times;
+  }
+  return report;
+}
+
+// Relative rounding error of a value printed with `decimals` decimals.
+double rounding_error(double value, int decimals) { return value > 0 ? 0.5 * std::pow(10.0, -decimals) / value : 1.0; }
+
+}  // namespace
+
+double babelstream_unit_bytes(const std::string& unit) {
+  if (unit == "MB") return 1e6;
+  if (unit == "MiB") return 1048576.0;
+  if (unit == "GB") return 1e9;
+  if (unit == "GiB") return 1073741824.0;
+  if (unit == "TB") return 1e12;
+  if (unit == "TiB") return 1099511627776.0;
+  throw usage_error(fmt::format("unknown BabelStream unit '{}'", unit));
+}
+
+babelstream_report parse_babelstream(const std::string& text, const std::string& source) {
+  const auto lines = split_lines(text);
+  if (trim(text).empty()) throw usage_error(fmt::format("{}: empty file, no BabelStream output", source));
+  const bool csv = std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
+    const auto t = trim(l);
+    return t.starts_with("function,") || t.starts_with("phase,");
+  });
+  auto report = csv ? csv_parser(source).parse(lines) : parse_console(lines, source);
+  if (report.rows.empty()) {
+    throw usage_error(fmt::format("{}: no BabelStream results (a 'function,num_times,n_elements,sizeof,...' CSV "
+                                  "header or the 'Function  MB/s  Min (sec) ...' table, followed by rows)",
+                                  source));
+  }
+  return report;
+}
+
+std::vector<core::case_result> babelstream_cases(const babelstream_report& report, const std::string& source) {
+  std::vector<core::case_result> cases;
+  for (const auto& r : report.rows) {
+    const double unit = babelstream_unit_bytes(r.unit);
+    const auto kernel = lower(r.function);
+    const auto traffic = kernels().find(kernel);
+    if (traffic == kernels().end()) {
+      throw usage_error(fmt::format("{}: line {}: '{}' is not a BabelStream kernel", source, r.line, r.function));
+    }
+    if (r.element_bytes != 4 && r.element_bytes != 8) {
+      throw usage_error(fmt::format("{}: line {}: element size {} is neither float (4) nor double (8)", source, r.line,
+                                    r.element_bytes));
+    }
+    if (r.elements > (std::uint64_t{1} << 56)) {
+      throw usage_error(fmt::format("{}: line {}: implausible element count {}", source, r.line, r.elements));
+    }
+    const double array_bytes = static_cast<double>(r.elements) * static_cast<double>(r.element_bytes);
+    const double moved = (traffic->second.arrays_read + traffic->second.arrays_written) * array_bytes;
+    core::case_result c;
+    c.benchmark = "stream";
+    c.device = "unknown";
+    c.params.set("dtype", std::string(r.element_bytes == 8 ? "fp64" : "fp32"));
+    c.params.set("size", static_cast<std::int64_t>(r.elements * r.element_bytes));
+    c.params.set("kernel", kernel);
+    c.param_units["size"] = "B";
+    c.work.bytes_read = traffic->second.arrays_read * array_bytes;
+    c.work.bytes_written = traffic->second.arrays_written * array_bytes;
+    // The table's time precision: CSV prints 6 significant digits, the console 5 decimals.
+    const auto time_error = [&](double t) { return report.format == "text" ? rounding_error(t, 5) : 1e-5; };
+    if (r.avg_runtime_s && *r.avg_runtime_s > 0) {
+      if (time_error(*r.avg_runtime_s) <= 0.01) {
+        c.metrics.push_back({"bandwidth", moved / *r.avg_runtime_s / 1e9, "GB/s",
+                             "bytes moved per repetition / BabelStream's average time"});
+      } else {
+        c.notes["bandwidth"] = fmt::format("not derived: the average time {} s is printed too coarsely", *r.avg_runtime_s);
+      }
+    }
+    if (r.average_rate) {
+      c.metrics.push_back({"bandwidth", *r.average_rate * unit / 1e9, "GB/s",
+                           "bytes moved by every repetition / the whole run's time (BabelStream --triad-only)"});
+    }
+    if (r.max_rate) {
+      const double best = *r.max_rate * unit / 1e9;
+      if (r.min_runtime_s && *r.min_runtime_s > 0 && report.format == "csv") {
+        const double expected = moved / *r.min_runtime_s / 1e9;
+        if (std::abs(best - expected) > 1e-3 * expected) {
+          throw usage_error(fmt::format("{}: line {}: the best rate {:g} {}/s does not match {} bytes per repetition "
+                                        "in {:g} s; not BabelStream's output for this kernel",
+                                        source, r.line, *r.max_rate, r.unit, moved, *r.min_runtime_s));
+        }
+      }
+      c.metrics.push_back({"bandwidth_best", best, "GB/s", "BabelStream's best rate (bytes moved / fastest time)"});
+    }
+    c.notes["source"] = source;
+    c.notes["imported_from"] = fmt::format("BabelStream {} output{}{}, rates in {}/s", report.format == "csv" ? "CSV" : "console",
+                                           report.version.empty() ? "" : " " + report.version,
+                                           report.implementation.empty() ? "" : " (" + report.implementation + ")",
+                                           r.unit);
+    c.notes["elements"] = std::to_string(r.elements);
+    c.notes["num_times"] = std::to_string(r.num_times);
+    if (r.min_runtime_s) c.notes["min_runtime_s"] = fmt::format("{:g}", *r.min_runtime_s);
+    if (r.max_runtime_s) c.notes["max_runtime_s"] = fmt::format("{:g}", *r.max_runtime_s);
+    if (r.avg_runtime_s) c.notes["avg_runtime_s"] = fmt::format("{:g}", *r.avg_runtime_s);
+    if (r.total_runtime_s) c.notes["total_runtime_s"] = fmt::format("{:g}", *r.total_runtime_s);
+    c.notes["device"] = "not named by BabelStream's output (ironbench import --device names it)";
+    if (!report.validation_errors.empty()) {
+      c.status = core::case_status::invalid;
+      c.reason = report.validation_errors.front();
+      c.notes["verification"] = fmt::format("BabelStream: {}", fmt::join(report.validation_errors, "; "));
+    } else {
+      c.notes["verification"] = "BabelStream's own check of the arrays (no failure reported in the output)";
+    }
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+}  // namespace ironbench::results

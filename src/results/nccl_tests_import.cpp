@@ -1,0 +1,570 @@
+#include "results/nccl_tests_import.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <regex>
+#include <set>
+
+#include "core/error.hpp"
+#include "core/json.hpp"
+#include "results/import_text.hpp"
+
+namespace ironbench::results {
+namespace {
+
+// nccl-tests' programs and the collective each measures, longest names first so that a
+// search in a file name prefers "all_reduce" to "reduce" and "reduce_scatter" to "scatter".
+const std::vector<std::string>& known_collectives() {
+  static const std::vector<std::string> names = {"reduce_scatter", "all_reduce", "all_gather", "alltoallv", "alltoall",
+                                                 "broadcast",      "hypercube",  "sendrecv",   "scatter",   "gather",
+                                                 "reduce"};
+  return names;
+}
+
+bool is_known_collective(const std::string& name) {
+  const auto& names = known_collectives();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+bool reduces(const std::string& collective) {
+  return collective == "all_reduce" || collective == "reduce_scatter" || collective == "reduce";
+}
+
+bool takes_root(const std::string& collective) {
+  return collective == "broadcast" || collective == "reduce" || collective == "gather" || collective == "scatter";
+}
+
+bool is_reduce_op(const std::string& redop) {
+  return redop == "sum" || redop == "prod" || redop == "max" || redop == "min" || redop == "avg" || redop == "mulsum";
+}
+
+// "all_reduce_perf", "./build/all_reduce_perf_mpi" -> "all_reduce"; "" when not a program of
+// nccl-tests.
+std::string collective_of_program(const std::string& program) {
+  std::string name = file_name_of(trim(program));
+  for (const std::string suffix : {".exe", "_mpi"}) {
+    if (name.size() > suffix.size() && name.ends_with(suffix)) name.resize(name.size() - suffix.size());
+  }
+  if (name.ends_with("_perf")) name.resize(name.size() - 5);
+  return is_known_collective(name) ? name : std::string();
+}
+
+std::string collective_of_file_name(const std::string& source) {
+  std::string alternatives;
+  for (const auto& name : known_collectives()) alternatives += (alternatives.empty() ? "" : "|") + name;
+  const std::regex program("(" + alternatives + ")_perf");
+  std::smatch m;
+  const auto name = file_name_of(source);
+  return std::regex_search(name, m, program) ? m[1].str() : std::string();
+}
+
+// ---- text ------------------------------------------------------------------------------
+
+// Where each value of a row sits, from the column header.
+struct table_layout {
+  bool known = false;
+  std::size_t middle_columns = 0;  // redop and/or root
+  std::vector<bool> groups;        // per column group: true for in-place
+  std::size_t per_group = 0;       // time, algbw, busbw, #wrong [, i_min, i_max, i_p99, i_cv%]
+  bool timestamp = false;
+};
+
+// "[1,0]<stdout>:" (Open MPI --tag-output) in front of every line.
+std::string without_mpi_tag(const std::string& line) {
+  static const std::regex tag(R"(^\[\d+,\d+\]<std(?:out|err)>:)");
+  return std::regex_replace(line, tag, "", std::regex_constants::format_first_only);
+}
+
+bool is_column_header(const std::vector<std::string>& tokens) {
+  const auto has = [&](const char* name) { return std::find(tokens.begin(), tokens.end(), name) != tokens.end(); };
+  return has("size") && has("count") && has("type") && (has("time") || has("cputime")) && has("algbw") && has("busbw");
+}
+
+void read_settings(const std::string& line, std::map<std::string, std::string>& settings) {
+  static const std::regex pair(
+      R"((nThread|nGpus|minBytes|maxBytes|step:|warmup iters:|agg iters:|iters:|validation:|graph:|unalign:)\s+(\S+))");
+  for (std::sregex_iterator it(line.begin(), line.end(), pair), end; it != end; ++it) {
+    auto key = (*it)[1].str();
+    if (key.back() == ':') key.pop_back();
+    settings.emplace(key, (*it)[2].str());
+  }
+}
+
+class text_parser {
+ public:
+  explicit text_parser(const std::string& source) : source_(source) { current_.format = "text"; }
+
+  std::vector<nccl_tests_report> parse(const std::string& text) {
+    const auto lines = split_lines(text);
+    std::string previous_comment;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      const auto line = without_mpi_tag(lines[i]);
+      const auto content = trim(line);
+      if (content.empty()) continue;
+      if (content.front() == '#') {
+        comment(content, previous_comment, i + 1);
+        previous_comment = content;
+        continue;
+      }
+      if (content.starts_with("rccl-tests: Version") || content.starts_with("nccl-tests: Version")) {
+        start_run_if_measured();
+        current_.version_line = content;
+        continue;
+      }
+      if (layout_.known) row(content, i + 1);
+    }
+    finish();
+    return reports_;
+  }
+
+ private:
+  void start_run_if_measured() {
+    if (current_.rows.empty()) return;
+    finish();
+    current_ = nccl_tests_report{};
+    current_.format = "text";
+    layout_ = {};
+  }
+
+  void finish() {
+    if (!current_.rows.empty()) reports_.push_back(current_);
+  }
+
+  void comment(const std::string& content, const std::string& previous_comment, std::size_t line) {
+    static const std::regex version(R"(^#\s*((?:nccl|rccl)-tests version .*)$)");
+    static const std::regex starting(R"(^#\s*Collective test starting:\s*(\S+))");
+    static const std::regex rank(
+        R"(^#\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s*(.*)$)");
+    static const std::regex average(R"(^#\s*Avg bus bandwidth\s*:\s*(\S+))");
+    static const std::regex out_of_bounds(R"(^#\s*Out of bounds values\s*:\s*(\S+))");
+    std::smatch m;
+    if (std::regex_match(content, m, version)) {
+      start_run_if_measured();
+      current_.version_line = m[1].str();
+    } else if (std::regex_search(content, m, starting)) {
+      start_run_if_measured();
+      current_.program = m[1].str();
+    } else if (content.find("nThread") != std::string::npos && content.find("nGpus") != std::string::npos) {
+      start_run_if_measured();
+      read_settings(content, current_.settings);
+    } else if (content.find("Using devices") != std::string::npos) {
+      start_run_if_measured();
+    } else if (std::regex_match(content, m, rank)) {
+      start_run_if_measured();
+      const auto rank_number = parse_integer(m[1].str()), device = parse_integer(m[3].str());
+      if (!rank_number || !device || *rank_number > 1 << 24 || *device > 1 << 24) {
+        throw usage_error(fmt::format("{}: line {}: implausible rank line", source_, line));
+      }
+      current_.devices.push_back({static_cast<int>(*rank_number), m[2].str(), static_cast<int>(*device), m[4].str(),
+                                  trim(m[5].str())});
+    } else if (std::regex_search(content, m, average)) {
+      const auto value = parse_number(m[1].str());
+      if (!value) {
+        throw usage_error(
+            fmt::format("{}: line {}: the average bus bandwidth '{}' is not a number", source_, line, m[1].str()));
+      }
+      current_.average_busbw_gbs = value;
+    } else if (std::regex_search(content, m, out_of_bounds)) {
+      current_.out_of_bounds = parse_integer(m[1].str());
+    } else {
+      auto tokens = split_whitespace(content.substr(1));
+      if (is_column_header(tokens)) header(tokens, previous_comment);
+    }
+  }
+
+  void header(const std::vector<std::string>& tokens, const std::string& previous_comment) {
+    if (!current_.rows.empty()) {  // a second table after the first, without its own preamble
+      auto next = current_;
+      next.rows.clear();
+      next.average_busbw_gbs.reset();
+      next.out_of_bounds.reset();
+      finish();
+      current_ = next;
+    }
+    layout_ = {};
+    current_.prefix_columns.clear();
+    std::size_t i = 0;
+    for (; i < tokens.size() && tokens[i] != "time" && tokens[i] != "cputime"; ++i) current_.prefix_columns.push_back(tokens[i]);
+    const auto& p = current_.prefix_columns;
+    if (p.size() < 3 || p[0] != "size" || p[1] != "count" || p[2] != "type") {
+      throw usage_error(fmt::format("{}: unexpected nccl-tests column header (columns before the time: {})", source_,
+                                    fmt::join(p, " ")));
+    }
+    for (std::size_t k = 3; k < p.size(); ++k) {
+      if (p[k] != "redop" && p[k] != "root") {
+        throw usage_error(fmt::format("{}: unexpected nccl-tests column '{}' in the header", source_, p[k]));
+      }
+    }
+    layout_.middle_columns = p.size() - 3;
+    current_.cpu_time = tokens[i] == "cputime";
+    std::vector<std::vector<std::string>> groups;
+    for (; i < tokens.size(); ++i) {
+      if (tokens[i] == "timestamp") {
+        layout_.timestamp = true;
+        continue;
+      }
+      if (tokens[i] == "time" || tokens[i] == "cputime") groups.emplace_back();
+      groups.back().push_back(tokens[i]);
+    }
+    if (groups.empty() || groups.size() > 2 || (groups.size() == 2 && groups[0].size() != groups[1].size()) ||
+        groups[0].size() < 4 || groups[0][1] != "algbw" || groups[0][2] != "busbw") {
+      throw usage_error(fmt::format("{}: unexpected nccl-tests column header", source_));
+    }
+    current_.wrong_is_max_error = groups[0][3] == "error";
+    layout_.per_group = groups[0].size();
+    if (groups.size() == 2) {
+      layout_.groups = {false, true};
+    } else {
+      // rccl-tests without out-of-place runs (-O 0) titles its only group "in-place".
+      const bool in_place_only = previous_comment.find("in-place") != std::string::npos &&
+                                 previous_comment.find("out-of-place") == std::string::npos;
+      layout_.groups = {in_place_only};
+    }
+    layout_.known = true;
+  }
+
+  [[noreturn]] void bad_row(std::size_t line, const std::string& what) const {
+    throw usage_error(fmt::format("{}: line {}: {}", source_, line, what));
+  }
+
+  double number(const std::string& token, const char* column, std::size_t line) const {
+    const auto value = parse_number(token);
+    if (!value || *value < 0) bad_row(line, fmt::format("'{}' in the {} column is not a number", token, column));
+    return *value;
+  }
+
+  void row(const std::string& content, std::size_t line) {
+    auto tokens = split_whitespace(content);
+    if (tokens.size() < 2 || !parse_unsigned(tokens[0]) || !parse_unsigned(tokens[1])) return;  // not a row
+    const std::size_t tail = layout_.groups.size() * layout_.per_group;
+    if (layout_.timestamp && tokens.size() >= 5 + tail) {
+      static const std::regex date(R"(\d{4}-\d\d-\d\d)"), time(R"(\d\d:\d\d:\d\d)");
+      if (std::regex_match(tokens[tokens.size() - 2], date) && std::regex_match(tokens.back(), time)) {
+        tokens.resize(tokens.size() - 2);
+      }
+    }
+    if (tokens.size() < 3 + tail || parse_number(tokens[2])) {
+      bad_row(line, fmt::format("truncated nccl-tests row ({} fields, the header has {})", tokens.size(),
+                                3 + layout_.middle_columns + tail));
+    }
+    const std::size_t middle = tokens.size() - 3 - tail;
+    if (middle > layout_.middle_columns) {
+      bad_row(line, fmt::format("nccl-tests row with {} fields, the header has {}", tokens.size(),
+                                3 + layout_.middle_columns + tail));
+    }
+    nccl_tests_row r;
+    r.line = line;
+    r.bytes = *parse_unsigned(tokens[0]);
+    r.count = *parse_unsigned(tokens[1]);
+    if (r.bytes > (std::uint64_t{1} << 62)) bad_row(line, fmt::format("implausible size {}", r.bytes));
+    r.type = tokens[2];
+    const bool has_root = std::find(current_.prefix_columns.begin(), current_.prefix_columns.end(), "root") !=
+                          current_.prefix_columns.end();
+    for (std::size_t k = 0; k < middle; ++k) {
+      const auto& token = tokens[3 + k];
+      // In order when every column is there; by kind when the table left one blank (the
+      // redop of alltoall in nccl-tests before 2.13).
+      const auto& column = middle == layout_.middle_columns ? current_.prefix_columns[3 + k]
+                           : parse_integer(token)           ? std::string("root")
+                                                            : std::string("redop");
+      if (column == "root") {
+        const auto root = parse_integer(token);
+        if (!root || r.root) bad_row(line, fmt::format("'{}' in the root column is not a rank", token));
+        r.root = root;
+      } else {
+        if (!r.redop.empty()) bad_row(line, fmt::format("'{}' in the redop column is not an operator", token));
+        r.redop = token;
+      }
+    }
+    if (has_root && !r.root) bad_row(line, "no root in a table with a root column");
+    for (std::size_t g = 0; g < layout_.groups.size(); ++g) {
+      auto& p = layout_.groups[g] ? r.in_place : r.out_of_place;
+      const std::size_t at = 3 + middle + g * layout_.per_group;
+      p.present = true;
+      p.time_us = number(tokens[at], current_.cpu_time ? "cputime" : "time", line);
+      p.algbw_gbs = number(tokens[at + 1], "algbw", line);
+      p.busbw_gbs = number(tokens[at + 2], "busbw", line);
+      auto wrong = tokens[at + 3];
+      if (wrong != "N/A") {
+        if (wrong.ends_with('*')) wrong.pop_back();  // rccl-tests marks errors over its threshold
+        p.wrong = number(wrong, current_.wrong_is_max_error ? "error" : "#wrong", line);
+      }
+      for (std::size_t k = 4; k < layout_.per_group; ++k) (void)number(tokens[at + k], "per-iteration", line);
+    }
+    current_.rows.push_back(std::move(r));
+  }
+
+  std::string source_;
+  std::vector<nccl_tests_report> reports_;
+  nccl_tests_report current_;
+  table_layout layout_;
+};
+
+// ---- JSON (nccl-tests -J) --------------------------------------------------------------
+
+double json_number(const json& value, const std::string& what, const std::string& source) {
+  if (!value.is_number()) {
+    throw usage_error(fmt::format("{}: {} is {} in the nccl-tests JSON, not a number", source, what, value.dump()));
+  }
+  const double v = value.get<double>();
+  if (v < 0) throw usage_error(fmt::format("{}: {} is negative ({}) in the nccl-tests JSON", source, what, v));
+  return v;
+}
+
+nccl_tests_placement json_placement(const json& p, const std::string& where, const std::string& source) {
+  nccl_tests_placement out;
+  if (p.is_null()) return out;
+  if (!p.is_object()) throw usage_error(fmt::format("{}: {} is not an object in the nccl-tests JSON", source, where));
+  out.present = true;
+  const auto time_key = p.contains("cpu_time") ? "cpu_time" : "time";
+  for (const char* key : {time_key, "alg_bw", "bus_bw"}) {
+    if (!p.contains(key)) throw usage_error(fmt::format("{}: {} has no \"{}\" in the nccl-tests JSON", source, where, key));
+  }
+  out.time_us = json_number(p.at(time_key), where + "." + time_key, source);
+  out.algbw_gbs = json_number(p.at("alg_bw"), where + ".alg_bw", source);
+  out.busbw_gbs = json_number(p.at("bus_bw"), where + ".bus_bw", source);
+  if (p.contains("nwrong") && !p.at("nwrong").is_null()) out.wrong = json_number(p.at("nwrong"), where + ".nwrong", source);
+  return out;
+}
+
+std::string json_text(const json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); }
+
+nccl_tests_report parse_json_document(const json& doc, const std::string& source) {
+  if (!doc.is_object() || !doc.contains("results") || !doc.at("results").is_array() ||
+      !(doc.contains("config") || doc.contains("nccl_version"))) {
+    throw usage_error(fmt::format("{}: JSON, but not an nccl-tests report (no \"results\" list with \"config\")", source));
+  }
+  nccl_tests_report r;
+  r.format = "json";
+  r.prefix_columns = {"size", "count", "type", "redop", "root"};
+  if (doc.contains("args") && doc.at("args").is_array() && !doc.at("args").empty()) r.program = json_text(doc.at("args")[0]);
+  if (doc.contains("nccl_version")) r.version_line = "nccl " + json_text(doc.at("nccl_version"));
+  if (doc.contains("config") && doc.at("config").is_object()) {
+    for (const auto& [key, value] : doc.at("config").items()) {
+      if (key != "devices") r.settings[key] = json_text(value);
+    }
+    const auto& config = doc.at("config");
+    if (config.contains("devices") && config.at("devices").is_array()) {
+      for (const auto& d : config.at("devices")) {
+        if (!d.is_object()) continue;
+        r.devices.push_back({d.value("rank", 0), d.value("hostname", std::string()), d.value("device", 0),
+                             d.value("device_hex", std::string()), d.value("device_info", std::string())});
+      }
+    }
+  }
+  const auto& results = doc.at("results");
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto& e = results[i];
+    const auto where = fmt::format("results[{}]", i);
+    if (!e.is_object() || !e.contains("size") || !e.contains("count") || !e.contains("type")) {
+      throw usage_error(fmt::format("{}: {} is not an nccl-tests result (size, count, type)", source, where));
+    }
+    nccl_tests_row row;
+    row.line = i + 1;
+    if (!e.at("size").is_number_unsigned() || !e.at("count").is_number_unsigned()) {
+      throw usage_error(fmt::format("{}: {} has a size or count that is not a whole number", source, where));
+    }
+    row.bytes = e.at("size").get<std::uint64_t>();
+    row.count = e.at("count").get<std::uint64_t>();
+    if (row.bytes > (std::uint64_t{1} << 62)) {
+      throw usage_error(fmt::format("{}: {} has an implausible size {}", source, where, row.bytes));
+    }
+    row.type = json_text(e.at("type"));
+    row.redop = e.contains("redop") ? trim(json_text(e.at("redop"))) : std::string();
+    if (e.contains("root")) {
+      const auto root = parse_integer(trim(json_text(e.at("root"))));
+      if (!root) throw usage_error(fmt::format("{}: {}.root is {}, not a rank", source, where, e.at("root").dump()));
+      row.root = root;
+    }
+    row.out_of_place = json_placement(e.value("out_of_place", json()), where + ".out_of_place", source);
+    row.in_place = json_placement(e.value("in_place", json()), where + ".in_place", source);
+    if (!row.out_of_place.present && !row.in_place.present) {
+      throw usage_error(fmt::format("{}: {} has neither out_of_place nor in_place timings", source, where));
+    }
+    if ((row.out_of_place.present && e.at("out_of_place").contains("cpu_time")) ||
+        (row.in_place.present && e.at("in_place").contains("cpu_time"))) {
+      r.cpu_time = true;
+    }
+    r.rows.push_back(std::move(row));
+  }
+  if (r.rows.empty()) throw usage_error(fmt::format("{}: nccl-tests JSON without result rows", source));
+  // nccl-tests before February 2026 spelled these keys "average_bus_bandwidith" / "bandwidith".
+  for (const auto& [key, inner] : {std::pair{"average_bus_bandwidth", "bandwidth"},
+                                   std::pair{"average_bus_bandwidith", "bandwidith"}}) {
+    if (doc.contains(key) && doc.at(key).is_object() && doc.at(key).contains(inner) && doc.at(key).at(inner).is_number()) {
+      r.average_busbw_gbs = doc.at(key).at(inner).get<double>();
+    }
+  }
+  if (doc.contains("out_of_bounds") && doc.at("out_of_bounds").is_object()) {
+    const auto& o = doc.at("out_of_bounds");
+    if (o.contains("count") && o.at("count").is_number_integer()) r.out_of_bounds = o.at("count").get<std::int64_t>();
+  }
+  return r;
+}
+
+nccl_tests_report parse_json(const std::string& text, const std::string& source) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::exception& e) {
+    throw usage_error(fmt::format("{}: not valid JSON ({})", source, e.what()));
+  }
+  try {
+    return parse_json_document(doc, source);
+  } catch (const json::exception& e) {  // a value of an unexpected type
+    throw usage_error(fmt::format("{}: malformed nccl-tests JSON ({})", source, e.what()));
+  }
+}
+
+int ranks_of(const nccl_tests_report& report, const std::string& source, const nccl_tests_options& options) {
+  int ranks = 0;
+  for (const auto& d : report.devices) ranks = std::max(ranks, d.rank + 1);
+  if (ranks > 0 && options.ranks > 0 && options.ranks != ranks) {
+    throw usage_error(fmt::format("{}: --ranks {} but the output lists {} ranks", source, options.ranks, ranks));
+  }
+  return ranks > 0 ? ranks : options.ranks;
+}
+
+std::string device_summary(const std::vector<nccl_tests_device>& devices) {
+  std::map<std::string, int> names;
+  std::set<std::string> hosts;
+  for (const auto& d : devices) {
+    ++names[d.name];
+    hosts.insert(d.hostname);
+  }
+  std::vector<std::string> parts;
+  for (const auto& [name, n] : names) parts.push_back(fmt::format("{} x {}", n, name));
+  return fmt::format("{} on {} host(s)", fmt::join(parts, ", "), hosts.size());
+}
+
+}  // namespace
+
+std::vector<nccl_tests_report> parse_nccl_tests(const std::string& text, const std::string& source) {
+  const auto content = trim(text);
+  if (content.empty()) throw usage_error(fmt::format("{}: empty file, no nccl-tests output", source));
+  if (content.front() == '{') return {parse_json(content, source)};
+  auto reports = text_parser(source).parse(text);
+  if (reports.empty()) {
+    throw usage_error(fmt::format("{}: no nccl-tests table (a '#  size  count  type ... time  algbw  busbw' header "
+                                  "followed by rows)",
+                                  source));
+  }
+  return reports;
+}
+
+std::string ironbench_dtype(const std::string& type) {
+  static const std::map<std::string, std::string> names = {
+      {"char", "int8"},  {"int8", "int8"},      {"int", "int32"},    {"int32", "int32"},
+      {"half", "fp16"},  {"float16", "fp16"},   {"bfloat16", "bf16"}, {"float", "fp32"},
+      {"float32", "fp32"}, {"double", "fp64"}, {"float64", "fp64"}};
+  const auto it = names.find(type);
+  return it == names.end() ? type : it->second;
+}
+
+std::string nccl_tests_collective(const nccl_tests_report& report, const std::string& source,
+                                  const nccl_tests_options& options) {
+  std::string collective;
+  std::string from;
+  if (!report.program.empty()) {
+    collective = collective_of_program(report.program);
+    if (collective.empty()) {
+      throw usage_error(fmt::format("{}: '{}' is not an nccl-tests collective test", source, report.program));
+    }
+    from = fmt::format("the output (program {})", report.program);
+    if (!options.collective.empty() && collective_of_program(options.collective) != collective) {
+      throw usage_error(fmt::format("{}: the output is {} but --collective says {}", source, report.program,
+                                    options.collective));
+    }
+  } else if (!options.collective.empty()) {
+    collective = collective_of_program(options.collective);
+    if (collective.empty()) {
+      throw usage_error(fmt::format("unknown --collective '{}' (known: {})", options.collective,
+                                    fmt::join(known_collectives(), ", ")));
+    }
+    from = "--collective";
+  } else if (const auto named = collective_of_file_name(source); !named.empty()) {
+    collective = named;
+    from = "the file name";
+  }
+  // The root and redop columns tell rooted collectives apart and check the rest.
+  bool rooted = false, unrooted = false, with_op = false, without_op = false;
+  for (const auto& r : report.rows) {
+    if (r.root) (*r.root >= 0 ? rooted : unrooted) = true;
+    if (is_reduce_op(r.redop)) with_op = true;
+    if (r.redop == "none") without_op = true;
+  }
+  // A root and an operator is reduce; a root alone is broadcast, gather or scatter.
+  if (collective.empty() && rooted && !unrooted && with_op) collective = "reduce";
+  if (collective.empty()) {
+    throw usage_error(fmt::format("{}: the output does not say which collective it measured; name the file after the "
+                                  "test (all_reduce_perf.txt) or pass --collective NAME",
+                                  source));
+  }
+  const bool root_fits = takes_root(collective) ? !unrooted : !rooted;
+  const bool op_fits = reduces(collective) ? !without_op : (collective == "sendrecv" || !with_op);
+  if (!root_fits || !op_fits) {
+    throw usage_error(fmt::format("{}: the root/redop columns do not fit {} (from {}); pass --collective NAME", source,
+                                  collective, from.empty() ? "the columns" : from));
+  }
+  return collective;
+}
+
+std::vector<core::case_result> nccl_tests_cases(const nccl_tests_report& report, const std::string& source,
+                                                const nccl_tests_options& options) {
+  const auto collective = nccl_tests_collective(report, source, options);
+  const int ranks = ranks_of(report, source, options);
+  const bool checked = !report.settings.count("validation") || report.settings.at("validation") != "0";
+  std::vector<core::case_result> cases;
+  for (const auto& row : report.rows) {
+    for (const bool in_place : {false, true}) {
+      const auto& p = in_place ? row.in_place : row.out_of_place;
+      if (!p.present) continue;
+      core::case_result c;
+      c.benchmark = "collectives";
+      c.device = ranks > 0 ? fmt::format("{} ranks", ranks) : std::string("unknown ranks");
+      c.params.set("collective", collective);
+      c.params.set("dtype", ironbench_dtype(row.type));
+      c.params.set("op", reduces(collective) ? (row.redop.empty() ? std::string("unknown") : row.redop) : std::string("none"));
+      c.params.set("root", std::int64_t{row.root.value_or(-1)});
+      c.params.set("size", static_cast<std::int64_t>(row.bytes));
+      c.params.set("placement", std::string(in_place ? "in-place" : "out-of-place"));
+      c.params.set("ranks", std::int64_t{ranks});
+      c.param_units["size"] = "B";
+      c.metrics.push_back({"time_us", p.time_us, "us",
+                           report.cpu_time ? "CPU time per iteration (nccl-tests -C)" : "time per iteration (nccl-tests)"});
+      c.metrics.push_back({"algbw", p.algbw_gbs, "GB/s", "algorithm bytes / time (nccl-tests algbw)"});
+      c.metrics.push_back({"busbw", p.busbw_gbs, "GB/s", "algbw x bus factor (nccl-tests busbw)"});
+      const bool counted = p.wrong.has_value() && !report.wrong_is_max_error;
+      c.metrics.push_back({"wrong", counted ? *p.wrong : -1, "elements",
+                           "wrong output elements over every rank (-1: not checked)"});
+      if (report.wrong_is_max_error && p.wrong) {
+        c.metrics.push_back({"max_error", *p.wrong, "", "largest deviation from the expected values (nccl-tests < 2.13)"});
+      }
+      c.notes["source"] = source;
+      c.notes["imported_from"] = fmt::format("nccl-tests {} output{}", report.format,
+                                             report.program.empty() ? "" : " of " + file_name_of(report.program));
+      c.notes["count"] = std::to_string(row.count);
+      c.notes["nccl_tests_type"] = row.type;
+      if (!report.version_line.empty()) c.notes["version"] = report.version_line;
+      if (!report.devices.empty()) c.notes["devices"] = device_summary(report.devices);
+      if (ranks == 0) c.notes["ranks"] = "unknown: the output lists no ranks (pass --ranks N)";
+      if (report.average_busbw_gbs) c.notes["avg_bus_bandwidth"] = fmt::format("{:g} GB/s", *report.average_busbw_gbs);
+      if (report.wrong_is_max_error) {
+        c.notes["verification"] = "nccl-tests before 2.13: the largest deviation (max_error), not a count";
+      } else if (counted) {
+        c.notes["verification"] = "nccl-tests' check of the output (#wrong)";
+      } else {
+        c.notes["verification"] = checked ? "not reported (N/A)" : "not checked (nccl-tests -c 0)";
+      }
+      if (counted && *p.wrong > 0) {
+        c.status = core::case_status::invalid;
+        c.reason = fmt::format("#wrong = {:g}", *p.wrong);
+      }
+      cases.push_back(std::move(c));
+    }
+  }
+  return cases;
+}
+
+}  // namespace ironbench::results

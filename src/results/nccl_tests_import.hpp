@@ -1,0 +1,96 @@
+// Results of nccl-tests and rccl-tests (all_reduce_perf, all_gather_perf, ...), read from the
+// table they print or from the JSON file newer nccl-tests write with -J/--output_file, as
+// cases shaped like ironbench's own `collectives` cases, so that `ironbench compare` lines an
+// nccl-tests run up with an ironbench run.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.hpp"
+
+namespace ironbench::results {
+
+/// One placement (out-of-place or in-place) of one table row.
+struct nccl_tests_placement {
+  bool present = false;          ///< false when the table has no such column group or prints nothing there
+  double time_us = 0;            ///< time per iteration, microseconds (CPU time with nccl-tests -C)
+  double algbw_gbs = 0;          ///< algorithm bandwidth, GB/s (10^9 B/s)
+  double busbw_gbs = 0;          ///< bus bandwidth, GB/s
+  std::optional<double> wrong;   ///< the #wrong (or, before nccl-tests 2.13, "error") column; nullopt for N/A
+};
+
+/// One row of the table: one size of one collective call.
+struct nccl_tests_row {
+  std::uint64_t bytes = 0;  ///< the size column (B): nccl-tests' -b/-e size as it was rounded
+  std::uint64_t count = 0;  ///< the count column (elements)
+  std::string type;         ///< nccl-tests' type name: float, half, bfloat16, int32, ...
+  std::string redop;        ///< sum, prod, max, min, avg, mulsum, or "none"; empty when the table has no redop
+  std::optional<std::int64_t> root;  ///< the root column; nullopt when the table has none
+  nccl_tests_placement out_of_place;
+  nccl_tests_placement in_place;
+  std::size_t line = 0;  ///< line number in the text (1-based), or index in the JSON results + 1
+};
+
+/// One rank's device, from a "#  Rank  0 Group  0 Pid ... device  0 [0000:04:00] NAME" line.
+struct nccl_tests_device {
+  int rank = 0;
+  std::string hostname;
+  int device = 0;    ///< the CUDA/HIP device index on that host
+  std::string bus;   ///< PCI location as printed: "0000:04:00", "0x00"
+  std::string name;  ///< "NVIDIA H100 80GB HBM3"
+};
+
+/// One table of an nccl-tests output (a file holds several when tests ran one after another).
+struct nccl_tests_report {
+  std::string format;        ///< "text" or "json"
+  std::string program;       ///< the binary the output names ("all_reduce_perf"); empty when it names none
+  std::string version_line;  ///< "nccl-tests version 2.17.6 ..." or "rccl-tests: Version ..."; empty if absent
+  std::map<std::string, std::string> settings;  ///< from "# nThread 1 nGpus 8 ...": nThread, nGpus, minBytes, ...
+  std::vector<nccl_tests_device> devices;
+  std::vector<std::string> prefix_columns;  ///< columns before the timings: size, count, type[, redop][, root]
+  bool wrong_is_max_error = false;  ///< the column is "error" (nccl-tests before 2.13): the largest deviation, not a count
+  bool cpu_time = false;            ///< times are CPU time (nccl-tests -C, "cputime" column)
+  std::vector<nccl_tests_row> rows;
+  std::optional<double> average_busbw_gbs;  ///< "# Avg bus bandwidth : X"
+  std::optional<std::int64_t> out_of_bounds;  ///< "# Out of bounds values : N OK"
+};
+
+/// Parses nccl-tests or rccl-tests output: the printed text (header lines starting with '#',
+/// the column header, rows, footer) or the JSON of -J. Lines that belong to neither (NCCL INFO
+/// messages, shell prompts, MPI prefixes) are ignored. Returns one report per table. Throws
+/// usage_error naming `source` when there is no table, a row is truncated or holds something
+/// that is not a number, or a JSON document is not an nccl-tests report.
+[[nodiscard]] std::vector<nccl_tests_report> parse_nccl_tests(const std::string& text, const std::string& source);
+
+/// What the import command adds to a file's own content.
+struct nccl_tests_options {
+  std::string collective;  ///< --collective: used when the output does not name its program
+  int ranks = 0;           ///< --ranks: used when the output has no "# Rank" lines (0: not given)
+};
+
+/// The ironbench name of the collective a report measured ("all_reduce", ...): from the
+/// program the output names, else `options.collective`, else the file name of `source`
+/// (all_reduce_perf.txt, node1-alltoall_perf.log), else the root/redop columns when they
+/// decide it (a root and an operator: reduce). Throws usage_error when none works, or when
+/// the root/redop columns contradict the collective.
+[[nodiscard]] std::string nccl_tests_collective(const nccl_tests_report& report, const std::string& source,
+                                                const nccl_tests_options& options);
+
+/// ironbench's name of an nccl-tests type ("float" -> "fp32", "half" -> "fp16", "bfloat16"
+/// -> "bf16", "int" -> "int32", "char" -> "int8", "double" -> "fp64"); others are kept.
+[[nodiscard]] std::string ironbench_dtype(const std::string& nccl_tests_type);
+
+/// One case per row and placement, as ironbench's collectives cases: benchmark
+/// "collectives", device "N ranks", parameters collective, dtype, op ("none" for collectives
+/// that do not reduce), root (-1 without one), size (B), placement, ranks; metrics time_us
+/// (us), algbw and busbw (GB/s), wrong (elements; -1 when not checked). A case with wrong
+/// elements is invalid. Notes: source, device names, nccl-tests' count and type, the average
+/// bus bandwidth of the table.
+[[nodiscard]] std::vector<core::case_result> nccl_tests_cases(const nccl_tests_report& report, const std::string& source,
+                                                              const nccl_tests_options& options);
+
+}  // namespace ironbench::results

@@ -1,0 +1,250 @@
+#include "results/vllm_import.hpp"
+
+#include <fmt/format.h>
+
+#include <regex>
+#include <set>
+
+#include "core/error.hpp"
+#include "results/import_text.hpp"
+
+namespace ironbench::results {
+namespace {
+
+// The metrics ironbench's serve cases carry, in their order (src/cli/serve_command.cpp).
+const std::vector<std::string>& serve_metric_names() {
+  static const std::vector<std::string> names = {"request_throughput", "output_throughput", "total_token_throughput",
+                                                 "median_ttft_ms",     "median_tpot_ms",    "median_itl_ms",
+                                                 "mean_e2el_ms"};
+  return names;
+}
+
+bool is_latency_statistic(const std::string& key) {
+  static const std::regex statistic(R"(^(mean|median|std|p\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el)_ms$)");
+  return std::regex_match(key, statistic);
+}
+
+// Other numbers of the result kept as values: throughputs and token totals.
+const std::set<std::string>& other_numeric_keys() {
+  static const std::set<std::string> keys = {"request_throughput",      "output_throughput",   "total_token_throughput",
+                                             "request_goodput",         "max_output_tokens_per_s",
+                                             "max_concurrent_requests", "total_input_tokens",  "total_output_tokens"};
+  return keys;
+}
+
+// Python's json module writes NaN and Infinity (an empty statistic, an unlimited rate),
+// which JSON does not have: outside strings they become null.
+std::string without_non_finite(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (in_string) {
+      out += ch;
+      if (ch == '\\' && i + 1 < text.size()) out += text[++i];
+      else if (ch == '"') in_string = false;
+      continue;
+    }
+    if (ch == '"') in_string = true;
+    const auto rest = std::string_view(text).substr(i);
+    if (rest.starts_with("NaN")) {
+      out += "null";
+      i += 2;
+    } else if (rest.starts_with("-Infinity")) {
+      out += "null";
+      i += 8;
+    } else if (rest.starts_with("Infinity")) {
+      out += "null";
+      i += 7;
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+std::vector<json> objects_of(const std::string& text, const std::string& source) {
+  const auto content = without_non_finite(trim(text));
+  std::vector<json> objects;
+  try {
+    auto doc = json::parse(content);
+    if (doc.is_array()) {
+      for (auto& e : doc) objects.push_back(std::move(e));
+      if (objects.empty()) throw usage_error(fmt::format("{}: an empty JSON array, no vLLM results", source));
+    } else {
+      objects.push_back(std::move(doc));
+    }
+    return objects;
+  } catch (const json::parse_error& whole) {
+    // JSON Lines: one object per line.
+    const auto lines = split_lines(content);
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      if (trim(lines[i]).empty()) continue;
+      try {
+        objects.push_back(json::parse(lines[i]));
+      } catch (const json::parse_error& e) {
+        if (objects.empty()) throw usage_error(fmt::format("{}: not valid JSON ({})", source, whole.what()));
+        throw usage_error(fmt::format("{}: line {}: not valid JSON ({})", source, i + 1, e.what()));
+      }
+    }
+  }
+  return objects;
+}
+
+std::optional<double> number_at(const json& object, const std::string& key, const std::string& where) {
+  if (!object.contains(key) || object.at(key).is_null()) return std::nullopt;
+  const auto& value = object.at(key);
+  if (!value.is_number()) throw usage_error(fmt::format("{}: \"{}\" is {}, not a number", where, key, value.dump()));
+  return value.get<double>();
+}
+
+std::optional<std::int64_t> count_at(const json& object, const std::string& key, const std::string& where) {
+  const auto value = number_at(object, key, where);
+  if (!value) return std::nullopt;
+  if (*value < 0 || *value != static_cast<double>(static_cast<std::int64_t>(*value))) {
+    throw usage_error(fmt::format("{}: \"{}\" is {}, not a count", where, key, object.at(key).dump()));
+  }
+  return static_cast<std::int64_t>(*value);
+}
+
+std::string string_at(const json& object, const std::string& key) {
+  if (!object.contains(key) || object.at(key).is_null()) return {};
+  const auto& value = object.at(key);
+  return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
+vllm_result result_of(const json& object, std::size_t index, std::size_t count, const std::string& source) {
+  const auto where = count > 1 ? fmt::format("{}: result {}", source, index) : source;
+  if (!object.is_object()) throw usage_error(fmt::format("{}: JSON, but not a vLLM bench serve result (not an object)", where));
+  bool has_metric = false;
+  for (const auto& [key, value] : object.items()) {
+    if (is_latency_statistic(key) || key == "request_throughput" || key == "output_throughput") has_metric = true;
+  }
+  if (!has_metric) {
+    throw usage_error(fmt::format("{}: JSON, but not a vLLM bench serve result (no request_throughput, "
+                                  "output_throughput or *_ttft_ms keys)",
+                                  where));
+  }
+  vllm_result r;
+  r.index = index;
+  r.original = object;
+  r.backend = string_at(object, "backend");
+  r.model_id = string_at(object, "model_id");
+  r.tokenizer_id = string_at(object, "tokenizer_id");
+  r.date = string_at(object, "date");
+  r.burstiness = number_at(object, "burstiness", where);
+  r.duration_s = number_at(object, "duration", where);
+  r.completed = count_at(object, "completed", where);
+  r.failed = count_at(object, "failed", where);
+  const auto num_prompts = count_at(object, "num_prompts", where);
+  if (num_prompts) {
+    r.num_prompts = *num_prompts;
+  } else if (r.completed) {
+    r.num_prompts = *r.completed + r.failed.value_or(0);
+  } else {
+    throw usage_error(fmt::format("{}: vLLM result without num_prompts or completed", where));
+  }
+  if (!r.failed && num_prompts && r.completed) {
+    if (*r.completed > *num_prompts) {
+      throw usage_error(fmt::format("{}: completed ({}) exceeds num_prompts ({})", where, *r.completed, *num_prompts));
+    }
+    r.failed = *num_prompts - *r.completed;
+  }
+  if (!object.contains("request_rate")) throw usage_error(fmt::format("{}: vLLM result without request_rate", where));
+  const auto& rate = object.at("request_rate");
+  if (rate.is_null() || (rate.is_string() && (rate.get<std::string>() == "inf" || rate.get<std::string>() == "Infinity"))) {
+    r.request_rate = "inf";
+  } else if (rate.is_number() && rate.get<double>() > 0) {
+    r.request_rate = fmt::format("{:g}", rate.get<double>());
+  } else {
+    throw usage_error(fmt::format("{}: request_rate is {}, neither \"inf\" nor a rate", where, rate.dump()));
+  }
+  if (const auto concurrency = count_at(object, "max_concurrency", where)) r.max_concurrency = *concurrency;
+  for (const auto& [key, value] : object.items()) {
+    // benchmark_serving.py of early 2025 wrote "request_goodput:" (with the colon).
+    const std::string name = key == "request_goodput:" ? "request_goodput" : key;
+    if (!is_latency_statistic(name) && !other_numeric_keys().count(name)) continue;
+    if (const auto v = number_at(object, key, where)) r.values[name] = *v;
+  }
+  if (object.contains("ttfts") && object.at("ttfts").is_array()) r.requests_detailed = object.at("ttfts").size();
+  return r;
+}
+
+}  // namespace
+
+std::vector<vllm_result> parse_vllm_results(const std::string& text, const std::string& source) {
+  if (trim(text).empty()) throw usage_error(fmt::format("{}: empty file, no vLLM results", source));
+  const auto objects = objects_of(text, source);
+  std::vector<vllm_result> results;
+  for (std::size_t i = 0; i < objects.size(); ++i) {
+    try {
+      results.push_back(result_of(objects[i], i + 1, objects.size(), source));
+    } catch (const json::exception& e) {  // a value of an unexpected type
+      throw usage_error(fmt::format("{}: malformed vLLM result ({})", source, e.what()));
+    }
+  }
+  return results;
+}
+
+std::vector<core::case_result> vllm_cases(const std::vector<vllm_result>& results, const std::string& source) {
+  std::vector<core::case_result> cases;
+  for (const auto& r : results) {
+    core::case_result c;
+    c.benchmark = "serve";
+    c.device = !r.model_id.empty() ? r.model_id : !r.backend.empty() ? r.backend : std::string("unknown");
+    c.params.set("max_concurrency", r.max_concurrency);
+    c.params.set("request_rate", r.request_rate);
+    c.params.set("num_prompts", r.num_prompts);
+    std::vector<std::string> missing;
+    for (const auto& name : serve_metric_names()) {
+      const auto it = r.values.find(name);
+      if (it == r.values.end()) {
+        missing.push_back(name);
+        continue;
+      }
+      c.metrics.push_back({name, it->second, "", "as vLLM bench serve defines it"});
+    }
+    if (r.failed) c.metrics.push_back({"failed", static_cast<double>(*r.failed), "requests", "failed requests"});
+    else missing.push_back("failed");
+    for (const auto& [key, value] : r.original.items()) {
+      const std::string name = key == "request_goodput:" ? "request_goodput" : key;
+      if (!is_latency_statistic(name) || !r.values.count(name) || c.find_metric(name)) continue;
+      c.metrics.push_back({name, r.values.at(name), "ms", "as vLLM bench serve defines it"});
+    }
+    if (r.values.count("request_goodput")) {
+      c.metrics.push_back({"request_goodput", r.values.at("request_goodput"), "req/s", "requests meeting the SLOs per second"});
+    }
+    if (r.duration_s) c.metrics.push_back({"duration", *r.duration_s, "s", "benchmark duration"});
+    if (r.completed) c.metrics.push_back({"completed", static_cast<double>(*r.completed), "requests", "completed requests"});
+    c.notes["source"] = r.index > 1 || results.size() > 1 ? fmt::format("{} (result {})", source, r.index) : source;
+    c.notes["imported_from"] = fmt::format("vLLM bench serve result{}", r.backend.empty() ? "" : " (backend " + r.backend + ")");
+    c.notes["result"] = r.original.dump();
+    if (!r.model_id.empty()) c.notes["model_id"] = r.model_id;
+    if (!r.tokenizer_id.empty()) c.notes["tokenizer_id"] = r.tokenizer_id;
+    if (!r.date.empty()) c.notes["date"] = r.date;
+    if (r.burstiness) c.notes["burstiness"] = fmt::format("{:g}", *r.burstiness);
+    if (!r.original.contains("num_prompts")) c.notes["num_prompts"] = "not in the file: completed + failed";
+    if (!missing.empty()) c.notes["missing"] = fmt::format("not in the file: {}", fmt::join(missing, ", "));
+    if (r.requests_detailed > 0) {
+      c.notes["requests_detailed"] = fmt::format("{} requests (ttfts, itls, ... in notes.result)", r.requests_detailed);
+    }
+    // ironbench serve's own result files say whether the client kept its schedule.
+    if (r.original.contains("client") && r.original.at("client").is_object()) {
+      const auto& client = r.original.at("client");
+      if (client.contains("valid") && client.at("valid").is_boolean() && !client.at("valid").get<bool>()) {
+        c.status = core::case_status::invalid;
+        c.reason = string_at(client, "invalid_reason");
+        if (c.reason.empty()) c.reason = "the load generator fell behind its schedule";
+      }
+    }
+    if (r.completed && *r.completed == 0) {
+      c.status = core::case_status::failed;
+      c.reason = fmt::format("no request completed ({} failed)", r.failed.value_or(r.num_prompts));
+    }
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+}  // namespace ironbench::results
