@@ -173,7 +173,8 @@ void cases_section(const html_report_input& input, std::ostream& out) {
         std::vector<std::string> params, metrics;
         for (const auto& c : run.cases) {
           if (c.benchmark != benchmark) continue;
-          for (const auto& [name, value] : core::to_json(c).at("params").items()) {
+          const auto document = core::to_json(c);
+          for (const auto& [name, value] : document.at("params").items()) {
             if (std::find(params.begin(), params.end(), name) == params.end()) params.push_back(name);
           }
           for (const auto& m : c.metrics) {
