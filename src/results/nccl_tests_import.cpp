@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/json.hpp"
+#include "core/statistics.hpp"
 #include "results/import_text.hpp"
 
 namespace ironbench::results {
@@ -346,11 +347,14 @@ nccl_tests_report parse_json_document(const json& doc, const std::string& source
     }
     const auto& config = doc.at("config");
     if (config.contains("devices") && config.at("devices").is_array()) {
+      std::set<std::string> processes;
       for (const auto& d : config.at("devices")) {
         if (!d.is_object()) continue;
+        processes.insert(d.value("hostname", std::string()) + ":" + (d.contains("pid") ? d.at("pid").dump() : "?"));
         r.devices.push_back({d.value("rank", 0), d.value("hostname", std::string()), d.value("device", 0),
                              d.value("device_hex", std::string()), d.value("device_info", std::string())});
       }
+      r.processes = static_cast<int>(processes.size());
     }
   }
   const auto& results = doc.at("results");
@@ -379,6 +383,16 @@ nccl_tests_report parse_json_document(const json& doc, const std::string& source
     }
     row.out_of_place = json_placement(e.value("out_of_place", json()), where + ".out_of_place", source);
     row.in_place = json_placement(e.value("in_place", json()), where + ".in_place", source);
+    for (const auto& [key, placement] : {std::pair{"out_of_place_per_iter", &row.out_of_place},
+                                         std::pair{"in_place_per_iter", &row.in_place}}) {
+      if (!e.contains(key) || !e.at(key).is_object() || !e.at(key).contains("times_us")) continue;
+      for (const auto& t : e.at(key).at("times_us")) {
+        if (!t.is_number() || !(t.get<double>() > 0)) {
+          throw usage_error(fmt::format("{}: {}.{}.times_us holds {}, not a time", source, where, key, t.dump()));
+        }
+        placement->iteration_times_us.push_back(t.get<double>());
+      }
+    }
     if (!row.out_of_place.present && !row.in_place.present) {
       throw usage_error(fmt::format("{}: {} has neither out_of_place nor in_place timings", source, where));
     }
@@ -420,6 +434,15 @@ nccl_tests_report parse_json(const std::string& text, const std::string& source)
 int ranks_of(const nccl_tests_report& report, const std::string& source, const nccl_tests_options& options) {
   int ranks = 0;
   for (const auto& d : report.devices) ranks = std::max(ranks, d.rank + 1);
+  if (report.processes > 0) {
+    // nccl-tests' JSON lists one device per process: a process drives ngpus GPUs per thread.
+    auto setting = [&](const char* key) {
+      const auto it = report.settings.find(key);
+      const auto value = it == report.settings.end() ? std::nullopt : parse_integer(it->second);
+      return value && *value > 0 && *value < (1 << 16) ? static_cast<int>(*value) : 1;
+    };
+    ranks = std::max(ranks, report.processes * setting("ngpus") * setting("nthreads"));
+  }
   if (ranks > 0 && options.ranks > 0 && options.ranks != ranks) {
     throw usage_error(fmt::format("{}: --ranks {} but the output lists {} ranks", source, options.ranks, ranks));
   }
@@ -531,6 +554,14 @@ std::vector<core::case_result> nccl_tests_cases(const nccl_tests_report& report,
       c.params.set("placement", std::string(in_place ? "in-place" : "out-of-place"));
       c.params.set("ranks", std::int64_t{ranks});
       c.param_units["size"] = "B";
+      if (!p.iteration_times_us.empty()) {
+        core::measurement m;
+        for (double t : p.iteration_times_us) m.samples_s.push_back(t * 1e-6);
+        m.total_iterations = m.samples_s.size();
+        m.time_s = core::summarize(m.samples_s);
+        c.timing = m;
+        c.notes["timing"] = "every iteration's time from nccl-tests' JSON (-I 1)";
+      }
       c.metrics.push_back({"time_us", p.time_us, "us",
                            report.cpu_time ? "CPU time per iteration (nccl-tests -C)" : "time per iteration (nccl-tests)"});
       c.metrics.push_back({"algbw", p.algbw_gbs, "GB/s", "algorithm bytes / time (nccl-tests algbw)"});

@@ -21,6 +21,7 @@ struct nccl_tests_placement {
   double algbw_gbs = 0;          ///< algorithm bandwidth, GB/s (10^9 B/s)
   double busbw_gbs = 0;          ///< bus bandwidth, GB/s
   std::optional<double> wrong;   ///< the #wrong (or, before nccl-tests 2.13, "error") column; nullopt for N/A
+  std::vector<double> iteration_times_us;  ///< every timed iteration (JSON with nccl-tests -I 1), else empty
 };
 
 /// One row of the table: one size of one collective call.
@@ -57,6 +58,9 @@ struct nccl_tests_report {
   std::vector<nccl_tests_row> rows;
   std::optional<double> average_busbw_gbs;  ///< "# Avg bus bandwidth : X"
   std::optional<std::int64_t> out_of_bounds;  ///< "# Out of bounds values : N OK"
+  /// JSON: the distinct processes (pids) of config.devices, which lists one entry per
+  /// process, not per GPU; ranks = processes x ngpus x nthreads. 0 for text output.
+  int processes = 0;
 };
 
 /// Parses nccl-tests or rccl-tests output: the printed text (header lines starting with '#',

@@ -283,6 +283,32 @@ TEST(NcclTestsImport, JsonOutputOfNewerNcclTests) {
   EXPECT_DOUBLE_EQ(*parse_nccl_tests(old, "old.json")[0].average_busbw_gbs, 70.742);
 }
 
+TEST(NcclTestsImport, RealJsonWithEveryIterationTimed) {
+  // Two T4s driven by one process (-g 2): the JSON lists the process once; busbw = algbw
+  // for all_reduce on 2 ranks (2 (n - 1) / n = 1).
+  const auto reports = parse_fixture("all_reduce_perf_t4_2gpu_per_iter.json");
+  ASSERT_EQ(reports.size(), 1u);
+  const auto& r = reports[0];
+  EXPECT_EQ(r.format, "json");
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_EQ(r.rows[0].type, "half");
+  EXPECT_DOUBLE_EQ(r.rows[0].out_of_place.busbw_gbs, 5.731221);
+  ASSERT_EQ(r.rows[0].out_of_place.iteration_times_us.size(), 50u);
+  EXPECT_DOUBLE_EQ(r.rows[0].out_of_place.iteration_times_us.front(), 23677.312851);
+  EXPECT_DOUBLE_EQ(r.rows[0].in_place.iteration_times_us.back(), 23526.432037);
+  const auto cases = nccl_tests_cases(r, "t4.json", {});
+  ASSERT_EQ(cases.size(), 2u);
+  const auto& c = case_of(cases, 134217728, "out-of-place");
+  EXPECT_EQ(c.params.integer("ranks"), 2);
+  EXPECT_EQ(c.params.string("dtype"), "fp16");
+  EXPECT_EQ(c.params.string("collective"), "all_reduce");
+  ASSERT_TRUE(c.timing.has_value());
+  EXPECT_EQ(c.timing->samples_s.size(), 50u);
+  EXPECT_NEAR(c.timing->time_s.median * 1e6, (23450.815201 + 23453.439713) / 2, 1e-6);  // the 25th and 26th of 50
+  EXPECT_DOUBLE_EQ(c.find_metric("wrong")->value, 0);
+  EXPECT_EQ(round_trip(cases).at(0).timing->samples_s.size(), 50u);
+}
+
 TEST(NcclTestsImport, BadInputIsAUsageErrorNamingTheFile) {
   const auto expect_error = [](const std::string& text, const std::string& needle) {
     try {
