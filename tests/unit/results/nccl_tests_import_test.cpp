@@ -7,19 +7,16 @@
 
 #include "core/error.hpp"
 #include "core/result_json.hpp"
+#include "import_fixtures.hpp"
 
 namespace ironbench::results {
 namespace {
 
-const std::string fixtures = std::string(IRONBENCH_TEST_DATA) + "/nccl-tests/";
+using testing::expect_same_cases;
+using testing::metric;
+using testing::round_trip;
 
-std::string read_fixture(const std::string& name) {
-  std::ifstream in(fixtures + name);
-  std::stringstream text;
-  text << in.rdbuf();
-  EXPECT_FALSE(text.str().empty()) << name;
-  return text.str();
-}
+std::string read_fixture(const std::string& name) { return testing::read_fixture_file("nccl-tests", name); }
 
 std::vector<nccl_tests_report> parse_fixture(const std::string& name) { return parse_nccl_tests(read_fixture(name), name); }
 
@@ -35,32 +32,6 @@ const core::case_result& case_of(const std::vector<core::case_result>& cases, st
     if (c.params.integer("size") == size && c.params.string("placement") == placement) return c;
   }
   throw std::runtime_error("no case of " + std::to_string(size) + " B " + placement);
-}
-
-// The cases through ironbench's result JSON and back.
-std::vector<core::case_result> round_trip(const std::vector<core::case_result>& cases) {
-  core::run_result run;
-  run.cases = cases;
-  return core::run_from_json(json::parse(core::to_json(run).dump()), "round trip").cases;
-}
-
-void expect_same_cases(const std::vector<core::case_result>& a, const std::vector<core::case_result>& b) {
-  ASSERT_EQ(a.size(), b.size());
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    EXPECT_EQ(a[i].benchmark, b[i].benchmark);
-    EXPECT_EQ(a[i].device, b[i].device);
-    EXPECT_EQ(a[i].params, b[i].params);
-    EXPECT_EQ(a[i].param_units, b[i].param_units);
-    EXPECT_EQ(a[i].status, b[i].status);
-    EXPECT_EQ(a[i].reason, b[i].reason);
-    EXPECT_EQ(a[i].notes, b[i].notes);
-    ASSERT_EQ(a[i].metrics.size(), b[i].metrics.size());
-    for (std::size_t m = 0; m < a[i].metrics.size(); ++m) {
-      EXPECT_EQ(a[i].metrics[m].name, b[i].metrics[m].name);
-      EXPECT_EQ(a[i].metrics[m].value, b[i].metrics[m].value);
-      EXPECT_EQ(a[i].metrics[m].unit, b[i].metrics[m].unit);
-    }
-  }
 }
 
 TEST(NcclTestsImport, AllReduceOverSixteenH100s) {

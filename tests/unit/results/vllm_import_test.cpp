@@ -7,53 +7,19 @@
 
 #include "core/error.hpp"
 #include "core/result_json.hpp"
+#include "import_fixtures.hpp"
 
 namespace ironbench::results {
 namespace {
 
-const std::string fixtures = std::string(IRONBENCH_TEST_DATA) + "/vllm/";
+using testing::expect_same_cases;
+using testing::metric;
+using testing::round_trip;
 
-std::string read_fixture(const std::string& name) {
-  std::ifstream in(fixtures + name);
-  std::stringstream text;
-  text << in.rdbuf();
-  EXPECT_FALSE(text.str().empty()) << name;
-  return text.str();
-}
+std::string read_fixture(const std::string& name) { return testing::read_fixture_file("vllm", name); }
 
 std::vector<core::case_result> import_fixture(const std::string& name) {
   return vllm_cases(parse_vllm_results(read_fixture(name), name), name);
-}
-
-double metric(const core::case_result& c, const std::string& name) {
-  const auto* m = c.find_metric(name);
-  if (m == nullptr) throw std::runtime_error("no metric " + name);
-  return m->value;
-}
-
-std::vector<core::case_result> round_trip(const std::vector<core::case_result>& cases) {
-  core::run_result run;
-  run.cases = cases;
-  return core::run_from_json(json::parse(core::to_json(run).dump()), "round trip").cases;
-}
-
-void expect_same_cases(const std::vector<core::case_result>& a, const std::vector<core::case_result>& b) {
-  ASSERT_EQ(a.size(), b.size());
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    EXPECT_EQ(a[i].benchmark, b[i].benchmark);
-    EXPECT_EQ(a[i].device, b[i].device);
-    EXPECT_EQ(a[i].params, b[i].params);
-    EXPECT_EQ(a[i].status, b[i].status);
-    EXPECT_EQ(a[i].reason, b[i].reason);
-    EXPECT_EQ(a[i].notes, b[i].notes);
-    EXPECT_FALSE(b[i].timing.has_value());
-    ASSERT_EQ(a[i].metrics.size(), b[i].metrics.size());
-    for (std::size_t m = 0; m < a[i].metrics.size(); ++m) {
-      EXPECT_EQ(a[i].metrics[m].name, b[i].metrics[m].name);
-      EXPECT_EQ(a[i].metrics[m].value, b[i].metrics[m].value);
-      EXPECT_EQ(a[i].metrics[m].unit, b[i].metrics[m].unit);
-    }
-  }
 }
 
 TEST(VllmImport, SweepPointOfVllmBenchServe) {
