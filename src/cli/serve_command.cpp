@@ -241,7 +241,7 @@ int execute(const serve_arguments& a, const invocation& call) {
       vllm["token_counts"] = tokenizer ? "output tokens from usage.completion_tokens, else from the tokenizer; "
                                          "output_token_count_mismatches counts requests where the two differ"
                                        : "output tokens from usage.completion_tokens; without usage, the count of token "
-                                         "events (approximate: no --tokenizer); prompt lengths of text prompts are word "
+                                         "events with text (approximate: no --tokenizer); prompt lengths of text prompts are word "
                                          "counts (approximate)";
       serve::write_serving_summary(console, metrics, result, selection);
       if (a.save_result) {

@@ -121,7 +121,7 @@ load_result run_load(const std::vector<prepared_request>& requests, const load_s
       r.tokenizer_output_tokens = static_cast<std::int64_t>(s.tokenizer->count(r.generated_text));
     }
     r.output_len = r.usage_output_tokens.value_or(
-        r.tokenizer_output_tokens.value_or(static_cast<std::int64_t>(st->timing.token_events())));
+        r.tokenizer_output_tokens.value_or(static_cast<std::int64_t>(st->timing.text_events())));
   };
 
   auto send = [&](std::size_t i) {

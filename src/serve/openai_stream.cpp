@@ -126,6 +126,7 @@ void request_timing::on_chunk(double time_s, const openai_chunk& chunk) {
     itl_s_.push_back(time_s - last_s_);
   }
   last_s_ = time_s;
+  if (!chunk.text.empty()) ++text_events_;
   text_ += chunk.text;
 }
 

@@ -53,8 +53,12 @@ class request_timing {
   [[nodiscard]] const std::string& text() const { return text_; }
   [[nodiscard]] std::optional<std::int64_t> usage_completion_tokens() const { return completion_tokens_; }
   [[nodiscard]] std::optional<std::int64_t> usage_prompt_tokens() const { return prompt_tokens_; }
-  /// Token events seen (chunks with choices).
+  /// Token events seen (chunks with choices), as vLLM's client times them: these include a
+  /// chat stream's role-only first chunk and a closing chunk with only a finish reason.
   [[nodiscard]] std::size_t token_events() const { return events_; }
+  /// Chunks whose text was not empty: the output token count when the server sends no usage
+  /// and no tokenizer is given (exact for servers that stream one token per chunk).
+  [[nodiscard]] std::size_t text_events() const { return text_events_; }
   [[nodiscard]] bool done() const { return done_; }
 
  private:
@@ -65,6 +69,7 @@ class request_timing {
   std::string text_;
   std::optional<std::int64_t> completion_tokens_, prompt_tokens_;
   std::size_t events_ = 0;
+  std::size_t text_events_ = 0;
   bool done_ = false;
 };
 

@@ -50,7 +50,8 @@ TEST(RequestTiming, VllmRulesHandComputed) {
   EXPECT_NEAR(t.itl_s()[2], 0.15, 1e-12);
   EXPECT_EQ(t.text(), "ab");
   EXPECT_EQ(t.usage_completion_tokens(), 3);
-  EXPECT_EQ(t.token_events(), 4u);
+  EXPECT_EQ(t.token_events(), 4u);  // timed as vLLM does, the role-only chunk included
+  EXPECT_EQ(t.text_events(), 2u);   // counted as output tokens without usage or tokenizer
   EXPECT_TRUE(t.done());
 }
 
