@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""ironbench serve and vLLM's `vllm bench serve` side by side against one serve-sim.
+
+The simulator runs on one core and each client, in turn, on the other (taskset), with the
+same text prompts (a custom JSONL dataset both clients read) and the same load. Two parts:
+
+  agreement  moderate load: both clients' TTFT, TPOT, ITL, E2EL and throughput, and their
+             ratio (the simulator is deterministic, so both measure the same engine);
+  ceiling    thousands of concurrent streams on a fast simulated engine whose step time is
+             known (8 ms + 0.005 ms per running sequence): each client's output tok/s, mean
+             ITL against the engine's, and the CPU the client used.
+
+Usage:
+  bench/serve_vs_vllm.py --ironbench build/release/ironbench --vllm /path/to/venv/bin/vllm \\
+      --tokenizer DIR_WITH_tokenizer.json [--part agreement|ceiling|both]
+
+vLLM is not a dependency of ironbench: install it in a virtual environment of its own
+(`pip install vllm pandas datasets`). The tokenizer directory needs tokenizer.json and a
+tokenizer_config.json (any byte-level BPE tokenizer; prompts are counted with it by both).
+"""
+import argparse
+import json
+import os
+import random
+import resource
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+WORDS = ("the of and to in is was for on that with as by at from his her an be were which are this or had "
+         "but not have one their has its they more all also after new first two other into can").split()
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def write_prompts(path, count, words, seed=1):
+    rng = random.Random(seed)
+    with open(path, "w") as f:
+        for _ in range(count):
+            f.write(json.dumps({"prompt": " ".join(rng.choice(WORDS) for _ in range(words))}) + "\n")
+
+
+def start_sim(ironbench, port, sim_args):
+    proc = subprocess.Popen(["taskset", "-c", "1", ironbench, "serve-sim", "--port", str(port), "--model", "sim"] + sim_args,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(100):
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return proc
+        except OSError:
+            time.sleep(0.05)
+    proc.kill()
+    sys.exit("serve-sim did not start")
+
+
+def run_client(command):
+    """Runs a client on core 0; returns (wall seconds, CPU seconds of the client)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.monotonic()
+    done = subprocess.run(["taskset", "-c", "0"] + command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    wall = time.monotonic() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode not in (0, 1):
+        sys.exit(f"client failed ({done.returncode}): {' '.join(command)}\n{done.stdout[-3000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def ironbench_point(a, port, prompts, concurrency, count, output_len, out_dir):
+    name = f"ironbench-c{concurrency}.json"
+    wall, cpu = run_client([a.ironbench, "serve", "--base-url", f"http://127.0.0.1:{port}", "--model", "sim",
+                            "--endpoint", "/v1/completions", "--dataset-name", "custom", "--dataset-path", prompts,
+                            "--custom-output-len", str(output_len), "--tokenizer", os.path.join(a.tokenizer, "tokenizer.json"),
+                            "--num-prompts", str(count), "--max-concurrency", str(concurrency), "--ignore-eos",
+                            "--percentile-metrics", "ttft,tpot,itl,e2el", "--metric-percentiles", "50,99",
+                            "--save-result", "--result-dir", out_dir, "--result-filename", name, "--no-save"])
+    with open(os.path.join(out_dir, name)) as f:
+        result = json.load(f)
+    # ironbench measures its own CPU over the measured interval; the process total includes start-up.
+    return result, wall, cpu, result["client"]["cpu_share_of_one_core"]
+
+
+def vllm_point(a, port, prompts, concurrency, count, output_len, out_dir):
+    name = f"vllm-c{concurrency}.json"
+    wall, cpu = run_client([a.vllm, "bench", "serve", "--backend", "openai", "--base-url", f"http://127.0.0.1:{port}",
+                            "--endpoint", "/v1/completions", "--model", "sim", "--tokenizer", a.tokenizer,
+                            "--dataset-name", "custom", "--dataset-path", prompts, "--custom-output-len", str(output_len),
+                            "--skip-chat-template", "--num-prompts", str(count), "--max-concurrency", str(concurrency),
+                            "--ignore-eos", "--percentile-metrics", "ttft,tpot,itl,e2el", "--metric-percentiles", "50,99",
+                            "--save-result", "--result-dir", out_dir, "--result-filename", name])
+    with open(os.path.join(out_dir, name)) as f:
+        result = json.load(f)
+    return result, wall, cpu, None
+
+
+KEYS = ["median_ttft_ms", "median_tpot_ms", "median_itl_ms", "mean_itl_ms", "median_e2el_ms", "output_throughput"]
+
+
+def agreement(a, out_dir):
+    port = free_port()
+    prompts = os.path.join(out_dir, "agreement.jsonl")
+    write_prompts(prompts, 512, 200)
+    sim = start_sim(a.ironbench, port, [])
+    rows = []
+    try:
+        for concurrency in (4, 16, 64):
+            count = 8 * concurrency
+            ib, _, _, _ = ironbench_point(a, port, prompts, concurrency, count, 64, out_dir)
+            vl, _, _, _ = vllm_point(a, port, prompts, concurrency, count, 64, out_dir)
+            rows.append((concurrency, count, ib, vl))
+    finally:
+        sim.kill()
+    print("\n### Agreement (serve-sim defaults: 8 ms + 0.05 ms per sequence, 50 000 prompt tok/s; "
+          "200-word prompts, 64 output tokens)\n")
+    print("| concurrency | requests | metric | ironbench | vLLM | ironbench / vLLM |")
+    print("| ---: | ---: | --- | ---: | ---: | ---: |")
+    for concurrency, count, ib, vl in rows:
+        for key in KEYS:
+            x, y = ib.get(key), vl.get(key)
+            ratio = f"{x / y:.3f}" if x and y else "-"
+            text = lambda v: "-" if v is None else f"{v:.2f}"
+            print(f"| {concurrency} | {count} | {key} | {text(x)} | {text(y)} | {ratio} |")
+
+
+def ceiling(a, out_dir):
+    port = free_port()
+    prompts = os.path.join(out_dir, "ceiling.jsonl")
+    write_prompts(prompts, 6000, 32)
+    sim = start_sim(a.ironbench, port, ["--max-num-seqs", "20000", "--kv-cache-tokens", "100000000",
+                                        "--decode-base-ms", "8", "--decode-per-seq-ms", "0.005",
+                                        "--prefill-tokens-per-s", "10000000"])
+    rows = []
+    try:
+        # vLLM's process spends seconds importing PyTorch before it sends anything: a one-request
+        # run measures that, and it is subtracted from every vLLM point.
+        _, _, startup_cpu, _ = vllm_point(a, port, prompts, 1, 1, 64, out_dir)
+        for concurrency in a.concurrency:
+            count = 3 * concurrency
+            for client, point in (("ironbench", ironbench_point), ("vLLM", vllm_point)):
+                result, wall, cpu, own_cpu = point(a, port, prompts, concurrency, count, 64, out_dir)
+                if own_cpu is None:
+                    cpu = max(0.0, cpu - startup_cpu)
+                rows.append((concurrency, client, result, wall, cpu, own_cpu))
+    finally:
+        sim.kill()
+    print("\n### Client ceiling (engine step 8 ms + 0.005 ms per running sequence; 32-word prompts, "
+          "64 output tokens, 3 x concurrency requests)\n")
+    print(f"vLLM's start-up (one request): {startup_cpu:.1f} CPU s, subtracted from its points.\n")
+    print("| concurrency | client | completed | output tok/s | mean ITL (engine) | p99 ITL | median TTFT | "
+          "client CPU s | benchmark s | client CPU share |")
+    print("| ---: | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
+    for concurrency, client, r, wall, cpu, own_cpu in rows:
+        engine = 8 + 0.005 * concurrency
+        share = (f"{100 * own_cpu:.0f} % (its own count)" if own_cpu is not None
+                 else f"{100 * cpu / r['duration']:.0f} %")
+        print(f"| {concurrency} | {client} | {r['completed']} | {r['output_throughput']:.0f} | "
+              f"{r['mean_itl_ms']:.2f} ({engine:.2f}) | {r['p99_itl_ms']:.2f} | {r['median_ttft_ms']:.1f} | "
+              f"{cpu:.1f} | {r['duration']:.2f} | {share} |")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--ironbench", required=True)
+    p.add_argument("--vllm", required=True, help="the vllm executable of a virtual environment with vllm installed")
+    p.add_argument("--tokenizer", required=True, help="directory with tokenizer.json and tokenizer_config.json")
+    p.add_argument("--part", choices=["agreement", "ceiling", "both"], default="both")
+    p.add_argument("--concurrency", type=int, nargs="+", default=[250, 1000, 2000])
+    a = p.parse_args()
+    with tempfile.TemporaryDirectory() as out_dir:
+        if a.part in ("agreement", "both"):
+            agreement(a, out_dir)
+        if a.part in ("ceiling", "both"):
+            ceiling(a, out_dir)
+
+
+if __name__ == "__main__":
+    main()
