@@ -12,7 +12,7 @@ same text prompts (a custom JSONL dataset both clients read) and the same load. 
 
 Usage:
   bench/serve_vs_vllm.py --ironbench build/release/ironbench --vllm /path/to/venv/bin/vllm \\
-      --tokenizer DIR_WITH_tokenizer.json [--part agreement|ceiling|both]
+      --tokenizer DIR_WITH_tokenizer.json [--guidellm /path/to/venv/bin/guidellm] [--part agreement|ceiling|both]
 
 vLLM is not a dependency of ironbench: install it in a virtual environment of its own
 (`pip install vllm pandas datasets`). The tokenizer directory needs tokenizer.json and a
@@ -99,6 +99,77 @@ def vllm_point(a, port, prompts, concurrency, count, output_len, out_dir):
     return result, wall, cpu, None
 
 
+def guidellm_point(a, port, prompts, concurrency, count, output_len, out_dir):
+    """GuideLLM (`guidellm run`, 0.8.x CLI) at one point, mapped onto vLLM's metric names.
+
+    GuideLLM reads the same prompts from a copy of the JSONL with an `output_tokens_count`
+    column (its generative column mapper's default name for it); a request with that column
+    is sent with max_tokens = the count and ignore_eos = true. Its JSON keeps, per benchmark,
+    metrics.<name>.successful.{mean,median,...}; the fields and how they compare with vLLM's
+    (guidellm/schemas/base/request_stats.py, guidellm/benchmark/schemas/metrics.py):
+
+      median_ttft_ms    <- time_to_first_token_ms.median: first streamed chunk with tokens -
+                           request start, in ms, over requests. Differs in the start: GuideLLM's
+                           request_start is taken by an httpx trace hook when the request headers
+                           start to be written (backends/openai/http.py, _trace_request_start),
+                           after its own event loop has got round to the request and a connection
+                           is had; vLLM starts its clock before posting. E2EL starts there too.
+      median_tpot_ms    <- inter_token_latency_ms.median. GuideLLM's "ITL" of a request is
+                           (last token - first token) / (output tokens - 1), which is vLLM's
+                           TPOT, not vLLM's ITL. GuideLLM's own time_per_output_token_ms is
+                           (last token - request start) / output tokens: it includes the first
+                           token (TTFT), so it is NOT vLLM's TPOT and is not used. Both of its
+                           distributions are weighted by tokens per request (64 - 1 here for
+                           every request, so the weighted median is the median over requests).
+      median_itl_ms     <- not available: GuideLLM keeps only the first and last token times of
+                           a request, not each gap, so it has no median over individual gaps
+                           (vLLM's ITL). Printed as "-".
+      mean_itl_ms       <- inter_token_latency_ms.mean: per-request mean gaps weighted by
+                           (tokens - 1) = sum of (last - first) / sum of (tokens - 1), which is
+                           exactly the mean over all gaps, vLLM's mean ITL.
+      median_e2el_ms    <- 1000 x request_latency.median (GuideLLM keeps it in seconds): request
+                           end (stream consumed) - request start, as vLLM's E2EL.
+      output_throughput <- output_tokens_per_second.mean: total output tokens / the benchmark's
+                           duration (GuideLLM's window runs from its benchmark start to end;
+                           vLLM's from its first request to its last). Its .median is a median
+                           of a per-interval rate and is not comparable.
+    """
+    data = os.path.join(out_dir, "guidellm-prompts.jsonl")
+    if not os.path.exists(data):
+        with open(prompts) as f, open(data, "w") as g:
+            for line in f:
+                row = json.loads(line)
+                row["output_tokens_count"] = output_len
+                g.write(json.dumps(row) + "\n")
+    name = os.path.join(out_dir, f"guidellm-c{concurrency}.json")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+    wall, cpu = run_client([a.guidellm, "run",
+                            "--backend", f"kind=openai_http,target=http://127.0.0.1:{port},model=sim,"
+                                         "request_format=/v1/completions",
+                            "--profile", f"kind=concurrent,streams={concurrency}",
+                            "--constraint", f"kind=max_requests,count={count}",
+                            "--tokenizer", f"kind=hf_auto,model={a.tokenizer}",
+                            "--data", f"kind=json_file,path={data}",
+                            "--output", f"kind=json,path={name}",
+                            "--disable-console-interactive"])
+    with open(name) as f:
+        bench = json.load(f)["benchmarks"][0]
+    m = bench["metrics"]
+    ok = lambda key: m[key]["successful"]
+    result = {
+        "completed": m["request_totals"]["successful"],
+        "duration": bench["duration"],
+        "median_ttft_ms": ok("time_to_first_token_ms")["median"],
+        "median_tpot_ms": ok("inter_token_latency_ms")["median"],
+        "median_itl_ms": None,
+        "mean_itl_ms": ok("inter_token_latency_ms")["mean"],
+        "median_e2el_ms": 1000 * ok("request_latency")["median"],
+        "output_throughput": ok("output_tokens_per_second")["mean"],
+    }
+    return result, wall, cpu, None
+
+
 KEYS = ["median_ttft_ms", "median_tpot_ms", "median_itl_ms", "mean_itl_ms", "median_e2el_ms", "output_throughput"]
 
 
@@ -113,19 +184,32 @@ def agreement(a, out_dir):
             count = 8 * concurrency
             ib, _, _, _ = ironbench_point(a, port, prompts, concurrency, count, 64, out_dir)
             vl, _, _, _ = vllm_point(a, port, prompts, concurrency, count, 64, out_dir)
-            rows.append((concurrency, count, ib, vl))
+            gl = guidellm_point(a, port, prompts, concurrency, count, 64, out_dir)[0] if a.guidellm else None
+            rows.append((concurrency, count, ib, vl, gl))
     finally:
         sim.kill()
     print("\n### Agreement (serve-sim defaults: 8 ms + 0.05 ms per sequence, 50 000 prompt tok/s; "
           "200-word prompts, 64 output tokens)\n")
-    print("| concurrency | requests | metric | ironbench | vLLM | ironbench / vLLM |")
-    print("| ---: | ---: | --- | ---: | ---: | ---: |")
-    for concurrency, count, ib, vl in rows:
+    text = lambda v: "-" if v is None else f"{v:.2f}"
+    ratio = lambda x, y: f"{x / y:.3f}" if x and y else "-"
+    if a.guidellm:
+        print("| concurrency | requests | metric | ironbench | vLLM | GuideLLM | ironbench / vLLM | ironbench / GuideLLM |")
+        print("| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
+    else:
+        print("| concurrency | requests | metric | ironbench | vLLM | ironbench / vLLM |")
+        print("| ---: | ---: | --- | ---: | ---: | ---: |")
+    for concurrency, count, ib, vl, gl in rows:
         for key in KEYS:
             x, y = ib.get(key), vl.get(key)
-            ratio = f"{x / y:.3f}" if x and y else "-"
-            text = lambda v: "-" if v is None else f"{v:.2f}"
-            print(f"| {concurrency} | {count} | {key} | {text(x)} | {text(y)} | {ratio} |")
+            if gl is None:
+                print(f"| {concurrency} | {count} | {key} | {text(x)} | {text(y)} | {ratio(x, y)} |")
+            else:
+                z = gl.get(key)
+                print(f"| {concurrency} | {count} | {key} | {text(x)} | {text(y)} | {text(z)} | {ratio(x, y)} | {ratio(x, z)} |")
+    if a.guidellm:
+        print("\nGuideLLM: median_tpot_ms is its inter_token_latency_ms median ((last - first token) / "
+              "(tokens - 1) per request); it records no individual gaps, so no median ITL; mean_itl_ms is "
+              "its token-weighted inter_token_latency_ms mean (= mean over all gaps).")
 
 
 def ceiling(a, out_dir):
@@ -169,6 +253,8 @@ def main():
     p.add_argument("--ironbench", required=True)
     p.add_argument("--vllm", required=True, help="the vllm executable of a virtual environment with vllm installed")
     p.add_argument("--tokenizer", required=True, help="directory with tokenizer.json and tokenizer_config.json")
+    p.add_argument("--guidellm", help="optional: the guidellm executable (0.8.x) of a virtual environment; "
+                   "adds GuideLLM to the agreement part")
     p.add_argument("--part", choices=["agreement", "ceiling", "both"], default="both")
     p.add_argument("--concurrency", type=int, nargs="+", default=[250, 1000, 2000])
     a = p.parse_args()

@@ -197,14 +197,21 @@ int execute(const serve_arguments& a, const invocation& call) {
                                      ? a.num_prompts_per_concurrency * static_cast<std::int64_t>(concurrency)
                                      : a.num_prompts;
       const auto total = static_cast<std::size_t>(count + a.num_warmups);
+      // Random token ids come from the tokenizer's vocabulary when there is one (as vLLM
+      // draws them), else from [100, 32000).
+      const std::int64_t vocab = tokenizer && tokenizer->vocab_size() > 200
+                                     ? static_cast<std::int64_t>(tokenizer->vocab_size())
+                                     : serve::random_dataset{}.vocab_size;
+      auto prefix_repetition = a.prefix_repetition;
+      prefix_repetition.vocab_size = vocab;
       auto requests =
           a.dataset_name == "custom"     ? serve::make_custom_requests(a.dataset_path, a.custom_output_len, body, total)
           : a.dataset_name == "sharegpt" ? serve::make_sharegpt_requests(a.dataset_path, a.sharegpt_output_len, body,
                                                                          total, a.seed, tokenizer.get())
           : a.dataset_name == "prefix_repetition"
-              ? serve::make_prefix_repetition_requests(a.prefix_repetition, body, total, a.seed)
+              ? serve::make_prefix_repetition_requests(prefix_repetition, body, total, a.seed)
                                          : serve::make_random_requests({a.random_input_len, a.random_output_len,
-                                                                        a.random_range_ratio, a.random_prefix_len},
+                                                                        a.random_range_ratio, a.random_prefix_len, vocab},
                                                                        body, total, a.seed);
       if (a.num_warmups > 0) {
         std::vector<serve::prepared_request> warm(requests.begin(), requests.begin() + a.num_warmups);

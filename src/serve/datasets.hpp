@@ -29,7 +29,7 @@ struct random_dataset {
   std::int64_t output_len = 128;
   double range_ratio = 0;
   std::int64_t prefix_len = 0;
-  std::int64_t vocab_size = 32000;  ///< token ids are drawn from [100, vocab_size)
+  std::int64_t vocab_size = 32000;  ///< token ids are drawn from [100, vocab_size): the tokenizer's when given
 };
 
 [[nodiscard]] std::vector<prepared_request> make_random_requests(const random_dataset& dataset,

@@ -109,6 +109,14 @@ TEST(Datasets, RandomPromptsHaveExactLengthsAndASharedPrefix) {
     if (first_prefix.is_null()) first_prefix = prefix;
     EXPECT_EQ(prefix, first_prefix);
   }
+  d.vocab_size = 300;  // a small tokenizer's vocabulary: every id stays inside it
+  for (const auto& r : make_random_requests(d, body, 20, 5)) {
+    for (const auto& id : json::parse(r.body).at("prompt")) {
+      EXPECT_GE(id.get<std::int64_t>(), 100);
+      EXPECT_LT(id.get<std::int64_t>(), 300);
+    }
+  }
+  d.vocab_size = 32000;
   d.range_ratio = 0.5;
   d.prefix_len = 0;
   for (const auto& r : make_random_requests(d, body, 200, 4)) {
