@@ -111,7 +111,8 @@ TEST(Datasets, RandomPromptsHaveExactLengthsAndASharedPrefix) {
   }
   d.vocab_size = 300;  // a small tokenizer's vocabulary: every id stays inside it
   for (const auto& r : make_random_requests(d, body, 20, 5)) {
-    for (const auto& id : json::parse(r.body).at("prompt")) {
+    const auto parsed = json::parse(r.body);
+    for (const auto& id : parsed.at("prompt")) {
       EXPECT_GE(id.get<std::int64_t>(), 100);
       EXPECT_LT(id.get<std::int64_t>(), 300);
     }
