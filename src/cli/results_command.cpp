@@ -1,5 +1,6 @@
 // ironbench results list|show|export|delete: the runs kept in the results database.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
 #include <iostream>
@@ -25,9 +26,7 @@ struct results_arguments {
   std::string output = "-";
 };
 
-std::filesystem::path database_of(const results_arguments& a) {
-  return a.database.empty() ? results::default_database_path() : std::filesystem::path(a.database);
-}
+std::filesystem::path database_of(const results_arguments& a) { return results::database_path(a.database); }
 
 results::run_filter filter_of(const results_arguments& a) {
   results::run_filter filter;
@@ -40,11 +39,7 @@ results::run_filter filter_of(const results_arguments& a) {
   return filter;
 }
 
-std::string join(const std::vector<std::string>& items) {
-  std::string text;
-  for (const auto& item : items) text += (text.empty() ? "" : ",") + item;
-  return text;
-}
+std::string join(const std::vector<std::string>& items) { return fmt::format("{}", fmt::join(items, ",")); }
 
 int list_runs(const results_arguments& a) {
   const results::results_store store(database_of(a));

@@ -59,18 +59,10 @@ std::ostream& console_stream(const std::vector<report::output_target>& targets) 
   return stdout_taken ? std::cerr : std::cout;
 }
 
-namespace {
-
-std::filesystem::path database_path(const output_options& o) {
-  return o.database.empty() ? results::default_database_path() : std::filesystem::path(o.database);
-}
-
-}  // namespace
-
 void prepare_results_dir(const output_options& o) {
   for (const auto& tag : o.tags) (void)results::parse_tag(tag, "--tag");
   if (o.no_save) return;
-  { results::results_store check(database_path(o)); }
+  { results::results_store check(results::database_path(o.database)); }
   std::error_code ec;
   std::filesystem::create_directories(o.results_dir, ec);
   if (ec) throw usage_error(fmt::format("cannot create --results-dir {}: {}", o.results_dir, ec.message()));
@@ -101,7 +93,7 @@ void write_run_outputs(core::run_result run, const std::vector<report::output_ta
     saved = saved_run_path(options.results_dir, hostname, start).string();
     attempt({report::output_format::json, saved});
     try {
-      results::results_store store(database_path(options));
+      results::results_store store(results::database_path(options.database));
       const auto id = store.save(run, write_failure.empty() ? std::filesystem::absolute(saved).string() : "");
       stored = fmt::format("stored: run {} in {}", id, store.path().string());
     } catch (const std::exception& e) {

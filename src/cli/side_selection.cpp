@@ -16,8 +16,7 @@ std::vector<results::comparison_side> select_sides(const std::vector<std::string
   std::unique_ptr<results::results_store> store;
   auto open_store = [&]() -> results::results_store& {
     if (!store) {
-      store = std::make_unique<results::results_store>(database.empty() ? results::default_database_path()
-                                                                        : std::filesystem::path(database));
+      store = std::make_unique<results::results_store>(results::database_path(database));
     }
     return *store;
   };

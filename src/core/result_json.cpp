@@ -175,9 +175,14 @@ json to_json(const measurement_settings& s) {
               {"target_cv", s.target_cv},       {"min_sample_s", s.min_sample_s}};
 }
 
+json to_json(const parameter_set& params) {
+  json j = json::object();
+  for (const auto& [name, value] : params.entries()) j[name] = value_to_json(value);
+  return j;
+}
+
 json to_json(const case_result& c) {
-  json params = json::object();
-  for (const auto& [name, value] : c.params.entries()) params[name] = value_to_json(value);
+  const json params = to_json(c.params);
   json metrics = json::array();
   for (const auto& m : c.metrics) {
     json entry{{"name", m.name}, {"value", m.value}, {"unit", m.unit}};

@@ -12,6 +12,8 @@ namespace ironbench::core {
 
 [[nodiscard]] json to_json(const measurement_settings& settings);
 [[nodiscard]] json to_json(const case_result& result);
+/// A case's parameters as a JSON object (numbers stay numbers), without the rest of the case.
+[[nodiscard]] json to_json(const parameter_set& params);
 [[nodiscard]] json to_json(const run_result& run);
 
 /// Throws ironbench::error("<context>: ...") when `document` is not an ironbench run.

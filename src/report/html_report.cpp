@@ -14,8 +14,6 @@
 namespace ironbench::report {
 namespace {
 
-std::string text_of(const json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); }
-
 /// vLLM's latency percentiles, kept in a serve case's "result" note, as metrics the charts use.
 void add_serving_percentiles(const core::case_result& c, json& metrics, json& units) {
   const auto it = c.notes.find("result");
@@ -39,8 +37,7 @@ json case_data(const core::case_result& c) {
     units[m.name] = m.unit;
   }
   if (c.benchmark == "serve") add_serving_percentiles(c, metrics, units);
-  const auto document = core::to_json(c);
-  return {{"benchmark", c.benchmark}, {"device", c.device},   {"params", document.at("params")},
+  return {{"benchmark", c.benchmark}, {"device", c.device},   {"params", core::to_json(c.params)},
           {"metrics", metrics},       {"units", units},        {"status", core::to_string(c.status)}};
 }
 
@@ -173,8 +170,7 @@ void cases_section(const html_report_input& input, std::ostream& out) {
         std::vector<std::string> params, metrics;
         for (const auto& c : run.cases) {
           if (c.benchmark != benchmark) continue;
-          const auto document = core::to_json(c);
-          for (const auto& [name, value] : document.at("params").items()) {
+          for (const auto& [name, value] : c.params.entries()) {
             if (std::find(params.begin(), params.end(), name) == params.end()) params.push_back(name);
           }
           for (const auto& m : c.metrics) {
@@ -190,9 +186,8 @@ void cases_section(const html_report_input& input, std::ostream& out) {
           if (c.benchmark != benchmark) continue;
           out << "<tr>";
           cell(out, c.device, true);
-          const auto document = core::to_json(c);
           for (const auto& name : params) {
-            cell(out, document.at("params").contains(name) ? text_of(document.at("params").at(name)) : "", true);
+            cell(out, c.params.contains(name) ? core::to_string(c.params.at(name)) : "", true);
           }
           for (const auto& name : metrics) {
             const auto* m = c.find_metric(name);

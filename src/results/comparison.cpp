@@ -31,12 +31,9 @@ const std::vector<std::string> preferred_metrics = {
     "tflops",        "busbw",         "bandwidth",  "bw_average",         "output_throughput", "tokens_per_s",
     "samples_per_s", "throughput",    "request_throughput", "latency_ms", "time_us"};
 
-std::string text_of(const json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); }
-
 param_list params_of(const core::case_result& c) {
   param_list params;
-  const auto document = core::to_json(c);
-  for (const auto& [name, value] : document.at("params").items()) params.emplace_back(name, text_of(value));
+  for (const auto& [name, value] : c.params.entries()) params.emplace_back(name, core::to_string(value));
   return params;
 }
 
@@ -74,11 +71,6 @@ std::vector<pooled_case> pool(const comparison_side& side) {
   std::vector<pooled_case> pooled;
   for (const auto& key : order) pooled.push_back(std::move(by_key.at(key)));
   return pooled;
-}
-
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return core::percentile_sorted(values, 50);
 }
 
 struct aligned_entry {
@@ -255,7 +247,7 @@ comparison compare_sides(const std::vector<comparison_side>& sides, const compar
       for (const auto* p : entry.per_side[s]) {
         const auto it = p->metric_values.find(row.metric);
         if (it == p->metric_values.end()) continue;
-        const double v = median_of(it->second);
+        const double v = core::percentile(it->second, 50);
         cases += p->cases;
         if (chosen[s] == nullptr || (row.higher_is_better ? v > best : v < best)) {
           best = v;

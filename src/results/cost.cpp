@@ -17,15 +17,6 @@ bool is_token_rate(const std::string& metric) {
   return metric == "output_throughput" || metric == "total_token_throughput" || metric == "tokens_per_s";
 }
 
-std::string key_of(const core::case_result& c) {
-  std::string key;
-  const auto document = core::to_json(c);
-  for (const auto& [name, value] : document.at("params").items()) {
-    key += (key.empty() ? "" : " ") + name + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
-  }
-  return key;
-}
-
 }  // namespace
 
 price parse_price(const std::string& text) {
@@ -78,7 +69,7 @@ std::vector<cost_row> cost_rows(const std::vector<comparison_side>& sides, const
         for (const char* name : throughput_metrics) {
           const auto* m = c.find_metric(name);
           if (m == nullptr || m->value <= 0) continue;
-          cost_row row{sides[s].label, c.benchmark, key_of(c), m->name, m->unit, m->value, node_price,
+          cost_row row{sides[s].label, c.benchmark, c.params.label(), m->name, m->unit, m->value, node_price,
                        m->value / node_price, std::nullopt};
           if (is_token_rate(m->name)) row.usd_per_million_tokens = node_price / (m->value * 3600) * 1e6;
           rows.push_back(std::move(row));

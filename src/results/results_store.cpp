@@ -149,7 +149,7 @@ std::int64_t results_store::save(const core::run_result& run, const std::string&
         .bind(2, static_cast<std::int64_t>(i))
         .bind(3, c.benchmark)
         .bind(4, c.device)
-        .bind(5, core::to_json(c).at("params").dump())
+        .bind(5, core::to_json(c.params).dump())
         .bind(6, std::string(core::to_string(c.status)))
         .bind(7, metrics.dump())
         .run();
@@ -253,6 +253,10 @@ std::filesystem::path default_database_path() {
     return std::filesystem::path(home) / ".local" / "share" / "ironbench" / "results.db";
   }
   return std::filesystem::path("ironbench-results") / "results.db";
+}
+
+std::filesystem::path database_path(const std::string& given) {
+  return given.empty() ? default_database_path() : std::filesystem::path(given);
 }
 
 std::pair<std::string, std::string> parse_tag(const std::string& text, const std::string& what) {

@@ -77,6 +77,9 @@ class results_store {
 /// $XDG_DATA_HOME/ironbench/results.db, else ~/.local/share/ironbench/results.db.
 [[nodiscard]] std::filesystem::path default_database_path();
 
+/// `given` (a --db value), or default_database_path() when it is empty.
+[[nodiscard]] std::filesystem::path database_path(const std::string& given);
+
 /// Parses "key=value" (key: letters, digits, '_', '-', '.'; value: not empty). Throws
 /// usage_error naming `what` (e.g. "--tag") otherwise.
 [[nodiscard]] std::pair<std::string, std::string> parse_tag(const std::string& text, const std::string& what);
