@@ -6,11 +6,13 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/train_handoff.hpp"
 #include "core/error.hpp"
 #include "ironbench/build_config.hpp"
 
 int main(int argc, char** argv) {
   using namespace ironbench;
+  if (argc > 1 && std::string(argv[1]) == "train") return cli::hand_over_to_training(argc, argv);
   cli::invocation call{std::vector<std::string>(argv, argv + argc)};
   CLI::App app{"ironbench: benchmarks for AI accelerator nodes (GEMM, memory bandwidth, ...)", "ironbench"};
   app.require_subcommand(1);
@@ -29,6 +31,7 @@ int main(int argc, char** argv) {
       {"compare", cli::add_compare_command(app)},
       {"report", cli::add_report_command(app)},
   };
+  cli::add_train_placeholder(app);
   if (argc > 1 && argv[1][0] != '-' && actions.count(argv[1]) == 0) {
     std::string names;
     for (const auto& [name, action] : actions) names += (names.empty() ? "" : ", ") + name;

@@ -53,6 +53,8 @@ struct case_result {
   std::vector<metric> metrics;                  ///< derived and benchmark-specific numbers
   std::map<std::string, std::string> notes;     ///< context: library, threads, peak source
   json telemetry = nullptr;  ///< device telemetry summary (mean/max per sensor), or why there is none
+  /// Per-step series the case recorded, by name (training: "loss", "step_time_ms"), in order.
+  std::map<std::string, std::vector<double>> series;
 
   /// The metric called `name`, if present.
   [[nodiscard]] const metric* find_metric(const std::string& name) const;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <fstream>
 
 #include "core/error.hpp"
@@ -144,6 +145,13 @@ case_result case_from_json(const json& j, const std::string& context) {
     }
   }
   if (j.contains("telemetry") && j.at("telemetry").is_object()) c.telemetry = j.at("telemetry");
+  if (j.contains("series") && j.at("series").is_object()) {
+    for (const auto& [name, values] : j.at("series").items()) {
+      if (!values.is_array()) malformed(context, fmt::format("series '{}' is not an array", name));
+      auto& out = c.series[name];
+      for (const auto& v : values) out.push_back(v.is_number() ? v.get<double>() : std::nan(""));
+    }
+  }
   if (j.contains("notes") && j.at("notes").is_object()) {
     for (const auto& [key, value] : j.at("notes").items()) {
       c.notes[key] = value.is_string() ? value.get<std::string>() : value.dump();
@@ -200,6 +208,15 @@ json to_json(const case_result& c) {
   j["metrics"] = std::move(metrics);
   j["notes"] = json(c.notes);
   if (!c.telemetry.is_null()) j["telemetry"] = c.telemetry;
+  if (!c.series.empty()) {
+    json series = json::object();
+    for (const auto& [name, values] : c.series) {
+      json array = json::array();
+      for (const double v : values) array.push_back(std::isfinite(v) ? json(v) : json(nullptr));
+      series[name] = std::move(array);
+    }
+    j["series"] = std::move(series);
+  }
   return j;
 }
 

@@ -1,0 +1,43 @@
+# Finds libtorch for the training workloads and defines the imported target ironbench_torch.
+# Two layouts are understood:
+#   PyTorch's own libtorch (a pip wheel's torch/share/cmake, or the libtorch zip):
+#     TorchConfig.cmake; point CMAKE_PREFIX_PATH (or Torch_DIR) at it, e.g.
+#     -DCMAKE_PREFIX_PATH=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
+#   Debian's and Ubuntu's libtorch-dev (1.13, CPU): no TorchConfig.cmake, but Caffe2Config.cmake
+#     with the torch targets; the C++ API headers sit under torch/csrc/api/include.
+# Sets torch_found, torch_why (when not found), IRONBENCH_TORCH_CUDA (libtorch has CUDA or ROCm)
+# and IRONBENCH_TORCH_ORIGIN (which layout was used).
+
+set(torch_found FALSE)
+set(torch_why "no libtorch: neither TorchConfig.cmake (PyTorch) nor Caffe2Config.cmake (Debian libtorch-dev) was found")
+set(IRONBENCH_TORCH_CUDA FALSE)
+
+find_package(Torch CONFIG QUIET)
+if(Torch_FOUND)
+  add_library(ironbench_torch INTERFACE IMPORTED GLOBAL)
+  target_link_libraries(ironbench_torch INTERFACE ${TORCH_LIBRARIES})
+  target_include_directories(ironbench_torch SYSTEM INTERFACE ${TORCH_INCLUDE_DIRS})
+  separate_arguments(torch_flags UNIX_COMMAND "${TORCH_CXX_FLAGS}")
+  target_compile_options(ironbench_torch INTERFACE ${torch_flags})
+  if(TARGET torch_cuda OR TARGET torch_hip OR TORCH_CUDA_LIBRARIES)
+    set(IRONBENCH_TORCH_CUDA TRUE)
+  endif()
+  set(IRONBENCH_TORCH_ORIGIN "TorchConfig.cmake in ${Torch_DIR}")
+  set(torch_found TRUE)
+else()
+  find_package(Caffe2 CONFIG QUIET)
+  find_path(IRONBENCH_TORCH_API_INCLUDE torch/torch.h PATH_SUFFIXES torch/csrc/api/include)
+  if(Caffe2_FOUND AND TARGET torch_library AND IRONBENCH_TORCH_API_INCLUDE)
+    add_library(ironbench_torch INTERFACE IMPORTED GLOBAL)
+    target_link_libraries(ironbench_torch INTERFACE torch_library)
+    target_include_directories(ironbench_torch SYSTEM INTERFACE ${IRONBENCH_TORCH_API_INCLUDE})
+    if(TARGET torch_cuda OR TARGET torch_hip)
+      set(IRONBENCH_TORCH_CUDA TRUE)
+    endif()
+    set(IRONBENCH_TORCH_ORIGIN "Caffe2Config.cmake in ${Caffe2_DIR} (distribution libtorch)")
+    set(torch_found TRUE)
+  endif()
+endif()
+if(torch_found)
+  message(STATUS "ironbench: libtorch from ${IRONBENCH_TORCH_ORIGIN}; GPU support in libtorch: ${IRONBENCH_TORCH_CUDA}")
+endif()
