@@ -265,7 +265,7 @@ int execute(train_arguments& a, const invocation& call) {
   run.telemetry = std::move(telemetry_series);
   run.settings = train::training_settings_json(settings, device.str(), threads, world_size, batches, scaling);
   core::settle_run_status(run);
-  write_run_outputs(run, targets, a.outputs, host.fingerprint.hostname, start, console, [&](std::ostream& out) {
+  write_run_outputs(run, targets, a.outputs, host.fingerprint.hostname, start, std::cout, [&](std::ostream& out) {
     train::render_training_table(run, out);
     out << fmt::format("run {}{}\n", core::to_string(run.status),
                        run.status_reason.empty() ? "" : ": " + run.status_reason);
