@@ -9,10 +9,10 @@
 # and IRONBENCH_TORCH_ORIGIN (which layout was used).
 
 set(torch_found FALSE)
-set(torch_why "no libtorch: neither TorchConfig.cmake (PyTorch) nor Caffe2Config.cmake (Debian libtorch-dev) was found")
+set(torch_why "no libtorch 1.13 or newer: neither TorchConfig.cmake (PyTorch) nor Caffe2Config.cmake (Debian libtorch-dev) was found")
 set(IRONBENCH_TORCH_CUDA FALSE)
 
-find_package(Torch CONFIG QUIET)
+find_package(Torch 1.13 CONFIG QUIET)
 if(Torch_FOUND)
   add_library(ironbench_torch INTERFACE IMPORTED GLOBAL)
   target_link_libraries(ironbench_torch INTERFACE ${TORCH_LIBRARIES})
@@ -25,7 +25,7 @@ if(Torch_FOUND)
   set(IRONBENCH_TORCH_ORIGIN "TorchConfig.cmake in ${Torch_DIR}")
   set(torch_found TRUE)
 else()
-  find_package(Caffe2 CONFIG QUIET)
+  find_package(Caffe2 1.13 CONFIG QUIET)
   find_path(IRONBENCH_TORCH_API_INCLUDE torch/torch.h PATH_SUFFIXES torch/csrc/api/include)
   if(Caffe2_FOUND AND TARGET torch_library AND IRONBENCH_TORCH_API_INCLUDE)
     add_library(ironbench_torch INTERFACE IMPORTED GLOBAL)

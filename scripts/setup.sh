@@ -27,6 +27,7 @@ packages=(
 optional_packages=(
   hipcc                    # compiles the GPU kernels for AMD GPUs (gfx90a, gfx940) in the tests
   chromium                 # renders the HTML report in the tests (headless)
+  libtorch-dev             # ironbench train on CPUs (libtorch 1.13 on Debian 12); GPU machines use PyTorch's
 )
 
 if [[ "${1:-}" == "--dry-run" ]]; then

@@ -20,6 +20,8 @@ std::string torch_version() { return TORCH_VERSION; }
 torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v) {
 #if IRONBENCH_TORCH_AT_LEAST(2, 0)
   return at::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/true);
+#elif !IRONBENCH_TORCH_AT_LEAST(1, 13)
+#error "ironbench's training workloads need libtorch 1.13 or newer"
 #else
   // 1.13 has the fused op only as a private, math-only operator: it returns (output, weights).
   return std::get<0>(at::_scaled_dot_product_attention(q, k, v, {}, 0.0, false, /*is_causal=*/true));
