@@ -12,7 +12,11 @@ set(torch_found FALSE)
 set(torch_why "no libtorch 1.13 or newer: neither TorchConfig.cmake (PyTorch) nor Caffe2Config.cmake (Debian libtorch-dev) was found")
 set(IRONBENCH_TORCH_CUDA FALSE)
 
+# PyTorch's CMake files add their own CUDA architectures and definitions to CMAKE_CUDA_FLAGS;
+# ironbench's kernels keep the build's own (CMAKE_CUDA_ARCHITECTURES).
+set(ironbench_cuda_flags_before_torch "${CMAKE_CUDA_FLAGS}")
 find_package(Torch 1.13 CONFIG QUIET)
+set(CMAKE_CUDA_FLAGS "${ironbench_cuda_flags_before_torch}")
 if(Torch_FOUND)
   add_library(ironbench_torch INTERFACE IMPORTED GLOBAL)
   target_link_libraries(ironbench_torch INTERFACE ${TORCH_LIBRARIES})

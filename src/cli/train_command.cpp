@@ -31,6 +31,9 @@
 #include "comm/mpi/mpi_communicator.hpp"
 #include "train/mpi_gradient_transport.hpp"
 #endif
+#if IRONBENCH_WITH_MPI && IRONBENCH_TRAIN_NCCL
+#include "train/nccl_gradient_transport.hpp"
+#endif
 
 namespace ironbench::cli {
 namespace {
@@ -40,7 +43,14 @@ int world_size() { return train::mpi_world_size(); }
 int world_rank() { return train::mpi_world_rank(); }
 void world_barrier() { train::mpi_world_barrier(); }
 std::vector<std::string> describe_ranks(const std::string& mine) { return comm::mpi_world()->gather(mine); }
-std::unique_ptr<train::gradient_transport> transport_over(int ranks) { return train::mpi_gradient_transport(ranks); }
+std::unique_ptr<train::gradient_transport> transport_over(int ranks, torch::Device device) {
+  if (device.is_cpu()) return train::mpi_gradient_transport(ranks);
+#if IRONBENCH_TRAIN_NCCL
+  return train::nccl_gradient_transport(ranks, device);
+#else
+  throw usage_error("data-parallel training on GPUs needs NCCL or RCCL, and this build has none");
+#endif
+}
 #else
 [[noreturn]] void no_mpi() {
   throw usage_error("data-parallel training needs MPI, and this build has none (install libopenmpi-dev and rebuild)");
@@ -49,7 +59,7 @@ int world_size() { no_mpi(); }
 int world_rank() { no_mpi(); }
 void world_barrier() { no_mpi(); }
 std::vector<std::string> describe_ranks(const std::string&) { no_mpi(); }
-std::unique_ptr<train::gradient_transport> transport_over(int) { no_mpi(); }
+std::unique_ptr<train::gradient_transport> transport_over(int, torch::Device) { no_mpi(); }
 #endif
 
 struct train_arguments {
@@ -218,7 +228,7 @@ int execute(train_arguments& a, const invocation& call) {
   for (const auto ranks : rank_counts) {
     std::unique_ptr<train::gradient_transport> transport;
     if (distributed && (ranks > 1 || world_size > 1)) {
-      transport = transport_over(static_cast<int>(ranks));
+      transport = transport_over(static_cast<int>(ranks), device);
       if (ranks == 1) transport.reset();  // one rank alone trains without data parallelism
     }
     const bool participates = rank < ranks;
