@@ -26,6 +26,20 @@ if(Torch_FOUND)
   if(TARGET torch_cuda OR TARGET torch_hip OR TORCH_CUDA_LIBRARIES)
     set(IRONBENCH_TORCH_CUDA TRUE)
   endif()
+  # PyTorch's wheels carry their own {fmt}, whose headers then come before the system's in the
+  # training code: compile it header-only there, so that it does not need the system library.
+  foreach(dir ${TORCH_INCLUDE_DIRS})
+    if(EXISTS "${dir}/fmt/format-inl.h")
+      target_compile_definitions(ironbench_torch INTERFACE FMT_HEADER_ONLY=1)
+      break()
+    endif()
+  endforeach()
+  # The NCCL a wheel's libtorch_cuda was linked with (site-packages/nvidia/nccl): ironbench's
+  # NCCL code must use the same library.
+  get_filename_component(torch_site_packages "${Torch_DIR}/../../../.." ABSOLUTE)
+  if(EXISTS "${torch_site_packages}/nvidia/nccl/include/nccl.h")
+    set(IRONBENCH_TORCH_NCCL_ROOT "${torch_site_packages}/nvidia/nccl")
+  endif()
   set(IRONBENCH_TORCH_ORIGIN "TorchConfig.cmake in ${Torch_DIR}")
   set(torch_found TRUE)
 else()

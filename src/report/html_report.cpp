@@ -37,8 +37,14 @@ json case_data(const core::case_result& c) {
     units[m.name] = m.unit;
   }
   if (c.benchmark == "serve") add_serving_percentiles(c, metrics, units);
-  return {{"benchmark", c.benchmark}, {"device", c.device},   {"params", core::to_json(c.params)},
-          {"metrics", metrics},       {"units", units},        {"status", core::to_string(c.status)}};
+  json data{{"benchmark", c.benchmark}, {"device", c.device},   {"params", core::to_json(c.params)},
+            {"metrics", metrics},       {"units", units},        {"status", core::to_string(c.status)}};
+  if (const auto loss = c.series.find("loss"); loss != c.series.end()) {
+    json values = json::array();
+    for (const double v : loss->second) values.push_back(std::isfinite(v) ? json(v) : json(nullptr));
+    data["loss"] = std::move(values);
+  }
+  return data;
 }
 
 void table_open(std::ostream& out, const std::vector<std::string>& headers, std::size_t text_columns) {

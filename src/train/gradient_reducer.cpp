@@ -1,6 +1,6 @@
 #include "train/gradient_reducer.hpp"
 
-#include <torch/csrc/autograd/utils/lambda_post_hook.h>
+#include "train/torch_compat.hpp"
 
 namespace ironbench::train {
 
@@ -34,13 +34,7 @@ gradient_reducer::gradient_reducer(std::vector<torch::Tensor> params, gradient_t
       if (p.scalar_type() != torch::kFloat) throw std::invalid_argument("data parallelism needs fp32 parameters");
       p.mutable_grad() = b.flat.narrow(0, offset, p.numel()).view(p.sizes());
       offset += p.numel();
-      auto accumulator = torch::autograd::impl::grad_accumulator(p);
-      accumulator->add_post_hook(std::make_unique<torch::autograd::utils::LambdaPostHook>(
-          [this, bucket_index](const torch::autograd::variable_list& outputs, const torch::autograd::variable_list&) {
-            on_gradient_ready(bucket_index);
-            return outputs;
-          }));
-      accumulators_.push_back(std::move(accumulator));
+      accumulators_.push_back(compat::on_gradient_accumulated(p, [this, bucket_index] { on_gradient_ready(bucket_index); }));
     }
     buckets_.push_back(std::move(b));
   }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "train/gradient_transport.hpp"
+#include "train/torch_compat.hpp"
 
 namespace ironbench::train {
 
@@ -46,7 +47,7 @@ class gradient_reducer {
   std::vector<torch::Tensor> params_;
   gradient_transport& transport_;
   std::vector<bucket> buckets_;
-  std::vector<std::shared_ptr<torch::autograd::Node>> accumulators_;  // keeps the hooks alive
+  std::vector<compat::gradient_accumulator> accumulators_;  // keeps the hooks alive
   std::size_t next_to_start_ = 0;
   bool reduce_ = true;
 };

@@ -16,7 +16,7 @@ namespace {
 void check_nccl(ncclResult_t result, const char* call) {
   if (result != ncclSuccess) throw error(fmt::format("{} failed: {}", call, ncclGetErrorString(result)));
 }
-#define IRONBENCH_TRAIN_NCCL(call) check_nccl((call), #call)
+#define IRONBENCH_NCCL_CALL(call) check_nccl((call), #call)
 
 class nccl_transport final : public gradient_transport {
  public:
@@ -24,9 +24,9 @@ class nccl_transport final : public gradient_transport {
       : group_(std::move(group)), device_(device), guard_(device),
         comm_stream_(c10::cuda::getStreamFromPool(/*isHighPriority=*/true, device.index())) {
     ncclUniqueId id;
-    if (group_->rank() == 0) IRONBENCH_TRAIN_NCCL(ncclGetUniqueId(&id));
+    if (group_->rank() == 0) IRONBENCH_NCCL_CALL(ncclGetUniqueId(&id));
     group_->broadcast_bytes(&id, sizeof(id));
-    IRONBENCH_TRAIN_NCCL(ncclCommInitRank(&comm_, group_->size(), id, group_->rank()));
+    IRONBENCH_NCCL_CALL(ncclCommInitRank(&comm_, group_->size(), id, group_->rank()));
     int version = 0;
     ncclGetVersion(&version);
     version_ = fmt::format("{}.{}.{}", version / 10000, (version / 100) % 100, version % 100);
@@ -48,7 +48,7 @@ class nccl_transport final : public gradient_transport {
     at::cuda::CUDAEvent ready;
     ready.record(c10::cuda::getCurrentCUDAStream(device_.index()));
     ready.block(comm_stream_);
-    IRONBENCH_TRAIN_NCCL(ncclAllReduce(flat.data_ptr<float>(), flat.data_ptr<float>(),
+    IRONBENCH_NCCL_CALL(ncclAllReduce(flat.data_ptr<float>(), flat.data_ptr<float>(),
                                        static_cast<std::size_t>(flat.numel()), ncclFloat32, ncclSum, comm_,
                                        comm_stream_.stream()));
     started_ = true;
@@ -64,7 +64,7 @@ class nccl_transport final : public gradient_transport {
   void broadcast(torch::Tensor& t) override {
     if (!t.is_contiguous() || !t.is_cuda()) throw std::invalid_argument("NCCL broadcasts contiguous GPU tensors");
     const auto stream = c10::cuda::getCurrentCUDAStream(device_.index());
-    IRONBENCH_TRAIN_NCCL(ncclBroadcast(t.data_ptr(), t.data_ptr(), static_cast<std::size_t>(t.numel()) * t.element_size(),
+    IRONBENCH_NCCL_CALL(ncclBroadcast(t.data_ptr(), t.data_ptr(), static_cast<std::size_t>(t.numel()) * t.element_size(),
                                        ncclUint8, 0, comm_, stream.stream()));
   }
   double sum(double value) override { return group_->sum(value); }

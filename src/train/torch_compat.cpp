@@ -1,6 +1,7 @@
 #include "train/torch_compat.hpp"
 
 #include <ATen/autocast_mode.h>
+#include <torch/csrc/autograd/utils/lambda_post_hook.h>
 #include <torch/version.h>
 
 #include <new>
@@ -89,6 +90,16 @@ void synchronize(torch::Device device) {
 #else
   (void)device;
 #endif
+}
+
+gradient_accumulator on_gradient_accumulated(const torch::Tensor& param, std::function<void()> ready) {
+  auto accumulator = torch::autograd::impl::grad_accumulator(param);
+  accumulator->add_post_hook(std::make_unique<torch::autograd::utils::LambdaPostHook>(
+      [ready = std::move(ready)](const torch::autograd::variable_list& outputs, const torch::autograd::variable_list&) {
+        ready();
+        return outputs;
+      }));
+  return accumulator;
 }
 
 bool fused_adamw_available(torch::Device device) {

@@ -5,8 +5,10 @@
 
 #include <torch/torch.h>
 
+#include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "train/training_outcome.hpp"
 
@@ -46,6 +48,14 @@ class autocast_scope {
 
 /// Waits for the device's queued work (no-op on the CPU).
 void synchronize(torch::Device device);
+
+/// The autograd node that accumulates a leaf's gradient (a shared_ptr in libtorch 1.13, an
+/// intrusive_ptr in newer versions); holding it keeps its hooks alive.
+using gradient_accumulator = decltype(torch::autograd::impl::grad_accumulator(std::declval<const torch::Tensor&>()));
+
+/// Calls `ready` each time the backward pass has accumulated a gradient into `param.grad()`
+/// (the hook DistributedDataParallel uses). Keep the returned node as long as the hook matters.
+[[nodiscard]] gradient_accumulator on_gradient_accumulated(const torch::Tensor& param, std::function<void()> ready);
 
 /// Whether the fused AdamW kernel (_fused_adamw_) exists for `device` in this libtorch.
 [[nodiscard]] bool fused_adamw_available(torch::Device device);

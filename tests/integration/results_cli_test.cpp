@@ -158,6 +158,7 @@ json hostile_run() {
                      {"notes", {{"result", result.dump()}}}});
   }
   add("train_gpt", {{"model", "small"}, {"batch", 32}}, json::array({metric("tokens_per_s", 12345, "tokens/s")}));
+  cases.back()["series"] = {{"loss", {10.9, 9.5, 8.25, 7.5}}};
   json samples = json::array();
   for (int i = 0; i < 20; ++i) samples.push_back({{"t_s", i * 0.05}, {"power_w", 300.0 + i}, {"temperature_c", 50.0 + i}});
   return {{"schema_version", 1},
@@ -191,8 +192,9 @@ TEST(HtmlReport, ChromiumDrawsEveryChartAndRunsNoInjectedScript) {
   std::smatch m;
   ASSERT_TRUE(std::regex_search(dom.out, m, std::regex(R"re(<body data-charts="(\d+)" data-charts-painted="(\d+)" data-charts-blank="(\d+)")re")))
       << "the page's script did not finish:\n" << dom.out.substr(0, 2000);
-  // stream, collectives, gemm, serve (throughput, trade-off, percentiles), training, power, temperature
-  EXPECT_EQ(std::stoi(m[1].str()), 9) << dom.out.substr(0, 400);
+  // stream, collectives, gemm, serve (throughput, trade-off, percentiles), training tokens/s and
+  // loss, power, temperature
+  EXPECT_EQ(std::stoi(m[1].str()), 10) << dom.out.substr(0, 400);
   EXPECT_EQ(m[2].str(), m[1].str()) << "every chart must have painted pixels";
   EXPECT_EQ(m[3].str(), "0");
   EXPECT_EQ(dom.out.find("data-pwned"), std::string::npos) << "an injected script ran";

@@ -208,8 +208,20 @@
       usable.forEach((f) => drawn.add(f.c.benchmark));
       barChart('Training ' + metric.replace(/_/g, ' '), 'per configuration', usable, metric,
                (c) => c.benchmark + ' ' + otherParams(c, []), () => '');
-      return;
+      break;
     }
+    // Loss curves (seed 000 compares them between bare metal and a VM): warm-up steps included.
+    const curves = found.filter((f) => Array.isArray(f.c.loss) && f.c.loss.length > 0);
+    if (curves.length === 0) return;
+    const datasets = curves.map((f) => {
+      const color = nextColor();
+      return { label: seriesLabel(f.side, f.c.benchmark + ' ' + otherParams(f.c, [])), borderColor: color,
+               backgroundColor: color, borderDash: dashes[f.side % dashes.length], showLine: true, pointRadius: 0,
+               data: f.c.loss.map((y, i) => ({ x: i + 1, y: y })).filter((p) => typeof p.y === 'number') };
+    });
+    addChart('Training loss', 'per optimizer step, warm-up included', {
+      type: 'scatter', data: { datasets: datasets },
+      options: { scales: { x: { title: axisTitle('step') }, y: { title: axisTitle('loss') } } } });
   }
 
   const preferred = ['tflops', 'busbw', 'bandwidth', 'bw_average', 'output_throughput', 'tokens_per_s',
