@@ -12,6 +12,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/interrupt.hpp"
 #include "cli/live_host.hpp"
 #include "cli/rank_run.hpp"
 #include "cli/run_outputs.hpp"
@@ -41,7 +42,8 @@ namespace {
 #if IRONBENCH_WITH_MPI
 int world_size() { return train::mpi_world_size(); }
 int world_rank() { return train::mpi_world_rank(); }
-void world_barrier() { train::mpi_world_barrier(); }
+/// Whether any rank of the job was interrupted (also a barrier).
+bool any_rank(bool flag) { return comm::mpi_world()->max(flag ? 1 : 0) > 0; }
 std::vector<std::string> describe_ranks(const std::string& mine) { return comm::mpi_world()->gather(mine); }
 std::unique_ptr<train::gradient_transport> transport_over(int ranks, torch::Device device) {
   if (device.is_cpu()) return train::mpi_gradient_transport(ranks);
@@ -57,7 +59,7 @@ std::unique_ptr<train::gradient_transport> transport_over(int ranks, torch::Devi
 }
 int world_size() { no_mpi(); }
 int world_rank() { no_mpi(); }
-void world_barrier() { no_mpi(); }
+bool any_rank(bool) { no_mpi(); }
 std::vector<std::string> describe_ranks(const std::string&) { no_mpi(); }
 std::unique_ptr<train::gradient_transport> transport_over(int, torch::Device) { no_mpi(); }
 #endif
@@ -216,6 +218,8 @@ int execute(train_arguments& a, const invocation& call) {
   }
   auto& console = console_stream(targets);
   const auto monitors = telemetry::gpu_case_monitors(std::chrono::milliseconds(a.telemetry_interval_ms));
+  const auto& cancel = install_interrupt_flag();
+  bool interrupted = false;
 
   train::training_case_context context;
   context.settings = settings;
@@ -226,6 +230,7 @@ int execute(train_arguments& a, const invocation& call) {
   std::vector<std::int64_t> rank_counts = scaling;
   if (rank_counts.empty()) rank_counts = {world_size};
   for (const auto ranks : rank_counts) {
+    if (interrupted) break;
     std::unique_ptr<train::gradient_transport> transport;
     if (distributed && (ranks > 1 || world_size > 1)) {
       transport = transport_over(static_cast<int>(ranks), device);
@@ -233,7 +238,7 @@ int execute(train_arguments& a, const invocation& call) {
     }
     const bool participates = rank < ranks;
     for (const auto batch : batches) {
-      if (!participates) continue;
+      if (!participates || interrupted) continue;
       auto s = settings;
       s.batch = batch;
       const std::string label = fmt::format("{} {} batch {} on {} {}", train::to_string(s.kind),
@@ -249,7 +254,8 @@ int execute(train_arguments& a, const invocation& call) {
                                  step < s.warmup_steps ? " (warm-up)" : "", r.loss, r.seconds * 1e3)
                   << std::flush;
         }
-      });
+      }, &cancel);
+      interrupted = interrupted || outcome.interrupted;
       if (rank != 0) continue;
       context.settings = s;
       auto c = train::training_case(context, outcome, static_cast<int>(ranks));
@@ -263,7 +269,7 @@ int execute(train_arguments& a, const invocation& call) {
       }
       cases.push_back(std::move(c));
     }
-    if (distributed) world_barrier();
+    if (distributed) interrupted = any_rank(interrupted || cancel.load());
   }
   if (rank != 0) return exit_ok;
   train::add_scaling_efficiency(cases);
@@ -274,12 +280,17 @@ int execute(train_arguments& a, const invocation& call) {
   run.cases = std::move(cases);
   run.telemetry = std::move(telemetry_series);
   run.settings = train::training_settings_json(settings, device.str(), threads, world_size, batches, scaling);
+  if (interrupted) {
+    run.status = core::run_status::interrupted;
+    run.status_reason = "interrupted (SIGINT or SIGTERM); the steps measured so far are kept";
+  }
   core::settle_run_status(run);
   write_run_outputs(run, targets, a.outputs, host.fingerprint.hostname, start, std::cout, [&](std::ostream& out) {
     train::render_training_table(run, out);
     out << fmt::format("run {}{}\n", core::to_string(run.status),
                        run.status_reason.empty() ? "" : ": " + run.status_reason);
   });
+  if (run.status == core::run_status::interrupted) return exit_interrupted;
   return run.status == core::run_status::valid ? exit_ok : exit_failure;
 }
 

@@ -223,7 +223,7 @@ class training_session {
 }  // namespace
 
 training_outcome run_training(const train_settings& settings, torch::Device device, gradient_transport* transport,
-                              const step_callback& on_step) {
+                              const step_callback& on_step, const std::atomic<bool>* cancel) {
   training_outcome outcome;
   outcome.warmup_steps = settings.warmup_steps;
   outcome.libtorch = compat::torch_version();
@@ -256,6 +256,12 @@ training_outcome run_training(const train_settings& settings, torch::Device devi
   const int total = settings.warmup_steps + settings.steps;
   try {
     for (int i = 0; i < total; ++i) {
+      bool stop = cancel != nullptr && cancel->load();
+      if (transport != nullptr) stop = transport->max(stop ? 1 : 0) > 0;  // every rank stops at the same step
+      if (stop) {
+        outcome.interrupted = true;
+        break;
+      }
       outcome.steps.push_back(session->step());
       if (on_step) on_step(i, outcome.steps.back());
     }

@@ -5,6 +5,7 @@
 
 #include <torch/torch.h>
 
+#include <atomic>
 #include <functional>
 
 #include "train/gradient_transport.hpp"
@@ -20,8 +21,10 @@ using step_callback = std::function<void(int step, const step_record& record)>;
 /// group: parameters are broadcast from rank 0 and gradients averaged every step; each rank
 /// trains on its own rows of the same global batches. Out of memory while building or in the
 /// first forward and backward pass is reported in the outcome (agreed over every rank); later
-/// on one device too; other errors throw.
+/// on one device too; other errors throw. When `cancel` becomes true the run stops before the
+/// next step (every rank at the same step) and the outcome says `interrupted`.
 [[nodiscard]] training_outcome run_training(const train_settings& settings, torch::Device device,
-                                            gradient_transport* transport, const step_callback& on_step);
+                                            gradient_transport* transport, const step_callback& on_step,
+                                            const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace ironbench::train

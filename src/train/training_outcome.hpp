@@ -25,6 +25,7 @@ struct device_memory {
 struct training_outcome {
   std::vector<step_record> steps;  ///< warm-up steps first
   int warmup_steps = 0;
+  bool interrupted = false;        ///< stopped by Ctrl-C (SIGINT) or SIGTERM before the last step
   bool out_of_memory = false;
   std::string out_of_memory_message;        ///< the first line of libtorch's error
   std::optional<device_memory> gpu_memory;  ///< GPU only

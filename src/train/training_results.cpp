@@ -124,9 +124,10 @@ core::case_result training_case(const training_case_context& context, const trai
     return c;
   }
   const auto timed = outcome.timed();
+  if (outcome.interrupted) c.notes["interrupted"] = fmt::format("after {} of {} steps", outcome.steps.size(), s.warmup_steps + s.steps);
   if (timed.empty()) {
-    c.status = core::case_status::failed;
-    c.reason = "no timed step finished";
+    c.status = outcome.interrupted ? core::case_status::skipped : core::case_status::failed;
+    c.reason = outcome.interrupted ? "interrupted before a timed step finished" : "no timed step finished";
     return c;
   }
   std::vector<double> seconds;
@@ -194,7 +195,7 @@ core::case_result training_case(const training_case_context& context, const trai
 
   std::vector<std::string> problems;
   std::string why;
-  if (!loss_fell(outcome.steps, why)) problems.push_back(why);
+  if (!outcome.interrupted && !loss_fell(outcome.steps, why)) problems.push_back(why);
   if (outcome.frozen_unchanged && !*outcome.frozen_unchanged) problems.push_back("frozen base weights changed");
   if (outcome.replicas_identical && !*outcome.replicas_identical) {
     problems.push_back("ranks ended with different parameters");

@@ -3,8 +3,13 @@
 // of memory, and bad input.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <thread>
 
 #include "core/json.hpp"
 #include "process.hpp"
@@ -134,6 +139,26 @@ TEST(Train, OutOfMemoryIsRecordedAndTheSweepGoesOn) {
   EXPECT_NE(oom.at("reason").get<std::string>().find("out of memory at batch 200000"), std::string::npos);
   EXPECT_EQ(doc.at("cases")[2].at("status"), "valid") << doc.at("cases")[2].dump();
   EXPECT_EQ(doc.at("status"), "valid");
+}
+
+TEST(Train, InterruptedRunWritesWhatItMeasured) {
+  const auto dir = make_temp_dir("ironbench-train-interrupt");
+  const std::vector<std::string> args = {"train", "gpt", "--batch", "2,4", "--model", "custom", "--layers", "2",
+                                         "--heads", "2", "--d-model", "64", "--d-ff", "256", "--seq-len", "32",
+                                         "--vocab", "512", "--steps", "1000000", "--warmup-steps", "2", "--no-save",
+                                         "-q", "--json", dir + "/run.json"};
+  const auto p = start_ironbench(args);
+  std::this_thread::sleep_for(std::chrono::milliseconds(4000));
+  kill(p.pid, SIGINT);
+  const auto r = wait_for(p);
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  const auto doc = json::parse(read_file(dir + "/run.json"));
+  EXPECT_EQ(doc.at("status"), "interrupted");
+  ASSERT_EQ(doc.at("cases").size(), 1u);  // the second batch size never started
+  const auto& c = doc.at("cases")[0];
+  EXPECT_NE(c.at("notes").at("interrupted").get<std::string>().find("of 1000002 steps"), std::string::npos);
+  EXPECT_GT(c.at("series").at("loss").size(), 2u);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Train, BadInputIsOneLineAndExitTwo) {
