@@ -116,7 +116,7 @@ def ironbench_run(binary, a):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--ironbench", action="append", required=True, help="ironbench binary (repeatable)")
-    p.add_argument("--model", default="small", choices=sorted(PRESETS))
+    p.add_argument("--model", default="small", help="preset, or a comma-separated list (small,medium,large,1.5b)")
     p.add_argument("--batch", type=int, default=1)
     p.add_argument("--seq-len", type=int, default=None)
     p.add_argument("--steps", type=int, default=8)
@@ -126,33 +126,39 @@ def main():
     p.add_argument("--device", default="cpu")
     p.add_argument("--repeats", type=int, default=3)
     a = p.parse_args()
-    if a.seq_len is None:
-        a.seq_len = PRESETS[a.model][4]
-    results = {b: [] for b in a.ironbench}
-    torch_results = []
-    libtorch = {}
-    mfu = {}
-    for r in range(a.repeats):
+    models = a.model.split(",")
+    for model in models:
+        if model not in PRESETS:
+            p.error(f"unknown preset {model} (choose from {', '.join(PRESETS)})")
+    seq_len = a.seq_len
+    rows = []
+    for model in models:
+        a.model = model
+        a.seq_len = seq_len if seq_len is not None else PRESETS[model][4]
+        results = {b: [] for b in a.ironbench}
+        torch_results = []
+        libtorch, mfu = {}, {}
+        for r in range(a.repeats):
+            for b in a.ironbench:
+                tps, ms, version, m = ironbench_run(b, a)
+                results[b].append(tps)
+                libtorch[b], mfu[b] = version, m
+                print(f"{model} repeat {r + 1}: ironbench ({b}, libtorch {version}) {tps:.1f} tokens/s, {ms:.1f} ms/step",
+                      flush=True)
+            tps, ms = pytorch_run(a)
+            torch_results.append(tps)
+            print(f"{model} repeat {r + 1}: PyTorch {torch.__version__} eager {tps:.1f} tokens/s, {ms:.1f} ms/step",
+                  flush=True)
+        reference = statistics.median(torch_results)
+        rows.append(f"| {model} | PyTorch {torch.__version__} eager (Python) | {torch.__version__} | {reference:.1f} | 1.00 | - |")
         for b in a.ironbench:
-            tps, ms, version, m = ironbench_run(b, a)
-            results[b].append(tps)
-            libtorch[b] = version
-            mfu[b] = m
-            print(f"repeat {r + 1}: ironbench ({b}, libtorch {version}) {tps:.1f} tokens/s, {ms:.1f} ms/step", flush=True)
-        tps, ms = pytorch_run(a)
-        torch_results.append(tps)
-        print(f"repeat {r + 1}: PyTorch {torch.__version__} eager {tps:.1f} tokens/s, {ms:.1f} ms/step", flush=True)
-    reference = statistics.median(torch_results)
-    print(f"\n| tool | libtorch | tokens/s (median of {a.repeats}) | ratio vs PyTorch eager |")
-    print("| --- | --- | ---: | ---: |")
-    print(f"| PyTorch {torch.__version__} eager (Python) | {torch.__version__} | {reference:.1f} | 1.00 |")
-    for b in a.ironbench:
-        med = statistics.median(results[b])
-        print(f"| ironbench train ({b}) | {libtorch[b]} | {med:.1f} | {med / reference:.2f} |")
-    print(f"\nmodel {a.model}, batch {a.batch}, seq_len {a.seq_len}, {a.dtype}, {a.device}, {a.threads} thread(s), "
-          f"{a.steps} timed steps after {a.warmup}; MFU (ironbench): " +
-          ", ".join(f"{b}: {mfu[b]:.1f} %" if mfu[b] else f"{b}: -" for b in a.ironbench))
-
+            med = statistics.median(results[b])
+            m = f"{mfu[b]:.1f}" if mfu[b] else "-"
+            rows.append(f"| {model} | ironbench train ({b}) | {libtorch[b]} | {med:.1f} | {med / reference:.2f} | {m} |")
+    print(f"\n| model | tool | libtorch | tokens/s (median of {a.repeats}) | ratio vs PyTorch eager | ironbench MFU % |")
+    print("| --- | --- | --- | ---: | ---: | ---: |")
+    print("\n".join(rows))
+    print(f"\nbatch {a.batch}, {a.dtype}, {a.device}, {a.threads} thread(s), {a.steps} timed steps after {a.warmup}")
 
 if __name__ == "__main__":
     main()

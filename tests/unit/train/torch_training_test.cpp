@@ -92,7 +92,8 @@ TEST(TorchTraining, LoraLeavesBaseWeightsUnchanged) {
   EXPECT_TRUE(some_adapter_moved);
 }
 
-training_outcome train_tiny(workload kind, const std::string& dtype, bool checkpointing = false) {
+training_outcome train_tiny(workload kind, const std::string& dtype, bool checkpointing = false,
+                            torch::Device device = torch::kCPU) {
   train_settings s;
   s.kind = kind;
   s.shape = tiny_gpt();
@@ -104,7 +105,7 @@ training_outcome train_tiny(workload kind, const std::string& dtype, bool checkp
   s.lr = 3e-3;
   s.activation_checkpointing = checkpointing;
   s.lora.targets = {lora_target::qkv, lora_target::fc1};
-  return run_training(s, torch::kCPU, nullptr, nullptr);
+  return run_training(s, device, nullptr, nullptr);
 }
 
 void expect_learns(const training_outcome& outcome) {
@@ -140,6 +141,27 @@ TEST(TorchTraining, SameSeedSameLossCurve) {
   const auto b = train_tiny(workload::gpt, "fp32");
   ASSERT_EQ(a.steps.size(), b.steps.size());
   for (std::size_t i = 0; i < a.steps.size(); ++i) EXPECT_DOUBLE_EQ(a.steps[i].loss, b.steps[i].loss) << i;
+}
+
+// On a GPU (where this libtorch has CUDA or ROCm and sees a device): bf16 autocast, fused
+// AdamW, flash / memory-efficient attention and the caching allocator's peaks.
+TEST(TorchTrainingGpu, Bf16GptLearnsWithMemoryPeaks) {
+  if (compat::gpu_count() == 0) {
+    GTEST_SKIP() << "libtorch " << compat::torch_version() << " sees no GPU (a CPU-only libtorch, or no device or driver)";
+  }
+  const auto outcome = train_tiny(workload::gpt, "bf16", false, torch::Device(torch::kCUDA, 0));
+  expect_learns(outcome);
+  ASSERT_TRUE(outcome.gpu_memory.has_value());
+  EXPECT_GT(outcome.gpu_memory->peak_allocated_bytes, 0);
+  EXPECT_GE(outcome.gpu_memory->peak_reserved_bytes, outcome.gpu_memory->peak_allocated_bytes);
+  EXPECT_NE(outcome.optimizer.find("fused"), std::string::npos);
+}
+
+TEST(TorchTrainingGpu, Fp16LossScalingLearns) {
+  if (compat::gpu_count() == 0) {
+    GTEST_SKIP() << "libtorch " << compat::torch_version() << " sees no GPU (a CPU-only libtorch, or no device or driver)";
+  }
+  expect_learns(train_tiny(workload::gpt, "fp16", true, torch::Device(torch::kCUDA, 0)));
 }
 
 }  // namespace
