@@ -12,7 +12,8 @@ same text prompts (a custom JSONL dataset both clients read) and the same load. 
 
 Usage:
   bench/serve_vs_vllm.py --ironbench build/release/ironbench --vllm /path/to/venv/bin/vllm \\
-      --tokenizer DIR_WITH_tokenizer.json [--guidellm /path/to/venv/bin/guidellm] [--part agreement|ceiling|both]
+      --tokenizer DIR_WITH_tokenizer.json [--guidellm /path/to/venv/bin/guidellm] \\
+      [--aiperf /path/to/venv/bin/aiperf] [--part agreement|ceiling|both]
 
 vLLM is not a dependency of ironbench: install it in a virtual environment of its own
 (`pip install vllm pandas datasets`). The tokenizer directory needs tokenizer.json and a
@@ -170,6 +171,50 @@ def guidellm_point(a, port, prompts, concurrency, count, output_len, out_dir):
     return result, wall, cpu, None
 
 
+def aiperf_point(a, port, prompts, concurrency, count, output_len, out_dir):
+    """AIPerf (`aiperf profile`, 0.13) at one point, mapped onto vLLM's metric names.
+
+    AIPerf reads the same prompts as a single_turn custom dataset ({"text": ...} per line) and
+    sends max_tokens = output_len with ignore_eos. Its profile_export_aiperf.json keeps per metric
+    avg, p50, p99 ...; the fields and how they compare with vLLM's (aiperf/metrics/types/):
+
+      median_ttft_ms    <- time_to_first_token.p50: first content chunk - request start
+                           (record.request.start_perf_ns), as vLLM's TTFT.
+      median_tpot_ms    <- inter_token_latency.p50. AIPerf's "ITL" of a request is
+                           (request latency - TTFT) / (output tokens - 1): vLLM's TPOT.
+      median_itl_ms     <- inter_chunk_latency.p50: every gap between consecutive content chunks
+      mean_itl_ms       <- inter_chunk_latency.avg   of every request, pooled: vLLM's ITL (one
+                           token per chunk here).
+      median_e2el_ms    <- request_latency.p50.
+      output_throughput <- output_token_throughput.avg: total output tokens / benchmark duration.
+    Output tokens are counted from `usage` (--use-server-token-count), as ironbench and vLLM do.
+    """
+    data = os.path.join(out_dir, "aiperf-prompts.jsonl")
+    if not os.path.exists(data):
+        with open(prompts) as f, open(data, "w") as g:
+            for line in f:
+                g.write(json.dumps({"text": json.loads(line)["prompt"]}) + "\n")
+    artifacts = os.path.join(out_dir, f"aiperf-c{concurrency}")
+    wall, cpu = run_client([a.aiperf, "profile", "-m", "sim", "--url", f"http://127.0.0.1:{port}",
+                            "--endpoint-type", "completions", "--streaming", "--concurrency", str(concurrency),
+                            "--request-count", str(count), "--input-file", data, "--custom-dataset-type", "single_turn",
+                            "--prompt-output-tokens-mean", str(output_len), "--extra-inputs", "ignore_eos:true",
+                            "--use-server-token-count", "--tokenizer", a.tokenizer, "--output-artifact-dir", artifacts])
+    with open(os.path.join(artifacts, "profile_export_aiperf.json")) as f:
+        m = json.load(f)
+    result = {
+        "completed": m["request_count"]["avg"],
+        "duration": m["benchmark_duration"]["avg"],
+        "median_ttft_ms": m["time_to_first_token"]["p50"],
+        "median_tpot_ms": m["inter_token_latency"]["p50"],
+        "median_itl_ms": m["inter_chunk_latency"]["p50"],
+        "mean_itl_ms": m["inter_chunk_latency"]["avg"],
+        "median_e2el_ms": m["request_latency"]["p50"],
+        "output_throughput": m["output_token_throughput"]["avg"],
+    }
+    return result, wall, cpu, None
+
+
 KEYS = ["median_ttft_ms", "median_tpot_ms", "median_itl_ms", "mean_itl_ms", "median_e2el_ms", "output_throughput"]
 
 
@@ -177,39 +222,39 @@ def agreement(a, out_dir):
     port = free_port()
     prompts = os.path.join(out_dir, "agreement.jsonl")
     write_prompts(prompts, 512, 200)
+    peers = [(name, point) for name, point, given in (("vLLM", vllm_point, a.vllm), ("GuideLLM", guidellm_point, a.guidellm),
+                                                      ("AIPerf", aiperf_point, a.aiperf)) if given]
     sim = start_sim(a.ironbench, port, [])
     rows = []
     try:
         for concurrency in (4, 16, 64):
             count = 8 * concurrency
             ib, _, _, _ = ironbench_point(a, port, prompts, concurrency, count, 64, out_dir)
-            vl, _, _, _ = vllm_point(a, port, prompts, concurrency, count, 64, out_dir)
-            gl = guidellm_point(a, port, prompts, concurrency, count, 64, out_dir)[0] if a.guidellm else None
-            rows.append((concurrency, count, ib, vl, gl))
+            measured = [point(a, port, prompts, concurrency, count, 64, out_dir)[0] for _, point in peers]
+            rows.append((concurrency, count, ib, measured))
     finally:
         sim.kill()
     print("\n### Agreement (serve-sim defaults: 8 ms + 0.05 ms per sequence, 50 000 prompt tok/s; "
           "200-word prompts, 64 output tokens)\n")
     text = lambda v: "-" if v is None else f"{v:.2f}"
     ratio = lambda x, y: f"{x / y:.3f}" if x and y else "-"
-    if a.guidellm:
-        print("| concurrency | requests | metric | ironbench | vLLM | GuideLLM | ironbench / vLLM | ironbench / GuideLLM |")
-        print("| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
-    else:
-        print("| concurrency | requests | metric | ironbench | vLLM | ironbench / vLLM |")
-        print("| ---: | ---: | --- | ---: | ---: | ---: |")
-    for concurrency, count, ib, vl, gl in rows:
+    names = [name for name, _ in peers]
+    print("| concurrency | requests | metric | ironbench | " + " | ".join(names) + " | " +
+          " | ".join(f"ironbench / {n}" for n in names) + " |")
+    print("| ---: | ---: | --- | ---: | " + " | ".join("---:" for _ in names * 2) + " |")
+    for concurrency, count, ib, measured in rows:
         for key in KEYS:
-            x, y = ib.get(key), vl.get(key)
-            if gl is None:
-                print(f"| {concurrency} | {count} | {key} | {text(x)} | {text(y)} | {ratio(x, y)} |")
-            else:
-                z = gl.get(key)
-                print(f"| {concurrency} | {count} | {key} | {text(x)} | {text(y)} | {text(z)} | {ratio(x, y)} | {ratio(x, z)} |")
+            x = ib.get(key)
+            values = [m.get(key) for m in measured]
+            print(f"| {concurrency} | {count} | {key} | {text(x)} | " + " | ".join(text(v) for v in values) + " | " +
+                  " | ".join(ratio(x, v) for v in values) + " |")
     if a.guidellm:
         print("\nGuideLLM: median_tpot_ms is its inter_token_latency_ms median ((last - first token) / "
               "(tokens - 1) per request); it records no individual gaps, so no median ITL; mean_itl_ms is "
               "its token-weighted inter_token_latency_ms mean (= mean over all gaps).")
+    if a.aiperf:
+        print("\nAIPerf: median_tpot_ms is its inter_token_latency p50 ((latency - TTFT) / (tokens - 1) per "
+              "request); median_itl_ms and mean_itl_ms are its inter_chunk_latency (every gap, pooled).")
 
 
 def ceiling(a, out_dir):
@@ -251,13 +296,20 @@ def ceiling(a, out_dir):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--ironbench", required=True)
-    p.add_argument("--vllm", required=True, help="the vllm executable of a virtual environment with vllm installed")
+    p.add_argument("--vllm", help="the vllm executable of a virtual environment with vllm installed "
+                                  "(needed for the ceiling part)")
     p.add_argument("--tokenizer", required=True, help="directory with tokenizer.json and tokenizer_config.json")
     p.add_argument("--guidellm", help="optional: the guidellm executable (0.8.x) of a virtual environment; "
                    "adds GuideLLM to the agreement part")
+    p.add_argument("--aiperf", help="optional: the aiperf executable (0.13) of a virtual environment; "
+                                    "adds AIPerf to the agreement table")
     p.add_argument("--part", choices=["agreement", "ceiling", "both"], default="both")
     p.add_argument("--concurrency", type=int, nargs="+", default=[250, 1000, 2000])
     a = p.parse_args()
+    if a.part != "agreement" and not a.vllm:
+        p.error("the ceiling part compares with vLLM: give --vllm, or --part agreement")
+    if not (a.vllm or a.guidellm or a.aiperf):
+        p.error("give at least one peer client: --vllm, --guidellm or --aiperf")
     with tempfile.TemporaryDirectory() as out_dir:
         if a.part in ("agreement", "both"):
             agreement(a, out_dir)
