@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <csignal>
 #include <map>
 #include <memory>
 
@@ -231,6 +232,14 @@ class sim_server {
     evbuffer_add_printf(out, "data: %s\n\n", data.c_str());
     evhttp_send_reply_chunk(request, out);
     evbuffer_free(out);
+    // Hand the event to the kernel now, not when the event loop next gets round to this
+    // connection (after every other event of the step): the ground-truth stamp in the event
+    // is then within microseconds of the socket write. What the socket does not take stays
+    // queued for libevent, in order.
+    if (evhttp_connection* connection = evhttp_request_get_connection(request)) {
+      bufferevent* channel = evhttp_connection_get_bufferevent(connection);
+      evbuffer_write(bufferevent_get_output(channel), bufferevent_getfd(channel));
+    }
   }
 
   void emit(const sim_emission& e) {
@@ -358,6 +367,8 @@ std::int64_t sim_prompt_tokens(const std::string& body_json) {
 void run_sim_server(const sim_server_settings& settings, const std::atomic<bool>& stop,
                     const std::function<void(int port)>& on_listening) {
   raise_open_file_limit();  // thousands of concurrent streams need thousands of sockets
+  // A client that goes away mid-stream is an error on that socket, not the end of the server.
+  std::signal(SIGPIPE, SIG_IGN);
   sim_server server(settings);
   server.run(stop, on_listening);
 }
