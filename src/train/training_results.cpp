@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "core/statistics.hpp"
 #include "report/text_table.hpp"
@@ -297,6 +298,11 @@ void render_training_table(const core::run_result& run, std::ostream& out) {
                    c.status == core::case_status::valid ? "ok" : std::string(core::to_string(c.status)) + ": " + c.reason});
   }
   table.render_text(out);
+  std::set<std::string> peaks;
+  for (const auto& c : run.cases) {
+    if (const auto it = c.notes.find("mfu_peak"); it != c.notes.end()) peaks.insert(it->second);
+  }
+  for (const auto& peak : peaks) out << "MFU against: " << peak << '\n';
 }
 
 }  // namespace ironbench::train

@@ -60,7 +60,10 @@ double metric(const json& c, const std::string& name) {
 }
 
 TEST(Train, GptRunIsValidAndLearns) {
-  const auto doc = run_json(run_ironbench(with({"train", "gpt", "--batch", "2"}, tiny)));
+  const auto r = run_ironbench(with({"train", "gpt", "--batch", "2"}, tiny));
+  const auto doc = run_json(r);
+  // The console table (on stderr: the JSON goes to stdout) names the peak behind MFU.
+  EXPECT_NE(r.err.find("MFU against: fp32 dense peak"), std::string::npos) << r.err;
   ASSERT_EQ(doc.at("cases").size(), 1u);
   const auto& c = doc.at("cases")[0];
   EXPECT_EQ(c.at("benchmark"), "train_gpt");
