@@ -107,8 +107,12 @@ def ironbench_run(binary, a):
     cmd = [binary, "train", "gpt", "--model", a.model, "--batch", str(a.batch), "--seq-len", str(a.seq_len),
            "--steps", str(a.steps), "--warmup-steps", str(a.warmup), "--threads", str(a.threads),
            "--dtype", a.dtype, "--device", a.device, "--no-save", "-q", "--json", "-"]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    case = json.loads(out)["cases"][0]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode not in (0, 1) or not done.stdout:
+        raise SystemExit(f"{' '.join(cmd)} failed ({done.returncode}): {done.stderr[-2000:]}")
+    case = json.loads(done.stdout)["cases"][0]
+    if case["status"] != "valid":
+        raise SystemExit(f"ironbench's case is {case['status']}: {case.get('reason', '')} ({' '.join(cmd)})")
     metrics = {m["name"]: m["value"] for m in case["metrics"]}
     return metrics["tokens_per_s"], metrics["step_time_ms"], case["notes"].get("libtorch", "?"), metrics.get("mfu_percent")
 
@@ -116,7 +120,9 @@ def ironbench_run(binary, a):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--ironbench", action="append", required=True, help="ironbench binary (repeatable)")
-    p.add_argument("--model", default="small", help="preset, or a comma-separated list (small,medium,large,1.5b)")
+    p.add_argument("--model", default="small",
+                   help="preset, or a comma-separated list; PRESET:BATCH sets that preset's batch "
+                        "(the MI350X report's: small:32,medium:16,large:8,1.5b:4)")
     p.add_argument("--batch", type=int, default=1)
     p.add_argument("--seq-len", type=int, default=None)
     p.add_argument("--steps", type=int, default=8)
@@ -126,14 +132,16 @@ def main():
     p.add_argument("--device", default="cpu")
     p.add_argument("--repeats", type=int, default=3)
     a = p.parse_args()
-    models = a.model.split(",")
-    for model in models:
+    models = []
+    for item in a.model.split(","):
+        model, _, batch = item.partition(":")
         if model not in PRESETS:
             p.error(f"unknown preset {model} (choose from {', '.join(PRESETS)})")
+        models.append((model, int(batch) if batch else a.batch))
     seq_len = a.seq_len
     rows = []
-    for model in models:
-        a.model = model
+    for model, batch in models:
+        a.model, a.batch = model, batch
         a.seq_len = seq_len if seq_len is not None else PRESETS[model][4]
         results = {b: [] for b in a.ironbench}
         torch_results = []
@@ -150,15 +158,15 @@ def main():
             print(f"{model} repeat {r + 1}: PyTorch {torch.__version__} eager {tps:.1f} tokens/s, {ms:.1f} ms/step",
                   flush=True)
         reference = statistics.median(torch_results)
-        rows.append(f"| {model} | PyTorch {torch.__version__} eager (Python) | {torch.__version__} | {reference:.1f} | 1.00 | - |")
+        rows.append(f"| {model} (batch {batch}) | PyTorch {torch.__version__} eager (Python) | {torch.__version__} | {reference:.1f} | 1.00 | - |")
         for b in a.ironbench:
             med = statistics.median(results[b])
             m = f"{mfu[b]:.1f}" if mfu[b] else "-"
-            rows.append(f"| {model} | ironbench train ({b}) | {libtorch[b]} | {med:.1f} | {med / reference:.2f} | {m} |")
+            rows.append(f"| {model} (batch {batch}) | ironbench train ({b}) | {libtorch[b]} | {med:.1f} | {med / reference:.2f} | {m} |")
     print(f"\n| model | tool | libtorch | tokens/s (median of {a.repeats}) | ratio vs PyTorch eager | ironbench MFU % |")
     print("| --- | --- | --- | ---: | ---: | ---: |")
     print("\n".join(rows))
-    print(f"\nbatch {a.batch}, {a.dtype}, {a.device}, {a.threads} thread(s), {a.steps} timed steps after {a.warmup}")
+    print(f"\n{a.dtype}, {a.device}, {a.threads} thread(s), {a.steps} timed steps after {a.warmup}")
 
 if __name__ == "__main__":
     main()
