@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "train/adamw_optimizer.hpp"
+#include "train/gradient_reducer.hpp"
 #include "train/gpt_model.hpp"
 #include "train/synthetic_data.hpp"
 #include "train/torch_compat.hpp"
@@ -90,6 +91,81 @@ TEST(TorchTraining, LoraLeavesBaseWeightsUnchanged) {
   bool some_adapter_moved = false;
   for (const auto& a : adapters) some_adapter_moved |= a.abs().sum().item<double>() > 0 && a.dim() == 2;
   EXPECT_TRUE(some_adapter_moved);
+}
+
+// A transport standing in for `ranks` identical ranks: a sum multiplies by the ranks. It
+// records when each sum starts: during the backward pass (from a gradient hook) or after.
+class identical_ranks_transport final : public gradient_transport {
+ public:
+  explicit identical_ranks_transport(int ranks) : ranks_(ranks) {}
+  int rank() const override { return 0; }
+  int size() const override { return ranks_; }
+  std::string description() const override { return "identical ranks (test)"; }
+  void start_sum(torch::Tensor& flat) override {
+    flat.mul_(ranks_);
+    started.push_back(flat.numel());
+    started_in_backward.push_back(in_backward);
+  }
+  void progress() override {}
+  void wait_all() override { ++waits; }
+  void broadcast(torch::Tensor&) override { ++broadcasts; }
+  double sum(double value) override { return value * ranks_; }
+  double max(double value) override { return value; }
+  void barrier() override {}
+
+  bool in_backward = false;
+  std::vector<std::int64_t> started;
+  std::vector<bool> started_in_backward;
+  int waits = 0, broadcasts = 0;
+
+ private:
+  int ranks_;
+};
+
+TEST(GradientReducer, BucketsStartDuringBackwardAndAverage) {
+  const auto tokens = markov_token_batches(97, 16, 3, 1, 11).front();
+  const auto input = tokens.narrow(1, 0, 16), target = tokens.narrow(1, 1, 16);
+  torch::manual_seed(7);
+  gpt_model reference(tiny_gpt());
+  reference->loss(input, target).backward();
+
+  torch::manual_seed(7);
+  gpt_model model(tiny_gpt());
+  identical_ranks_transport transport(4);
+  // ~40 KB buckets: several of them for this model.
+  gradient_reducer reducer(model->parameters(), transport, 0.04);
+  ASSERT_GT(reducer.bucket_count(), 2u);
+  reducer.broadcast_parameters();
+  EXPECT_EQ(transport.broadcasts, static_cast<int>(model->parameters().size()));
+
+  transport.in_backward = true;
+  model->loss(input, target).backward();
+  transport.in_backward = false;
+  // Every bucket was started by the gradient hooks, before backward() returned.
+  ASSERT_EQ(transport.started.size(), reducer.bucket_count());
+  for (const bool during : transport.started_in_backward) EXPECT_TRUE(during);
+  reducer.finish();
+  EXPECT_EQ(transport.waits, 1);
+  // Sum over 4 identical ranks, divided by 4: the single-process gradient.
+  const auto params = model->parameters();
+  const auto expected = reference->parameters();
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    EXPECT_TRUE(torch::allclose(params[i].grad(), expected[i].grad(), 1e-6, 1e-7)) << i;
+  }
+
+  // Accumulation: no exchange until the last micro-batch.
+  reducer.zero_grad();
+  transport.started.clear();
+  reducer.set_reduce(false);
+  model->loss(input, target).backward();
+  EXPECT_TRUE(transport.started.empty());
+  reducer.set_reduce(true);
+  model->loss(input, target).backward();
+  reducer.finish();
+  EXPECT_EQ(transport.started.size(), reducer.bucket_count());
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    EXPECT_TRUE(torch::allclose(params[i].grad(), 2 * expected[i].grad(), 1e-5, 1e-6)) << i;
+  }
 }
 
 training_outcome train_tiny(workload kind, const std::string& dtype, bool checkpointing = false,
