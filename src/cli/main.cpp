@@ -3,11 +3,12 @@
 
 #include <iostream>
 #include <map>
+#include <set>
 
+#include "cli/command_runner.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/train_handoff.hpp"
-#include "core/error.hpp"
 #include "ironbench/build_config.hpp"
 
 int main(int argc, char** argv) {
@@ -31,28 +32,16 @@ int main(int argc, char** argv) {
       {"compare", cli::add_compare_command(app)},
       {"report", cli::add_report_command(app)},
   };
-  cli::add_train_placeholder(app);
+  cli::add_train_help_entry(app);
   if (argc > 1 && argv[1][0] != '-' && actions.count(argv[1]) == 0) {
+    std::set<std::string> commands{"train"};  // handed over to ironbench-train above
+    for (const auto& [name, action] : actions) commands.insert(name);
     std::string names;
-    for (const auto& [name, action] : actions) names += (names.empty() ? "" : ", ") + name;
+    for (const auto& name : commands) names += (names.empty() ? "" : ", ") + name;
     std::cerr << "ironbench: error: unknown command '" << argv[1] << "' (commands: " << names << ")\n";
     return cli::exit_usage;
   }
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    std::cerr << "ironbench: error: " << e.what() << " (see ironbench --help)\n";
-    return cli::exit_usage;
-  }
-  try {
-    for (const auto* sub : app.get_subcommands()) return actions.at(sub->get_name())();
-    return cli::exit_usage;
-  } catch (const usage_error& e) {
-    std::cerr << "ironbench: error: " << e.what() << '\n';
-    return cli::exit_usage;
-  } catch (const std::exception& e) {
-    std::cerr << "ironbench: error: " << e.what() << '\n';
-    return cli::exit_failure;
-  }
+  if (const auto stop = cli::parse_command_line(app, argc, argv, "ironbench --help")) return *stop;
+  for (const auto* sub : app.get_subcommands()) return cli::run_reporting_errors(actions.at(sub->get_name()));
+  return cli::exit_usage;
 }

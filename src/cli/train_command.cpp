@@ -40,8 +40,8 @@ namespace ironbench::cli {
 namespace {
 
 #if IRONBENCH_WITH_MPI
-int world_size() { return train::mpi_world_size(); }
-int world_rank() { return train::mpi_world_rank(); }
+int world_size() { return comm::mpi_world()->size(); }
+int world_rank() { return comm::mpi_world()->rank(); }
 /// Whether any rank of the job was interrupted (also a barrier).
 bool any_rank(bool flag) { return comm::mpi_world()->max(flag ? 1 : 0) > 0; }
 std::vector<std::string> describe_ranks(const std::string& mine) { return comm::mpi_world()->gather(mine); }
@@ -193,7 +193,8 @@ int execute(train_arguments& a, const invocation& call) {
   const int rank = distributed ? world_rank() : 0;
   for (const auto n : scaling) {
     if (n < 1 || n > world_size) {
-      throw usage_error(fmt::format("--scaling {}: the job has {} ranks (start it with mpirun -np {})", n, world_size,
+      throw usage_error(fmt::format("--scaling {}: the job has {} rank{} (start it with mpirun -np {})", n, world_size,
+                                    world_size == 1 ? "" : "s",
                                     *std::max_element(scaling.begin(), scaling.end())));
     }
   }

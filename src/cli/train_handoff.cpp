@@ -12,7 +12,7 @@
 
 namespace ironbench::cli {
 
-void add_train_placeholder(CLI::App& app) {
+void add_train_help_entry(CLI::App& app) {
   app.add_subcommand("train", build::have_torch
                                   ? "Training throughput on libtorch: mlp, gpt (small .. 13b), lora; DDP scaling"
                                   : "Training throughput (not in this build: it needs libtorch)")

@@ -10,7 +10,7 @@
 namespace ironbench::cli {
 
 /// Lists `train` in `ironbench --help` (the command line itself goes to ironbench-train).
-void add_train_placeholder(CLI::App& app);
+void add_train_help_entry(CLI::App& app);
 
 /// Where ironbench-train is expected: next to this executable.
 [[nodiscard]] std::string training_executable_path();

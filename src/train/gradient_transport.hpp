@@ -27,8 +27,6 @@ class gradient_transport {
   [[nodiscard]] virtual double sum(double value) = 0;
   /// The largest of one number over every rank (blocking; equality checks).
   [[nodiscard]] virtual double max(double value) = 0;
-  /// Blocks until every rank arrives.
-  virtual void barrier() = 0;
 };
 
 }  // namespace ironbench::train

@@ -6,7 +6,6 @@
 #include <stdexcept>
 #include <vector>
 
-#include "comm/mpi/mpi_communicator.hpp"
 #include "train/mpi_group.hpp"
 
 namespace ironbench::train {
@@ -49,7 +48,6 @@ class mpi_transport final : public gradient_transport {
   }
   double sum(double value) override { return group_->sum(value); }
   double max(double value) override { return group_->max(value); }
-  void barrier() override { group_->barrier(); }
 
  private:
   std::unique_ptr<mpi_group> group_;
@@ -57,12 +55,6 @@ class mpi_transport final : public gradient_transport {
 };
 
 }  // namespace
-
-int mpi_world_rank() { return comm::mpi_world()->rank(); }
-
-int mpi_world_size() { return comm::mpi_world()->size(); }
-
-void mpi_world_barrier() { comm::mpi_world()->barrier(); }
 
 std::unique_ptr<gradient_transport> mpi_gradient_transport(int participants) {
   auto group = mpi_group::first_ranks(participants);

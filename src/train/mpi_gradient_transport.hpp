@@ -12,10 +12,4 @@ namespace ironbench::train {
 /// every world rank calls it with the same `participants` (1 <= participants <= world size).
 [[nodiscard]] std::unique_ptr<gradient_transport> mpi_gradient_transport(int participants);
 
-/// MPI_COMM_WORLD's rank and size (initialising MPI on first use).
-[[nodiscard]] int mpi_world_rank();
-[[nodiscard]] int mpi_world_size();
-/// Blocks until every world rank arrives.
-void mpi_world_barrier();
-
 }  // namespace ironbench::train

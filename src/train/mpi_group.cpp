@@ -57,8 +57,6 @@ double mpi_group::max(double value) const {
   return largest;
 }
 
-void mpi_group::barrier() const { IRONBENCH_TRAIN_MPI(MPI_Barrier(comm_)); }
-
 void mpi_group::broadcast_bytes(void* data, std::size_t bytes) const {
   if (bytes > static_cast<std::size_t>(INT_MAX)) throw std::invalid_argument("a broadcast exceeds MPI's byte count");
   IRONBENCH_TRAIN_MPI(MPI_Bcast(data, static_cast<int>(bytes), MPI_BYTE, 0, comm_));

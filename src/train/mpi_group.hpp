@@ -24,7 +24,6 @@ class mpi_group {
 
   [[nodiscard]] double sum(double value) const;
   [[nodiscard]] double max(double value) const;
-  void barrier() const;
   void broadcast_bytes(void* data, std::size_t bytes) const;
 
  private:

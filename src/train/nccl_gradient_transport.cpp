@@ -69,7 +69,6 @@ class nccl_transport final : public gradient_transport {
   }
   double sum(double value) override { return group_->sum(value); }
   double max(double value) override { return group_->max(value); }
-  void barrier() override { group_->barrier(); }
 
  private:
   std::unique_ptr<mpi_group> group_;

@@ -111,7 +111,6 @@ class identical_ranks_transport final : public gradient_transport {
   void broadcast(torch::Tensor&) override { ++broadcasts; }
   double sum(double value) override { return value * ranks_; }
   double max(double value) override { return value; }
-  void barrier() override {}
 
   bool in_backward = false;
   std::vector<std::int64_t> started;
