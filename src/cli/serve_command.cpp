@@ -56,6 +56,7 @@ struct serve_arguments {
   double max_itl_ms = 0;
   std::string itl_limit_statistic = "median", itl_limit_metric = "itl";
   double max_lateness_ms = 1.0;
+  std::string receive_time = "kernel";
   output_options outputs;
 };
 
@@ -107,6 +108,10 @@ int execute(const serve_arguments& a, const invocation& call) {
   load.timeout_s = parse_duration_s(a.timeout, "--timeout");
   load.stall_timeout_s = parse_duration_s(a.stall_timeout, "--stall-timeout");
   load.max_lateness_p99_ms = a.max_lateness_ms;
+  if (a.receive_time != "kernel" && a.receive_time != "read") {
+    throw usage_error(fmt::format("--receive-time takes kernel or read, not '{}'", a.receive_time));
+  }
+  load.kernel_receive_stamps = a.receive_time == "kernel";
   if (a.balance == "round-robin") load.balance = serve::balance_policy::round_robin;
   else if (a.balance == "least-outstanding") load.balance = serve::balance_policy::least_outstanding;
   else throw usage_error(fmt::format("--balance takes round-robin or least-outstanding, not '{}'", a.balance));
@@ -239,6 +244,10 @@ int execute(const serve_arguments& a, const invocation& call) {
                         {"send_lateness_p99_ms", result.lateness_p99_ms},
                         {"send_lateness_max_ms", result.lateness_max_ms},
                         {"cpu_share_of_one_core", result.client_cpu},
+                        {"kernel_receive_stamp_share", result.kernel_stamped_share},
+                        {"socket_wait_p50_ms", result.socket_wait_p50_ms},
+                        {"socket_wait_p99_ms", result.socket_wait_p99_ms},
+                        {"token_events_read_with_a_later_one", result.token_events_timed_together},
                         {"valid", result.valid},
                         {"invalid_reason", result.invalid_reason},
                         {"interrupted", result.interrupted},
@@ -374,6 +383,9 @@ command_action add_serve_command(CLI::App& app, const invocation& call) {
   c->add_option("--itl-limit-statistic", a->itl_limit_statistic, "median, mean or p99 ... for --max-itl-ms")->capture_default_str();
   c->add_option("--itl-limit-metric", a->itl_limit_metric, "itl (pooled gaps) or tpot (per request) for --max-itl-ms")->capture_default_str();
   c->add_option("--max-lateness-ms", a->max_lateness_ms, "p99 send lateness above which a point is INVALID")->capture_default_str();
+  c->add_option("--receive-time", a->receive_time,
+                "Token times: kernel (the socket's receive stamp) or read (when the client reads them)")
+      ->capture_default_str();
   add_output_options(*c, a->outputs);
   return [a, &call] { return execute(*a, call); };
 }

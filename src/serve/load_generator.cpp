@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <memory>
 
@@ -35,12 +34,9 @@ struct stream_state {
   std::string failure_class, failure;
   long status = 0;
   std::vector<double> delays_ms;  // receive - server send, per stamped token event
+  double arrived_s = -1;          // when the bytes being parsed reached the host (client clock)
+  double last_token_arrived_s = -1;
 };
-
-double monotonic_ns() {
-  return static_cast<double>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
-}
 
 }  // namespace
 
@@ -56,7 +52,7 @@ load_result run_load(const std::vector<prepared_request>& requests, const load_s
   raise_open_file_limit();
   load_result result;
   const auto schedule = arrival_times(requests.size(), s.request_rate, s.burstiness, s.seed);
-  stream_client client;
+  stream_client client(s.kernel_receive_stamps);
   std::vector<std::size_t> outstanding(s.base_urls.size(), 0);
   std::vector<double> lateness_ms;
   result.records.reserve(requests.size());
@@ -71,7 +67,8 @@ load_result run_load(const std::vector<prepared_request>& requests, const load_s
     return static_cast<std::size_t>(std::min_element(outstanding.begin(), outstanding.end()) - outstanding.begin());
   };
 
-  std::vector<double> delivery_ms, itl_error_ms;
+  std::vector<double> delivery_ms, itl_error_ms, socket_wait_ms;
+  std::size_t timed_together = 0;
   auto finish = [&](std::shared_ptr<stream_state> st, const transfer_result& t) {
     for (std::size_t k = 0; k < st->delays_ms.size(); ++k) {
       delivery_ms.push_back(st->delays_ms[k]);
@@ -107,7 +104,7 @@ load_result run_load(const std::vector<prepared_request>& requests, const load_s
         r.error_class = "malformed";
         r.error = "the response is not a completion";
       } else {
-        st->timing.on_chunk(t.end_s - origin, chunk);
+        st->timing.on_chunk((st->arrived_s >= 0 ? st->arrived_s : t.end_s) - origin, chunk);
       }
     }
     if (!r.error_class.empty()) return;
@@ -144,7 +141,8 @@ load_result run_load(const std::vector<prepared_request>& requests, const load_s
     st->timing = request_timing(now);
     // The parser belongs to the state: it refers back to it by plain pointer (a shared_ptr
     // here would be a cycle, and every request would leak).
-    st->parser = std::make_unique<sse_parser>([st = st.get(), &s, origin_copy = origin, &client](const sse_event& e) {
+    st->parser = std::make_unique<sse_parser>([st = st.get(), &s, origin_copy = origin, &client,
+                                               &socket_wait_ms, &timed_together](const sse_event& e) {
       const auto chunk = parse_openai_chunk(e.data, s.api);
       if (chunk.malformed && st->failure_class.empty()) {
         st->failure_class = "malformed";
@@ -155,9 +153,14 @@ load_result run_load(const std::vector<prepared_request>& requests, const load_s
         st->failure = chunk.error;
       }
       if (chunk.has_choices && chunk.sim_sent_ns) {
-        st->delays_ms.push_back((monotonic_ns() - static_cast<double>(*chunk.sim_sent_ns)) * 1e-6);
+        st->delays_ms.push_back((client.monotonic_ns(st->arrived_s) - static_cast<double>(*chunk.sim_sent_ns)) * 1e-6);
       }
-      st->timing.on_chunk(client.now() - origin_copy, chunk);
+      if (chunk.has_choices) {
+        socket_wait_ms.push_back((client.now() - st->arrived_s) * 1e3);
+        if (st->arrived_s == st->last_token_arrived_s) ++timed_together;
+        st->last_token_arrived_s = st->arrived_s;
+      }
+      st->timing.on_chunk(st->arrived_s - origin_copy, chunk);
     });
     http_request http;
     http.url = s.base_urls[endpoint] + s.endpoint;
@@ -169,7 +172,8 @@ load_result run_load(const std::vector<prepared_request>& requests, const load_s
     http.stall_timeout_s = s.stall_timeout_s;
     client.start(
         http,
-        [st, &s](std::string_view bytes, double) {
+        [st, &s](std::string_view bytes, double arrived_s) {
+          st->arrived_s = arrived_s;
           if (s.stream) {
             st->parser->feed(bytes);
             // Keep the start of the body: an error reply's message.
@@ -191,12 +195,10 @@ load_result run_load(const std::vector<prepared_request>& requests, const load_s
       break;
     }
     const double now = client.now() - origin;
-    while (next < requests.size() && schedule[next] <= now &&
-           (s.max_concurrency <= 0 || in_flight < static_cast<std::size_t>(s.max_concurrency))) {
-      send(next++);
-    }
+    auto slot_free = [&] { return s.max_concurrency <= 0 || in_flight < static_cast<std::size_t>(s.max_concurrency); };
+    while (next < requests.size() && schedule[next] <= now && slot_free()) send(next++);
     double wake = now + 0.05;  // poll the cancel flag at least this often
-    if (next < requests.size() && (s.max_concurrency <= 0 || in_flight < static_cast<std::size_t>(s.max_concurrency))) {
+    if (next < requests.size() && slot_free()) {
       wake = std::min(wake, schedule[next]);
     }
     client.run_until(origin + wake, false);
@@ -220,6 +222,14 @@ load_result run_load(const std::vector<prepared_request>& requests, const load_s
   } else if (result.client_cpu > s.max_client_cpu) {
     result.valid = false;
     result.invalid_reason = fmt::format("the client thread was saturated ({:.0f} % of a core)", 100 * result.client_cpu);
+  }
+  result.token_events_timed_together = timed_together;
+  const auto stamps = client.receive_stamps();
+  result.kernel_stamped_share =
+      stamps.deliveries > 0 ? static_cast<double>(stamps.kernel_stamped) / static_cast<double>(stamps.deliveries) : 0;
+  if (s.kernel_receive_stamps && !socket_wait_ms.empty()) {
+    result.socket_wait_p50_ms = core::percentile(socket_wait_ms, 50);
+    result.socket_wait_p99_ms = core::percentile(socket_wait_ms, 99);
   }
   if (!delivery_ms.empty()) {
     result.ground_truth = {{"stamped_token_events", delivery_ms.size()},

@@ -42,6 +42,8 @@ struct load_settings {
   double max_lateness_p99_ms = 1.0;  ///< beyond it the client fell behind: the point is INVALID
                                      ///< (not judged for an all-at-once burst: rate inf, no limit)
   double max_client_cpu = 0.95;      ///< share of one core beyond which the client is saturated
+  /// Token times from the kernel's receive stamps (false: when the client reads the bytes).
+  bool kernel_receive_stamps = true;
   /// Counts the output text's tokens (compared with usage; used when the server reports none).
   const bpe_tokenizer* tokenizer = nullptr;
 };
@@ -51,6 +53,14 @@ struct load_result {
   double duration_s = 0;                ///< first send to last completion
   double lateness_p50_ms = 0, lateness_p99_ms = 0, lateness_max_ms = 0;
   double client_cpu = 0;  ///< client thread CPU time / wall time
+  /// Share of response reads timed by the kernel's receive stamp (the rest: when read).
+  double kernel_stamped_share = 0;
+  /// How long token events waited in their sockets before the client parsed them (p50/p99,
+  /// ms): time the kernel stamps keep out of TTFT and ITL.
+  double socket_wait_p50_ms = 0, socket_wait_p99_ms = 0;
+  /// Token events that reached the client together with the stream's next one, so both carry
+  /// the later time (their gap reads as 0): the client fell a whole token behind.
+  std::size_t token_events_timed_together = 0;
   bool valid = true;
   std::string invalid_reason;
   bool interrupted = false;

@@ -44,6 +44,16 @@ void write_serving_summary(std::ostream& out, const json& m, const load_result& 
   fmt::print(out, "{:-^50}\n", "Client");
   line(out, "Send lateness p50 / p99 (ms):", fmt::format("{:.3f} / {:.3f}", load.lateness_p50_ms, load.lateness_p99_ms));
   line(out, "Client CPU (% of one core):", fmt::format("{:.1f}", 100 * load.client_cpu));
+  if (load.kernel_stamped_share > 0) {
+    line(out, "Reads timed by kernel stamps (%):", fmt::format("{:.1f}", 100 * load.kernel_stamped_share));
+    line(out, "Wait in sockets p50 / p99 (ms):",
+         fmt::format("{:.3f} / {:.3f}", load.socket_wait_p50_ms, load.socket_wait_p99_ms));
+  } else {
+    line(out, "Token times:", "when read (no kernel stamps)");
+  }
+  if (load.token_events_timed_together > 0) {
+    line(out, "Token events read with a later one:", fmt::format("{}", load.token_events_timed_together));
+  }
   if (load.ground_truth.contains("itl_error_p99_ms")) {
     line(out, "ITL error vs server stamps p50/p99 (ms):",
          fmt::format("{:.3f} / {:.3f}", load.ground_truth.at("itl_error_p50_ms").get<double>(),

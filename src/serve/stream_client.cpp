@@ -2,7 +2,9 @@
 
 #include <curl/curl.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 #include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -10,33 +12,92 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <map>
 
 #include "core/error.hpp"
 
 namespace ironbench::serve {
+namespace {
+
+double clock_seconds(clockid_t clock) {
+  timespec t{};
+  clock_gettime(clock, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+// Asks the kernel to stamp every packet this socket receives (CLOCK_REALTIME).
+int enable_receive_stamps(void*, curl_socket_t socket, curlsocktype purpose) {
+  if (purpose == CURLSOCKTYPE_IPCXN) {
+    const int on = 1;
+    (void)setsockopt(socket, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
+  }
+  return CURL_SOCKOPT_OK;
+}
+
+// How long ago (seconds) the newest bytes waiting in `socket` arrived, from a one-byte peek
+// that leaves them for libcurl; negative when the kernel has no stamp for them. (TCP merges
+// queued segments and keeps the newest stamp, so this is the newest arrival.)
+double receive_age_s(int socket) {
+  char byte = 0;
+  iovec data{&byte, 1};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
+  msghdr message{};
+  message.msg_iov = &data;
+  message.msg_iovlen = 1;
+  message.msg_control = control;
+  message.msg_controllen = sizeof control;
+  if (recvmsg(socket, &message, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT) <= 0) return -1;
+  for (cmsghdr* h = CMSG_FIRSTHDR(&message); h != nullptr; h = CMSG_NXTHDR(&message, h)) {
+    if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_TIMESTAMPNS) continue;
+    timespec stamp{};
+    std::memcpy(&stamp, CMSG_DATA(h), sizeof stamp);
+    const double arrived = static_cast<double>(stamp.tv_sec) + static_cast<double>(stamp.tv_nsec) * 1e-9;
+    return std::max(0.0, clock_seconds(CLOCK_REALTIME) - arrived);
+  }
+  return -1;
+}
+
+}  // namespace
 
 struct stream_client::impl {
   struct transfer {
+    impl* owner = nullptr;
     CURL* easy = nullptr;
+    curl_socket_t socket = CURL_SOCKET_BAD;  // the connection's, as libcurl last announced it
     curl_slist* headers = nullptr;
     std::string body;
-    std::function<void(std::string_view)> on_data;  // stamps arrival and calls the user's callback
+    data_callback on_data;
     done_callback on_done;
     char error_buffer[CURL_ERROR_SIZE] = {};
+    double stall_timeout_s = 0;  // 0: none
+    double last_byte_s = 0;      // when the transfer started or last received bytes
   };
 
+  // The socket libcurl is being called for, and when its newest bytes arrived (client clock;
+  // negative: no kernel stamp). Bytes of other sockets read in the same call get now().
+  int dispatch_socket = -1;
+  double dispatch_arrived_s = -1;
+  bool kernel_stamps = true;
+  stamp_counts stamps;
+
   CURLM* multi = nullptr;
+  std::vector<CURL*> idle_handles;  // finished transfers' handles, reset for the next ones
   int epoll_fd = -1;
   int timer_fd = -1;  // wakes the loop at run_until's deadline with microsecond precision
   double curl_deadline_s = -1;  // when libcurl wants to be called for its timers (-1: never)
+  double next_stall_check_s = -1;  // -1: no transfer has a stall timeout
   std::chrono::steady_clock::time_point origin = std::chrono::steady_clock::now();
   std::map<CURL*, std::unique_ptr<transfer>> transfers;
 
   double now() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - origin).count(); }
 
-  static int on_socket(CURL*, curl_socket_t socket, int what, void* self, void*) {
+  static int on_socket(CURL* easy, curl_socket_t socket, int what, void* self, void*) {
     auto* s = static_cast<impl*>(self);
+    char* owner = nullptr;  // CURLOPT_PRIVATE: the transfer
+    if (what != CURL_POLL_REMOVE && curl_easy_getinfo(easy, CURLINFO_PRIVATE, &owner) == CURLE_OK && owner != nullptr) {
+      reinterpret_cast<transfer*>(owner)->socket = socket;
+    }
     epoll_event ev{};
     ev.data.fd = socket;
     if (what == CURL_POLL_REMOVE) {
@@ -54,7 +115,7 @@ struct stream_client::impl {
     return 0;
   }
 
-  // Calls libcurl for its timers (timeouts, low-speed checks) once they are due.
+  // Calls libcurl for its timers (connect and whole-request timeouts) once they are due.
   void service_curl_timer() {
     if (curl_deadline_s < 0 || now() < curl_deadline_s) return;
     curl_deadline_s = -1;
@@ -62,9 +123,96 @@ struct stream_client::impl {
     curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running);
   }
 
+  // When the bytes libcurl hands over for `t` arrived. (A call for one socket also runs the
+  // transfers whose timers are due: their bytes are not the stamped ones.)
+  double arrival_of(const transfer& t) {
+    const double now_s = now();
+    ++stamps.deliveries;
+    if (dispatch_arrived_s < 0 || t.socket != dispatch_socket) return now_s;
+    ++stamps.kernel_stamped;
+    return std::min(dispatch_arrived_s, now_s);
+  }
+
   static size_t on_write(char* data, size_t size, size_t count, void* user) {
-    static_cast<transfer*>(user)->on_data(std::string_view(data, size * count));
+    auto* t = static_cast<transfer*>(user);
+    const double arrived_s = t->owner->arrival_of(*t);
+    t->last_byte_s = arrived_s;
+    t->on_data(std::string_view(data, size * count), arrived_s);
     return size * count;
+  }
+
+  // Removes a transfer from libcurl and hands its result to its callback.
+  void end_transfer(std::map<CURL*, std::unique_ptr<transfer>>::iterator it, const transfer_result& result) {
+    CURL* easy = it->first;
+    auto owned = std::move(it->second);
+    transfers.erase(it);
+    curl_multi_remove_handle(multi, easy);
+    recycle(easy);
+    curl_slist_free_all(owned->headers);
+    owned->on_done(result);
+  }
+
+  // Ends the transfers that received nothing for their stall timeout. (libcurl's low-speed
+  // limit would do it with a timer per transfer that fires every second: at a thousand
+  // streams started together, a thousand of them at once, long enough to hold up the tokens
+  // of the next step.) Checked four times a second; returns how many ended.
+  std::size_t end_stalled() {
+    if (next_stall_check_s < 0 || now() < next_stall_check_s) return 0;
+    const double now_s = now();
+    next_stall_check_s = -1;
+    std::vector<CURL*> stalled;
+    for (const auto& [easy, t] : transfers) {
+      if (t->stall_timeout_s <= 0) continue;
+      if (now_s - t->last_byte_s >= t->stall_timeout_s) stalled.push_back(easy);
+      else next_stall_check_s = now_s + stall_check_interval_s;
+    }
+    for (CURL* easy : stalled) {
+      const auto it = transfers.find(easy);
+      transfer_result result;
+      result.end_s = now_s;
+      result.error_class = "stalled";
+      result.error = fmt::format("nothing received for {:g} s", it->second->stall_timeout_s);
+      end_transfer(it, result);
+    }
+    return stalled.size();
+  }
+
+  // How long epoll may wait: until libcurl's timer or the next stall check (-1: no limit).
+  int wait_ms() const {
+    double until = -1;
+    for (const double deadline : {curl_deadline_s, next_stall_check_s}) {
+      if (deadline >= 0 && (until < 0 || deadline < until)) until = deadline;
+    }
+    return until < 0 ? -1 : static_cast<int>(std::max(0.0, std::ceil((until - now()) * 1e3)));
+  }
+
+  static constexpr double stall_check_interval_s = 0.25;
+
+  // Calls libcurl for a ready socket, first taking the kernel's stamp of its bytes.
+  void dispatch(int socket, int mask, int* running) {
+    dispatch_socket = socket;
+    dispatch_arrived_s = -1;
+    if (kernel_stamps && (mask & CURL_CSELECT_IN)) {
+      const double age = receive_age_s(socket);
+      if (age >= 0) dispatch_arrived_s = now() - age;
+    }
+    curl_multi_socket_action(multi, socket, mask, running);
+    dispatch_socket = -1;
+    dispatch_arrived_s = -1;
+  }
+
+  // Keeps a finished handle for the next transfer: creating one per request (and freeing its
+  // buffers) cost more than the request itself at a thousand streams.
+  void recycle(CURL* easy) {
+    curl_easy_reset(easy);
+    idle_handles.push_back(easy);
+  }
+
+  CURL* fresh_handle() {
+    if (idle_handles.empty()) return curl_easy_init();
+    CURL* easy = idle_handles.back();
+    idle_handles.pop_back();
+    return easy;
   }
 
   // Hands finished transfers to their callbacks; returns how many there were.
@@ -87,28 +235,48 @@ struct stream_client::impl {
           case CURLE_COULDNT_CONNECT:
           case CURLE_COULDNT_RESOLVE_HOST:
           case CURLE_SSL_CONNECT_ERROR: result.error_class = "connect"; break;
-          case CURLE_OPERATION_TIMEDOUT:
-            result.error_class = result.error.find("too slow") != std::string::npos ? "stalled" : "timeout";
-            break;
+          case CURLE_OPERATION_TIMEDOUT: result.error_class = "timeout"; break;
           case CURLE_PARTIAL_FILE:
           case CURLE_RECV_ERROR:
           case CURLE_GOT_NOTHING: result.error_class = "truncated"; break;
           default: result.error_class = "transport";
         }
       }
-      auto owned = std::move(it->second);
-      transfers.erase(it);
-      curl_multi_remove_handle(multi, easy);
-      curl_easy_cleanup(easy);
-      curl_slist_free_all(owned->headers);
-      owned->on_done(result);
+      end_transfer(it, result);
       ++finished;
     }
     return finished;
   }
+
+  // Handles what is ready (waiting at most `wait` ms for it); true when run_until's deadline
+  // passed or a transfer ended.
+  bool handle_events(int wait) {
+    constexpr int max_events = 1024;
+    epoll_event events[max_events];
+    int running = 0;
+    const int ready = epoll_wait(epoll_fd, events, max_events, wait);
+    bool deadline_passed = false;
+    for (int i = 0; i < ready; ++i) {
+      if (events[i].data.fd == timer_fd) {
+        std::uint64_t expirations = 0;
+        (void)!read(timer_fd, &expirations, sizeof expirations);
+        deadline_passed = true;
+        continue;
+      }
+      int mask = 0;
+      if (events[i].events & EPOLLIN) mask |= CURL_CSELECT_IN;
+      if (events[i].events & EPOLLOUT) mask |= CURL_CSELECT_OUT;
+      if (events[i].events & (EPOLLERR | EPOLLHUP)) mask |= CURL_CSELECT_ERR;
+      dispatch(events[i].data.fd, mask, &running);
+    }
+    service_curl_timer();
+    const std::size_t ended = finish_completed() + end_stalled();
+    return deadline_passed || ended > 0;
+  }
 };
 
-stream_client::stream_client() : impl_(std::make_unique<impl>()) {
+stream_client::stream_client(bool kernel_receive_stamps) : impl_(std::make_unique<impl>()) {
+  impl_->kernel_stamps = kernel_receive_stamps;
   static const bool initialised = [] { return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK; }();
   if (!initialised) throw error("libcurl failed to initialise");
   impl_->multi = curl_multi_init();
@@ -135,6 +303,7 @@ stream_client::~stream_client() {
     curl_easy_cleanup(easy);
     curl_slist_free_all(t->headers);
   }
+  for (CURL* easy : impl_->idle_handles) curl_easy_cleanup(easy);
   curl_multi_cleanup(impl_->multi);
   close(impl_->timer_fd);
   close(impl_->epoll_fd);
@@ -142,15 +311,22 @@ stream_client::~stream_client() {
 
 double stream_client::now() const { return impl_->now(); }
 
+double stream_client::monotonic_ns(double client_s) const {
+  return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(impl_->origin.time_since_epoch()).count()) +
+         client_s * 1e9;
+}
+
+stream_client::stamp_counts stream_client::receive_stamps() const { return impl_->stamps; }
+
 std::size_t stream_client::in_flight() const { return impl_->transfers.size(); }
 
 void stream_client::start(const http_request& request, data_callback on_data, done_callback on_done) {
   auto t = std::make_unique<impl::transfer>();
-  t->easy = curl_easy_init();
+  t->easy = impl_->fresh_handle();
   if (t->easy == nullptr) throw error("curl_easy_init failed");
   t->body = request.body;
-  auto* self = impl_.get();
-  t->on_data = [self, on_data = std::move(on_data)](std::string_view bytes) { on_data(bytes, self->now()); };
+  t->owner = impl_.get();
+  t->on_data = std::move(on_data);
   t->on_done = std::move(on_done);
   for (const auto& h : request.headers) t->headers = curl_slist_append(t->headers, h.c_str());
   CURL* e = t->easy;
@@ -162,14 +338,17 @@ void stream_client::start(const http_request& request, data_callback on_data, do
   curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->headers);
   curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &impl::on_write);
   curl_easy_setopt(e, CURLOPT_WRITEDATA, t.get());
+  curl_easy_setopt(e, CURLOPT_PRIVATE, t.get());
   curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->error_buffer);
   curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
+  if (impl_->kernel_stamps) curl_easy_setopt(e, CURLOPT_SOCKOPTFUNCTION, &enable_receive_stamps);
   curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "identity");
   if (request.timeout_s > 0) curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(request.timeout_s * 1e3));
-  if (request.stall_timeout_s > 0) {
-    curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, std::max(1L, static_cast<long>(std::ceil(request.stall_timeout_s))));
+  t->stall_timeout_s = request.stall_timeout_s;
+  t->last_byte_s = impl_->now();
+  if (t->stall_timeout_s > 0 && impl_->next_stall_check_s < 0) {
+    impl_->next_stall_check_s = t->last_byte_s + impl::stall_check_interval_s;
   }
   impl_->transfers.emplace(e, std::move(t));
   const auto code = curl_multi_add_handle(impl_->multi, e);
@@ -177,9 +356,6 @@ void stream_client::start(const http_request& request, data_callback on_data, do
 }
 
 void stream_client::run_until(double until_s, bool return_when_idle) {
-  constexpr int max_events = 1024;
-  epoll_event events[max_events];
-  int running = 0;
   // The deadline as an absolute CLOCK_MONOTONIC time on the timerfd (steady_clock is
   // CLOCK_MONOTONIC on Linux): epoll_wait's millisecond timeout alone would make sends up to
   // 1 ms late.
@@ -194,47 +370,17 @@ void stream_client::run_until(double until_s, bool return_when_idle) {
   while (true) {
     if (return_when_idle && impl_->transfers.empty()) return;
     if (impl_->now() >= until_s) return;
-    int wait_ms = -1;
-    if (impl_->curl_deadline_s >= 0) {
-      wait_ms = static_cast<int>(std::max(0.0, std::ceil((impl_->curl_deadline_s - impl_->now()) * 1e3)));
-    }
-    const int ready = epoll_wait(impl_->epoll_fd, events, max_events, wait_ms);
-    bool deadline_passed = false;
-    if (ready > 0) {
-      for (int i = 0; i < ready; ++i) {
-        if (events[i].data.fd == impl_->timer_fd) {
-          std::uint64_t expirations = 0;
-          (void)!read(impl_->timer_fd, &expirations, sizeof expirations);
-          deadline_passed = true;
-          continue;
-        }
-        int mask = 0;
-        if (events[i].events & EPOLLIN) mask |= CURL_CSELECT_IN;
-        if (events[i].events & EPOLLOUT) mask |= CURL_CSELECT_OUT;
-        if (events[i].events & (EPOLLERR | EPOLLHUP)) mask |= CURL_CSELECT_ERR;
-        curl_multi_socket_action(impl_->multi, events[i].data.fd, mask, &running);
-      }
-    }
-    impl_->service_curl_timer();
-    const bool finished = impl_->finish_completed() > 0;
-    if (deadline_passed || finished) return;
+    if (impl_->handle_events(impl_->wait_ms())) return;
   }
 }
 
 void stream_client::cancel_all() {
   while (!impl_->transfers.empty()) {
-    auto it = impl_->transfers.begin();
-    CURL* easy = it->first;
-    auto owned = std::move(it->second);
-    impl_->transfers.erase(it);
-    curl_multi_remove_handle(impl_->multi, easy);
-    curl_easy_cleanup(easy);
-    curl_slist_free_all(owned->headers);
     transfer_result result;
     result.end_s = impl_->now();
     result.error = "cancelled";
     result.error_class = "cancelled";
-    owned->on_done(result);
+    impl_->end_transfer(impl_->transfers.begin(), result);
   }
 }
 

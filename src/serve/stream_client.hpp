@@ -1,6 +1,10 @@
 // HTTP(S) requests with streamed responses, thousands at once from one thread: libcurl's multi
 // interface driven by epoll (curl_multi_socket_action), so each event costs O(1) however many
-// streams are open. Response bytes are handed over as they arrive, with the time they arrived.
+// streams are open. Response bytes are handed over with the time they arrived: the kernel's
+// receive timestamp of the newest bytes in the socket (SO_TIMESTAMPNS, read with a one-byte
+// MSG_PEEK before libcurl reads them), so time the client spends on other streams before it
+// reaches this one does not count. Where the kernel gives no stamp, the time the bytes are
+// handed over is used instead.
 #pragma once
 
 #include <cstdint>
@@ -31,16 +35,27 @@ struct transfer_result {
 
 class stream_client {
  public:
-  using data_callback = std::function<void(std::string_view bytes, double now_s)>;
+  /// `arrived_s`: when the bytes reached this host (client clock), at most now().
+  using data_callback = std::function<void(std::string_view bytes, double arrived_s)>;
   using done_callback = std::function<void(const transfer_result& result)>;
 
-  stream_client();
+  /// `kernel_receive_stamps` false: bytes are timed when libcurl hands them over.
+  explicit stream_client(bool kernel_receive_stamps = true);
   stream_client(const stream_client&) = delete;
   stream_client& operator=(const stream_client&) = delete;
   ~stream_client();
 
   /// Seconds on the client's monotonic clock (0 at construction).
   [[nodiscard]] double now() const;
+
+  /// A time on the client's clock as CLOCK_MONOTONIC nanoseconds.
+  [[nodiscard]] double monotonic_ns(double client_s) const;
+
+  /// Response bytes handed over so far, and how many of them carried a kernel receive stamp.
+  struct stamp_counts {
+    std::size_t deliveries = 0, kernel_stamped = 0;
+  };
+  [[nodiscard]] stamp_counts receive_stamps() const;
 
   /// Starts a request now; `on_data` gets the response body as it arrives, `on_done` once.
   void start(const http_request& request, data_callback on_data, done_callback on_done);

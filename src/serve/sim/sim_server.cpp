@@ -227,19 +227,28 @@ class sim_server {
                        sent_ns);
   }
 
-  void send_event(evhttp_request* request, const std::string& data) {
+  // Queues one SSE event on the reply; `flush`: hands it to the kernel at once.
+  void send_event(evhttp_request* request, const std::string& data, bool flush = true) {
     evbuffer* out = evbuffer_new();
     evbuffer_add_printf(out, "data: %s\n\n", data.c_str());
     evhttp_send_reply_chunk(request, out);
     evbuffer_free(out);
-    // Hand the event to the kernel now, not when the event loop next gets round to this
-    // connection (after every other event of the step): the ground-truth stamp in the event
-    // is then within microseconds of the socket write. What the socket does not take stays
-    // queued for libevent, in order.
-    if (evhttp_connection* connection = evhttp_request_get_connection(request)) {
-      bufferevent* channel = evhttp_connection_get_bufferevent(connection);
-      evbuffer_write(bufferevent_get_output(channel), bufferevent_getfd(channel));
-    }
+    if (flush) flush_output(evhttp_request_get_connection(request));
+  }
+
+  // Writes what the connection has queued now, not when the event loop next gets round to it
+  // (after every other event of the step): the ground-truth stamp in an event is then within
+  // microseconds of its socket write. The front of a bufferevent's output is frozen against
+  // draining by anyone but libevent, so it is unfrozen around the write as libevent's own
+  // write callback does; that callback still runs (it finishes a reply once its last chunk
+  // is out). What the socket does not take stays queued for libevent, in order.
+  static void flush_output(evhttp_connection* connection) {
+    if (connection == nullptr) return;
+    bufferevent* channel = evhttp_connection_get_bufferevent(connection);
+    evbuffer* output = bufferevent_get_output(channel);
+    evbuffer_unfreeze(output, 1);
+    evbuffer_write(output, bufferevent_getfd(channel));
+    evbuffer_freeze(output, 1);
   }
 
   void emit(const sim_emission& e) {
@@ -251,7 +260,8 @@ class sim_server {
       if (a.fault == sim_fault::malformed && e.token_index == 1) {
         send_event(a.request, "{\"choices\": [ {\"text\": \"cut");
       } else {
-        send_event(a.request, chunk_text(a, word, e.finished));
+        // A stream's last token leaves in one write with its usage, [DONE] and the reply's end.
+        send_event(a.request, chunk_text(a, word, e.finished), !e.finished);
       }
       if (a.fault == sim_fault::truncate && e.token_index == 1) {
         evhttp_connection* connection = a.connection;
@@ -281,10 +291,12 @@ class sim_server {
                                    {"model", settings_.model},
                                    {"choices", json::array()},
                                    {"usage", usage}}
-                                  .dump());
+                                  .dump(),
+                   false);
       }
-      send_event(a.request, "[DONE]");
+      send_event(a.request, "[DONE]", false);
       evhttp_send_reply_end(a.request);
+      flush_output(a.connection);
     } else {
       json choice = {{"index", 0}, {"finish_reason", "length"}};
       if (a.chat) {
