@@ -82,6 +82,22 @@ TEST(Serve, MeasuresTheSimulatorsExactTimesWithinHalfAMillisecond) {
   const auto& truth = p.at("client").at("ground_truth");
   EXPECT_EQ(truth.at("stamped_token_events"), 20 * 16);
   EXPECT_LT(truth.at("itl_error_p50_ms").get<double>(), 0.5);
+  // Every read was timed by the kernel's receive stamp, and no token waited for a later one.
+  EXPECT_EQ(p.at("client").at("kernel_receive_stamp_share"), 1.0);
+  EXPECT_EQ(p.at("client").at("token_events_read_with_a_later_one"), 0);
+}
+
+TEST(Serve, BatchedSimulatorWritesStillDeliverEveryTokenInOrder) {
+  // serve-sim --batch-writes leaves its writes to the event loop: the same replies, the
+  // stamps only earlier than the writes (delivery delays of a step's queue at most).
+  sim_process sim({"--batch-writes", "--decode-base-ms", "2"});
+  ASSERT_GT(sim.port(), 0);
+  const auto p = point_of(serve_json({"--base-url", sim.url(), "--num-prompts", "24", "--max-concurrency", "8",
+                                      "--random-input-len", "16", "--random-output-len", "12"}));
+  EXPECT_EQ(p.at("completed"), 24);
+  EXPECT_EQ(p.at("total_output_tokens"), 24 * 12);
+  EXPECT_EQ(p.at("client").at("ground_truth").at("stamped_token_events"), 24 * 12);
+  EXPECT_GE(p.at("client").at("ground_truth").at("delivery_delay_p50_ms").get<double>(), 0.0);
 }
 
 TEST(Serve, EveryFaultIsAFailedRequestOfItsClassAndTheRunFinishes) {
@@ -181,6 +197,7 @@ TEST(Serve, BadInputIsAOneLineUsageError) {
            {"serve", "--dataset-name", "custom", "--dataset-path", "/nonexistent.jsonl"},
            {"serve", "--extra-body", "[1]"},
            {"serve", "--header", "no-colon"},
+           {"serve", "--receive-time", "soon"},
            {"serve-sim", "--fault", "explode", "--fault-every", "2"}}) {
     const auto r = run_ironbench(args);
     EXPECT_EQ(r.exit_code, 2) << args[1] << " " << r.err;

@@ -242,8 +242,8 @@ class sim_server {
   // draining by anyone but libevent, so it is unfrozen around the write as libevent's own
   // write callback does; that callback still runs (it finishes a reply once its last chunk
   // is out). What the socket does not take stays queued for libevent, in order.
-  static void flush_output(evhttp_connection* connection) {
-    if (connection == nullptr) return;
+  void flush_output(evhttp_connection* connection) const {
+    if (connection == nullptr || !settings_.write_each_event) return;
     bufferevent* channel = evhttp_connection_get_bufferevent(connection);
     evbuffer* output = bufferevent_get_output(channel);
     evbuffer_unfreeze(output, 1);
