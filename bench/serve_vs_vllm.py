@@ -9,11 +9,17 @@ same text prompts (a custom JSONL dataset both clients read) and the same load. 
   ceiling    thousands of concurrent streams on a fast simulated engine whose step time is
              known (8 ms + 0.005 ms per running sequence): each client's output tok/s, mean
              ITL against the engine's, and the CPU the client used.
+  lateness   each client's send lateness measured on the server's side (serve-sim's
+             --request-log), so that clients that do not report their own are judged alike:
+             at fixed request rates (evenly spaced sends: burstiness 1e8), lateness = arrival
+             - the schedule's time for it; at fixed concurrency, lateness = arrival - the end
+             of the request whose slot it took. The highest rate and concurrency with p99
+             lateness <= 1 ms is each client's ceiling.
 
 Usage:
   bench/serve_vs_vllm.py --ironbench build/release/ironbench --vllm /path/to/venv/bin/vllm \\
       --tokenizer DIR_WITH_tokenizer.json [--guidellm /path/to/venv/bin/guidellm] \\
-      [--aiperf /path/to/venv/bin/aiperf] [--part agreement|ceiling|both]
+      [--aiperf /path/to/venv/bin/aiperf] [--part agreement|ceiling|lateness|both]
 
 vLLM is not a dependency of ironbench: install it in a virtual environment of its own
 (`pip install vllm pandas datasets`). The tokenizer directory needs tokenizer.json and a
@@ -293,6 +299,88 @@ def ceiling(a, out_dir):
               f"{cpu:.1f} | {r['duration']:.2f} | {share} |")
 
 
+def read_request_log(path, count):
+    """The last `count` requests of serve-sim's --request-log (a client's own ready checks
+    come first), as (arrival ns, end ns) sorted by arrival."""
+    with open(path) as f:
+        rows = [json.loads(line) for line in f if line.strip()]
+    rows.sort(key=lambda r: r["arrived_ns"])
+    return [(r["arrived_ns"], r["ended_ns"]) for r in rows[-count:]]
+
+
+def percentile(values, p):
+    values = sorted(values)
+    if not values:
+        return float("nan")
+    rank = (len(values) - 1) * p / 100
+    low = int(rank)
+    high = min(low + 1, len(values) - 1)
+    return values[low] + (values[high] - values[low]) * (rank - low)
+
+
+def rate_lateness_ms(requests, rate):
+    """Arrival minus the schedule's time (evenly spaced at `rate`, anchored at the earliest
+    request relative to it), per request."""
+    offsets = [(arrived - i * 1e9 / rate) for i, (arrived, _) in enumerate(requests)]
+    origin = min(offsets)
+    return [(o - origin) * 1e-6 for o in offsets]
+
+
+def concurrency_lateness_ms(requests, concurrency):
+    """Arrival of the (C + k)-th request minus the end of the k-th to end, per request."""
+    arrivals = [a for a, _ in requests]
+    ends = sorted(e for _, e in requests)
+    return [max(0.0, (arrivals[concurrency + k] - ends[k]) * 1e-6) for k in range(len(arrivals) - concurrency)]
+
+
+def lateness_client_command(a, client, port, count, rate, concurrency):
+    common = ["--base-url", f"http://127.0.0.1:{port}", "--endpoint", "/v1/completions", "--model", "sim",
+              "--dataset-name", "random", "--random-input-len", "32", "--random-output-len", "16", "--ignore-eos",
+              "--num-prompts", str(count), "--request-rate", rate, "--burstiness", "1e8"]
+    if concurrency:
+        common += ["--max-concurrency", str(concurrency)]
+    if client == "ironbench":
+        return [a.ironbench, "serve", "--no-save", "--max-lateness-ms", "1000000"] + common
+    return [a.vllm, "bench", "serve", "--backend", "openai", "--tokenizer", a.tokenizer] + common
+
+
+def lateness(a, out_dir):
+    sim_args = ["--max-num-seqs", "20000", "--kv-cache-tokens", "100000000", "--decode-base-ms", "8",
+                "--decode-per-seq-ms", "0.005", "--prefill-tokens-per-s", "10000000"]
+    points = [("rate", r) for r in a.rates] + [("concurrency", c) for c in a.lateness_concurrency]
+    rows = []
+    for kind, value in points:
+        count = max(200, min(10000, 2 * value)) if kind == "rate" else 3 * value
+        for client in ("ironbench", "vLLM"):
+            port = free_port()
+            log = os.path.join(out_dir, f"requests-{client}-{kind}-{value}.jsonl")
+            sim = start_sim(a.ironbench, port, sim_args + ["--request-log", log])
+            try:
+                command = lateness_client_command(a, client, port, count, str(value) if kind == "rate" else "inf",
+                                                  value if kind == "concurrency" else 0)
+                wall, cpu = run_client(command)
+            finally:
+                sim.send_signal(2)
+                sim.wait()
+            requests = read_request_log(log, count)
+            late = rate_lateness_ms(requests, value) if kind == "rate" else concurrency_lateness_ms(requests, value)
+            span = (requests[-1][0] - requests[0][0]) * 1e-9
+            achieved = (len(requests) - 1) / span if span > 0 else float("nan")
+            rows.append((kind, value, client, len(requests), achieved, percentile(late, 50), percentile(late, 99),
+                         max(late) if late else float("nan"), wall))
+    print("\n### Send lateness on the server's side (engine step 8 ms + 0.005 ms per running sequence; "
+          "32-token prompts, 16 output tokens)\n")
+    print("| load | client | requests | arrivals/s | lateness p50 (ms) | p99 (ms) | max (ms) | client wall s |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for kind, value, client, n, achieved, p50, p99, worst, wall in rows:
+        load = f"{value} req/s" if kind == "rate" else f"concurrency {value}"
+        print(f"| {load} | {client} | {n} | {achieved:.1f} | {p50:.3f} | {p99:.3f} | {worst:.3f} | {wall:.1f} |")
+    for kind in ("rate", "concurrency"):
+        for client in ("ironbench", "vLLM"):
+            ok = [v for k, v, c, _, _, _, p99, _, _ in rows if k == kind and c == client and p99 <= 1.0]
+            print(f"\n{client}: highest {kind} with p99 lateness <= 1 ms: {max(ok) if ok else 'none measured'}")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--ironbench", required=True)
@@ -303,11 +391,15 @@ def main():
                    "adds GuideLLM to the agreement part")
     p.add_argument("--aiperf", help="optional: the aiperf executable (0.13) of a virtual environment; "
                                     "adds AIPerf to the agreement table")
-    p.add_argument("--part", choices=["agreement", "ceiling", "both"], default="both")
+    p.add_argument("--part", choices=["agreement", "ceiling", "lateness", "both"], default="both")
     p.add_argument("--concurrency", type=int, nargs="+", default=[250, 1000, 2000])
+    p.add_argument("--rates", type=int, nargs="+", default=[50, 100, 200, 500, 1000, 2000, 5000],
+                   help="request rates of the lateness part")
+    p.add_argument("--lateness-concurrency", type=int, nargs="+", default=[4, 16, 64, 256, 1000],
+                   help="concurrencies of the lateness part")
     a = p.parse_args()
     if a.part != "agreement" and not a.vllm:
-        p.error("the ceiling part compares with vLLM: give --vllm, or --part agreement")
+        p.error("the ceiling and lateness parts compare with vLLM: give --vllm, or --part agreement")
     if not (a.vllm or a.guidellm or a.aiperf):
         p.error("give at least one peer client: --vllm, --guidellm or --aiperf")
     with tempfile.TemporaryDirectory() as out_dir:
@@ -315,6 +407,8 @@ def main():
             agreement(a, out_dir)
         if a.part in ("ceiling", "both"):
             ceiling(a, out_dir)
+        if a.part == "lateness":
+            lateness(a, out_dir)
 
 
 if __name__ == "__main__":

@@ -67,6 +67,8 @@ command_action add_serve_sim_command(CLI::App& app) {
   command->add_option("--seed", s.engine.seed, "Seed of the jitter")->capture_default_str();
   command->add_option("--fault", a->fault, "Inject a fault: http-429, http-500, truncate, malformed, stall")->capture_default_str();
   command->add_option("--fault-every", s.fault_every, "Every N-th request gets the fault")->capture_default_str();
+  command->add_option("--request-log", s.request_log,
+                      "Write one JSON line per request (arrival, first token and end, CLOCK_MONOTONIC ns) to this file");
   command->add_flag("--batch-writes", a->batch_writes,
                     "Leave token events to the event loop's writes after each step (more throughput at "
                     "10,000 streams; the ground-truth stamps then include that wait)");

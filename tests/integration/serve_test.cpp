@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -184,6 +185,39 @@ TEST(Serve, CtrlCWritesWhatWasMeasured) {
   EXPECT_GT(point.at("completed").get<int>(), 5);
   EXPECT_LT(point.at("completed").get<int>(), 1000);
   EXPECT_EQ(point.at("client").at("interrupted"), true);
+}
+
+TEST(Serve, SimulatorRequestLogShowsEveryArrivalAndTheClientsConcurrencyLimit) {
+  const auto dir = make_temp_dir("ironbench_sim_log_");
+  const auto log = dir + "/requests.jsonl";
+  {
+    sim_process sim({"--request-log", log, "--decode-base-ms", "2"});
+    ASSERT_GT(sim.port(), 0);
+    const auto p = point_of(serve_json({"--base-url", sim.url(), "--num-prompts", "12", "--max-concurrency", "3",
+                                        "--random-input-len", "8", "--random-output-len", "5"}));
+    EXPECT_EQ(p.at("completed"), 12);
+  }  // serve-sim stops on SIGINT and closes its log
+  std::vector<std::int64_t> arrivals, ends;
+  std::istringstream lines(read_file(log));
+  for (std::string line; std::getline(lines, line);) {
+    const auto r = json::parse(line);
+    EXPECT_EQ(r.at("outcome"), "done");
+    EXPECT_EQ(r.at("max_tokens"), 5);
+    EXPECT_EQ(r.at("prompt_tokens"), 8);
+    EXPECT_LE(r.at("arrived_ns").get<std::int64_t>(), r.at("first_token_ns").get<std::int64_t>());
+    EXPECT_LE(r.at("first_token_ns").get<std::int64_t>(), r.at("ended_ns").get<std::int64_t>());
+    arrivals.push_back(r.at("arrived_ns"));
+    ends.push_back(r.at("ended_ns"));
+  }
+  ASSERT_EQ(arrivals.size(), 12u);
+  std::sort(arrivals.begin(), arrivals.end());
+  std::sort(ends.begin(), ends.end());
+  // Seen from the server: never more than 3 requests at once, so the (3 + k)-th arrival
+  // comes after the k-th end.
+  for (std::size_t k = 0; k + 3 < arrivals.size(); ++k) EXPECT_GE(arrivals[k + 3], ends[k]) << k;
+  const auto unwritable = run_ironbench({"serve-sim", "--port", "0", "--request-log", "/nonexistent/dir/requests.jsonl"});
+  EXPECT_EQ(unwritable.exit_code, 1);
+  EXPECT_EQ(lines_of(unwritable.err).size(), 1u) << unwritable.err;
 }
 
 TEST(Serve, BadInputIsAOneLineUsageError) {

@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <fstream>
 #include <map>
 #include <memory>
 
@@ -41,7 +42,13 @@ struct active_request {
   long long created = 0;
   sim_fault fault = sim_fault::none;
   bool stalled = false;
+  std::int64_t arrived_ns = 0, first_token_ns = 0;  // CLOCK_MONOTONIC
 };
+
+std::int64_t monotonic_now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 class sim_server {
  public:
@@ -56,6 +63,10 @@ class sim_server {
     evhttp_set_gencb(http_, &sim_server::on_request, this);
     step_timer_ = evtimer_new(base_, &sim_server::on_step, this);
     stop_timer_ = event_new(base_, -1, EV_PERSIST, &sim_server::on_stop_check, this);
+    if (!s.request_log.empty()) {
+      request_log_.open(s.request_log);
+      if (!request_log_) throw error(fmt::format("serve-sim: cannot write the request log {}", s.request_log));
+    }
   }
   sim_server(const sim_server&) = delete;
   sim_server& operator=(const sim_server&) = delete;
@@ -87,6 +98,7 @@ class sim_server {
  private:
   static void on_stop_check(evutil_socket_t, short, void* self) {
     auto* s = static_cast<sim_server*>(self);
+    if (s->request_log_.is_open()) s->request_log_.flush();  // readable while it runs
     if (s->stop_->load()) event_base_loopbreak(s->base_);
   }
 
@@ -95,6 +107,7 @@ class sim_server {
     for (auto it = s->active_.begin(); it != s->active_.end(); ++it) {
       if (it->second.connection == connection) {
         s->engine_.cancel(it->first);
+        s->log_request(it->first, it->second, "client closed");
         s->active_.erase(it);
         return;
       }
@@ -118,6 +131,7 @@ class sim_server {
   }
 
   void handle(evhttp_request* request) {
+    const auto arrived_ns = monotonic_now_ns();
     // Send every token event at once: with Nagle's algorithm a small chunk waits for the
     // client's (delayed, up to 40 ms) acknowledgement of the previous one.
     if (auto* connection = evhttp_request_get_connection(request)) {
@@ -148,8 +162,14 @@ class sim_server {
     const auto number = ++requests_;
     sim_fault fault = sim_fault::none;
     if (settings_.fault_every > 0 && number % static_cast<std::uint64_t>(settings_.fault_every) == 0) fault = settings_.fault;
-    if (fault == sim_fault::http_429) return reply_error(request, 429, "Too Many Requests", "simulated rate limit");
-    if (fault == sim_fault::http_500) return reply_error(request, 500, "Internal Server Error", "simulated failure");
+    if (fault == sim_fault::http_429) {
+      log_line(number, arrived_ns, 0, 0, 0, "http 429");
+      return reply_error(request, 429, "Too Many Requests", "simulated rate limit");
+    }
+    if (fault == sim_fault::http_500) {
+      log_line(number, arrived_ns, 0, 0, 0, "http 500");
+      return reply_error(request, 500, "Internal Server Error", "simulated failure");
+    }
 
     active_request a;
     a.request = request;
@@ -164,6 +184,7 @@ class sim_server {
     a.id = fmt::format("{}-{}", chat ? "chatcmpl" : "cmpl", number);
     a.created = static_cast<long long>(unix_seconds());
     a.fault = fault;
+    a.arrived_ns = arrived_ns;
     if (!engine_.submit({number, a.prompt_tokens, a.max_tokens})) {
       return reply_error(request, 400, "Bad Request",
                          fmt::format("prompt ({}) + max_tokens ({}) exceed the KV cache ({} tokens)", a.prompt_tokens,
@@ -255,6 +276,7 @@ class sim_server {
     const auto it = active_.find(e.id);
     if (it == active_.end()) return;  // the client went away
     auto& a = it->second;
+    if (a.first_token_ns == 0) a.first_token_ns = monotonic_now_ns();
     const char* word = one_token_words[e.token_index % static_cast<std::int64_t>(std::size(one_token_words))];
     if (a.stream && !a.stalled) {
       if (a.fault == sim_fault::malformed && e.token_index == 1) {
@@ -266,6 +288,7 @@ class sim_server {
       if (a.fault == sim_fault::truncate && e.token_index == 1) {
         evhttp_connection* connection = a.connection;
         engine_.cancel(e.id);
+        log_request(e.id, a, "truncated");
         active_.erase(it);
         evhttp_connection_free(connection);  // closes the socket mid-stream
         return;
@@ -313,7 +336,22 @@ class sim_server {
                   {"usage", usage}});
     }
     evhttp_connection_set_closecb(a.connection, nullptr, nullptr);
+    log_request(it->first, a, "done");
     active_.erase(it);
+  }
+
+  void log_request(std::uint64_t number, const active_request& a, const char* outcome) {
+    log_line(number, a.arrived_ns, a.first_token_ns, a.prompt_tokens, a.max_tokens, outcome);
+  }
+
+  // One line of --request-log (first_token_ns 0: no token was sent).
+  void log_line(std::uint64_t number, std::int64_t arrived_ns, std::int64_t first_token_ns, std::int64_t prompt_tokens,
+                std::int64_t max_tokens, const char* outcome) {
+    if (!request_log_.is_open()) return;
+    request_log_ << fmt::format(
+        R"({{"request":{},"arrived_ns":{},"first_token_ns":{},"ended_ns":{},"prompt_tokens":{},"max_tokens":{},"outcome":"{}"}})"
+        "\n",
+        number, arrived_ns, first_token_ns, monotonic_now_ns(), prompt_tokens, max_tokens, outcome);
   }
 
   sim_server_settings settings_;
@@ -329,6 +367,7 @@ class sim_server {
   std::vector<sim_emission> pending_;
   std::map<std::uint64_t, active_request> active_;
   std::uint64_t requests_ = 0;
+  std::ofstream request_log_;
 };
 
 }  // namespace

@@ -34,6 +34,10 @@ struct sim_server_settings {
   /// the events to libevent's loop, which writes each connection's after the step: more
   /// throughput at 10,000 streams, and the stamps then include the wait in libevent's queue.
   bool write_each_event = true;
+  /// When not empty: one JSON line per request, written as it ends, with its arrival, first
+  /// token and end times (CLOCK_MONOTONIC ns) and how it ended, so that any client's send
+  /// schedule can be checked from the server's side.
+  std::string request_log;
 };
 
 /// Serves until `stop` becomes true (checked every 50 ms). `on_listening` gets the bound port
