@@ -53,6 +53,11 @@ std::int64_t monotonic_now_ns() {
 class sim_server {
  public:
   explicit sim_server(const sim_server_settings& s) : settings_(s), json_model_(json(s.model).dump()), engine_(s.engine) {
+    // First, so that a log that cannot be written leaves nothing of libevent's behind.
+    if (!s.request_log.empty()) {
+      request_log_.open(s.request_log);
+      if (!request_log_) throw error(fmt::format("serve-sim: cannot write the request log {}", s.request_log));
+    }
     event_config* config = event_config_new();
     event_config_set_flag(config, EVENT_BASE_FLAG_PRECISE_TIMER);
     base_ = event_base_new_with_config(config);
@@ -63,10 +68,6 @@ class sim_server {
     evhttp_set_gencb(http_, &sim_server::on_request, this);
     step_timer_ = evtimer_new(base_, &sim_server::on_step, this);
     stop_timer_ = event_new(base_, -1, EV_PERSIST, &sim_server::on_stop_check, this);
-    if (!s.request_log.empty()) {
-      request_log_.open(s.request_log);
-      if (!request_log_) throw error(fmt::format("serve-sim: cannot write the request log {}", s.request_log));
-    }
   }
   sim_server(const sim_server&) = delete;
   sim_server& operator=(const sim_server&) = delete;
