@@ -57,6 +57,8 @@ struct serve_arguments {
   std::string itl_limit_statistic = "median", itl_limit_metric = "itl";
   double max_lateness_ms = 1.0;
   std::string receive_time = "kernel";
+  std::string ca_cert;
+  bool insecure = false;
   output_options outputs;
 };
 
@@ -112,6 +114,11 @@ int execute(const serve_arguments& a, const invocation& call) {
     throw usage_error(fmt::format("--receive-time takes kernel or read, not '{}'", a.receive_time));
   }
   load.kernel_receive_stamps = a.receive_time == "kernel";
+  if (!a.ca_cert.empty() && !std::filesystem::is_regular_file(a.ca_cert)) {
+    throw usage_error(fmt::format("--ca-cert takes a file of PEM certificates: {} not found", a.ca_cert));
+  }
+  load.ca_file = a.ca_cert;
+  load.verify_tls = !a.insecure;
   if (a.balance == "round-robin") load.balance = serve::balance_policy::round_robin;
   else if (a.balance == "least-outstanding") load.balance = serve::balance_policy::least_outstanding;
   else throw usage_error(fmt::format("--balance takes round-robin or least-outstanding, not '{}'", a.balance));
@@ -383,6 +390,8 @@ command_action add_serve_command(CLI::App& app, const invocation& call) {
   c->add_option("--itl-limit-statistic", a->itl_limit_statistic, "median, mean or p99 ... for --max-itl-ms")->capture_default_str();
   c->add_option("--itl-limit-metric", a->itl_limit_metric, "itl (pooled gaps) or tpot (per request) for --max-itl-ms")->capture_default_str();
   c->add_option("--max-lateness-ms", a->max_lateness_ms, "p99 send lateness above which a point is INVALID")->capture_default_str();
+  c->add_option("--ca-cert", a->ca_cert, "https: PEM file of the CA certificates to verify the server with");
+  c->add_flag("--insecure", a->insecure, "https: accept any server certificate (self-signed test endpoints)");
   c->add_option("--receive-time", a->receive_time,
                 "Token times: kernel (the socket's receive stamp) or read (when the client reads them)")
       ->capture_default_str();

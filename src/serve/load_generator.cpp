@@ -170,6 +170,8 @@ load_result run_load(const std::vector<prepared_request>& requests, const load_s
     http.headers.emplace_back("Expect:");  // no 100-continue round trip before large prompts
     http.timeout_s = s.timeout_s;
     http.stall_timeout_s = s.stall_timeout_s;
+    http.ca_file = s.ca_file;
+    http.verify_tls = s.verify_tls;
     client.start(
         http,
         [st, &s](std::string_view bytes, double arrived_s) {

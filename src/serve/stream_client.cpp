@@ -235,6 +235,9 @@ struct stream_client::impl {
           case CURLE_COULDNT_CONNECT:
           case CURLE_COULDNT_RESOLVE_HOST:
           case CURLE_SSL_CONNECT_ERROR: result.error_class = "connect"; break;
+          case CURLE_PEER_FAILED_VERIFICATION:
+          case CURLE_SSL_CACERT_BADFILE:
+          case CURLE_SSL_CERTPROBLEM: result.error_class = "tls"; break;
           case CURLE_OPERATION_TIMEDOUT: result.error_class = "timeout"; break;
           case CURLE_PARTIAL_FILE:
           case CURLE_RECV_ERROR:
@@ -344,6 +347,11 @@ void stream_client::start(const http_request& request, data_callback on_data, do
   curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
   if (impl_->kernel_stamps) curl_easy_setopt(e, CURLOPT_SOCKOPTFUNCTION, &enable_receive_stamps);
   curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "identity");
+  if (!request.ca_file.empty()) curl_easy_setopt(e, CURLOPT_CAINFO, request.ca_file.c_str());
+  if (!request.verify_tls) {
+    curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+  }
   if (request.timeout_s > 0) curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(request.timeout_s * 1e3));
   t->stall_timeout_s = request.stall_timeout_s;
   t->last_byte_s = impl_->now();

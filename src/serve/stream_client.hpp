@@ -22,6 +22,8 @@ struct http_request {
   std::vector<std::string> headers;  ///< "Name: value"
   double timeout_s = 0;              ///< whole request (0: none)
   double stall_timeout_s = 0;        ///< no byte received for this long ends it (0: none)
+  std::string ca_file;               ///< https: CA certificates to verify the server with (empty: the system's)
+  bool verify_tls = true;            ///< https: false accepts any certificate
 };
 
 /// How a transfer ended.
@@ -29,7 +31,7 @@ struct transfer_result {
   bool transport_ok = false;  ///< libcurl finished without error
   long http_status = 0;
   std::string error;          ///< libcurl's message when !transport_ok
-  std::string error_class;    ///< connect, timeout, stalled, transport (empty when ok)
+  std::string error_class;    ///< connect, tls, timeout, stalled, truncated, transport (empty when ok)
   double end_s = 0;
 };
 

@@ -220,6 +220,52 @@ TEST(Serve, SimulatorRequestLogShowsEveryArrivalAndTheClientsConcurrencyLimit) {
   EXPECT_EQ(lines_of(unwritable.err).size(), 1u) << unwritable.err;
 }
 
+// serve-sim behind a TLS front (tests/integration/tls_proxy.py) with a certificate made here.
+TEST(Serve, HttpsEndpointsAreVerifiedWithTheGivenCaOrNotAtAll) {
+  const auto dir = make_temp_dir("ironbench_tls_");
+  const auto cert = dir + "/cert.pem", key = dir + "/key.pem";
+  const auto made = wait_for(start_program("openssl", {"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
+                                                       "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1",
+                                                       "-addext", "subjectAltName=IP:127.0.0.1"}));
+  if (made.exit_code != 0) GTEST_SKIP() << "openssl cannot make a test certificate: " << made.err;
+  sim_process sim({"--decode-base-ms", "2"});
+  ASSERT_GT(sim.port(), 0);
+  const auto proxy = start_program(
+      "python3", {IRONBENCH_SOURCE_DIR "/tests/integration/tls_proxy.py", cert, key, std::to_string(sim.port())});
+  int port = 0;
+  const std::regex announced(R"(port (\d+))");
+  for (int i = 0; i < 200 && port == 0; ++i) {
+    std::smatch m;
+    const auto out = read_file(proxy.out_path);
+    if (std::regex_search(out, m, announced)) port = std::stoi(m[1].str());
+    else std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  if (port == 0) {
+    kill(proxy.pid, SIGTERM);
+    (void)wait_for(proxy);
+    GTEST_SKIP() << "python3 could not start the TLS front: " << read_file(proxy.err_path);
+  }
+  const auto url = "https://127.0.0.1:" + std::to_string(port);
+  const std::vector<std::string> load = {"--base-url", url, "--num-prompts", "6", "--max-concurrency", "2",
+                                         "--random-input-len", "8", "--random-output-len", "5"};
+  auto with = [&](std::vector<std::string> extra, int* code = nullptr) {
+    extra.insert(extra.begin(), load.begin(), load.end());
+    return point_of(serve_json(extra, code));
+  };
+  const auto verified = with({"--ca-cert", cert});
+  EXPECT_EQ(verified.at("completed"), 6) << verified.dump();
+  EXPECT_EQ(verified.at("total_output_tokens"), 30);
+  int code = 0;
+  const auto refused = with({}, &code);  // the system's CAs do not know the certificate
+  EXPECT_NE(code, 0);
+  EXPECT_EQ(refused.at("completed"), 0);
+  EXPECT_EQ(refused.at("errors_by_class").value("tls", 0), 6) << refused.at("errors_by_class").dump();
+  const auto unverified = with({"--insecure"});
+  EXPECT_EQ(unverified.at("completed"), 6);
+  kill(proxy.pid, SIGTERM);
+  (void)wait_for(proxy);
+}
+
 TEST(Serve, BadInputIsAOneLineUsageError) {
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"serve", "--base-url", "ftp://x"},
@@ -232,6 +278,7 @@ TEST(Serve, BadInputIsAOneLineUsageError) {
            {"serve", "--extra-body", "[1]"},
            {"serve", "--header", "no-colon"},
            {"serve", "--receive-time", "soon"},
+           {"serve", "--ca-cert", "/nonexistent.pem"},
            {"serve-sim", "--fault", "explode", "--fault-every", "2"}}) {
     const auto r = run_ironbench(args);
     EXPECT_EQ(r.exit_code, 2) << args[1] << " " << r.err;
