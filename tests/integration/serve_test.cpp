@@ -19,6 +19,18 @@
 namespace ironbench::testing {
 namespace {
 
+// The port a started server prints on its standard output (the regex's first group), or 0
+// when it has printed none within 5 s.
+int announced_port(const started_process& process, const std::regex& announcement) {
+  for (int i = 0; i < 200; ++i) {
+    std::smatch m;
+    const auto out = read_file(process.out_path);
+    if (std::regex_search(out, m, announcement)) return std::stoi(m[1].str());
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  return 0;
+}
+
 // A serve-sim process on a free port, stopped (SIGINT) when the test ends.
 class sim_process {
  public:
@@ -26,13 +38,7 @@ class sim_process {
     std::vector<std::string> args = {"serve-sim", "--port", "0"};
     args.insert(args.end(), extra.begin(), extra.end());
     process_ = start_ironbench(args);
-    const std::regex announced(R"(http://127\.0\.0\.1:(\d+)/v1)");
-    for (int i = 0; i < 200 && port_ == 0; ++i) {
-      std::smatch m;
-      const auto out = read_file(process_.out_path);
-      if (std::regex_search(out, m, announced)) port_ = std::stoi(m[1].str());
-      else std::this_thread::sleep_for(std::chrono::milliseconds(25));
-    }
+    port_ = announced_port(process_, std::regex(R"(http://127\.0\.0\.1:(\d+)/v1)"));
   }
   sim_process(const sim_process&) = delete;
   sim_process& operator=(const sim_process&) = delete;
@@ -232,14 +238,7 @@ TEST(Serve, HttpsEndpointsAreVerifiedWithTheGivenCaOrNotAtAll) {
   ASSERT_GT(sim.port(), 0);
   const auto proxy = start_program(
       "python3", {IRONBENCH_SOURCE_DIR "/tests/integration/tls_proxy.py", cert, key, std::to_string(sim.port())});
-  int port = 0;
-  const std::regex announced(R"(port (\d+))");
-  for (int i = 0; i < 200 && port == 0; ++i) {
-    std::smatch m;
-    const auto out = read_file(proxy.out_path);
-    if (std::regex_search(out, m, announced)) port = std::stoi(m[1].str());
-    else std::this_thread::sleep_for(std::chrono::milliseconds(25));
-  }
+  const int port = announced_port(proxy, std::regex(R"(port (\d+))"));
   if (port == 0) {
     kill(proxy.pid, SIGTERM);
     (void)wait_for(proxy);
