@@ -179,30 +179,48 @@ core::device_info measured_device(const live_host& host, torch::Device device) {
   return fallback;
 }
 
-int execute(train_arguments& a, const invocation& call) {
-  const auto batches = parse_list("batch", a.batch);
-  const auto scaling = a.scaling.empty() ? std::vector<std::int64_t>{} : parse_list("scaling", a.scaling);
-  for (const auto b : batches) {
+// What a train run will do, checked before anything is measured.
+struct training_plan {
+  std::vector<std::int64_t> batches, scaling;
+  double timeout_s = 0;
+  comm::launch_info launch;
+  bool distributed = false;
+  int world_size = 1, rank = 0;
+  torch::Device device = torch::kCPU;
+  train::train_settings settings;
+};
+
+training_plan plan_training(const train_arguments& a) {
+  training_plan p;
+  p.batches = parse_list("batch", a.batch);
+  if (!a.scaling.empty()) p.scaling = parse_list("scaling", a.scaling);
+  for (const auto b : p.batches) {
     if (b < 1) throw usage_error(fmt::format("--batch must be >= 1 (got {})", b));
   }
-  const auto timeout_s = parse_duration_s(a.timeout, "--timeout");
-  const auto targets = parse_targets(a.outputs);
-  const auto launch = comm::detect_launch();
-  const bool distributed = launch.size > 1 || !scaling.empty();
-  const int world_size = distributed ? cli::world_size() : 1;
-  const int rank = distributed ? world_rank() : 0;
-  for (const auto n : scaling) {
-    if (n < 1 || n > world_size) {
-      throw usage_error(fmt::format("--scaling {}: the job has {} rank{} (start it with mpirun -np {})", n, world_size,
-                                    world_size == 1 ? "" : "s",
-                                    *std::max_element(scaling.begin(), scaling.end())));
+  p.timeout_s = parse_duration_s(a.timeout, "--timeout");
+  p.launch = comm::detect_launch();
+  p.distributed = p.launch.size > 1 || !p.scaling.empty();
+  p.world_size = p.distributed ? cli::world_size() : 1;
+  p.rank = p.distributed ? world_rank() : 0;
+  for (const auto n : p.scaling) {
+    if (n < 1 || n > p.world_size) {
+      throw usage_error(fmt::format("--scaling {}: the job has {} rank{} (start it with mpirun -np {})", n,
+                                    p.world_size, p.world_size == 1 ? "" : "s",
+                                    *std::max_element(p.scaling.begin(), p.scaling.end())));
     }
   }
-  const auto device = pick_device(a.device, launch);
-  auto settings = settings_from(a, !device.is_cpu());
-  settings.batch = batches.front();
-  if (auto why = settings.invalid_reason(); !why.empty()) throw usage_error(why);
-  if (settings.dtype == "fp16" && device.is_cpu()) throw usage_error("--dtype fp16 needs a GPU; use bf16 on CPUs");
+  p.device = pick_device(a.device, p.launch);
+  p.settings = settings_from(a, !p.device.is_cpu());
+  p.settings.batch = p.batches.front();
+  if (auto why = p.settings.invalid_reason(); !why.empty()) throw usage_error(why);
+  if (p.settings.dtype == "fp16" && p.device.is_cpu()) throw usage_error("--dtype fp16 needs a GPU; use bf16 on CPUs");
+  return p;
+}
+
+int execute(train_arguments& a, const invocation& call) {
+  const auto plan = plan_training(a);
+  const auto& [batches, scaling, timeout_s, launch, distributed, world_size, rank, device, settings] = plan;
+  const auto targets = parse_targets(a.outputs);
 
   const auto cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int threads = a.threads > 0 ? a.threads : std::max(1, cores / std::max(1, launch.local_size));
