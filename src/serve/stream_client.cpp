@@ -2,9 +2,7 @@
 
 #include <curl/curl.h>
 #include <sys/epoll.h>
-#include <sys/socket.h>
 #include <sys/timerfd.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -12,50 +10,18 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <map>
 
 #include "core/error.hpp"
+#include "serve/receive_stamp.hpp"
 
 namespace ironbench::serve {
 namespace {
 
-double clock_seconds(clockid_t clock) {
-  timespec t{};
-  clock_gettime(clock, &t);
-  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-}
-
-// Asks the kernel to stamp every packet this socket receives (CLOCK_REALTIME).
-int enable_receive_stamps(void*, curl_socket_t socket, curlsocktype purpose) {
-  if (purpose == CURLSOCKTYPE_IPCXN) {
-    const int on = 1;
-    (void)setsockopt(socket, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
-  }
+// libcurl's socket option callback: kernel receive stamps on every connection it opens.
+int stamp_connections(void*, curl_socket_t socket, curlsocktype purpose) {
+  if (purpose == CURLSOCKTYPE_IPCXN) (void)enable_receive_stamps(socket);
   return CURL_SOCKOPT_OK;
-}
-
-// How long ago (seconds) the newest bytes waiting in `socket` arrived, from a one-byte peek
-// that leaves them for libcurl; negative when the kernel has no stamp for them. (TCP merges
-// queued segments and keeps the newest stamp, so this is the newest arrival.)
-double receive_age_s(int socket) {
-  char byte = 0;
-  iovec data{&byte, 1};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
-  msghdr message{};
-  message.msg_iov = &data;
-  message.msg_iovlen = 1;
-  message.msg_control = control;
-  message.msg_controllen = sizeof control;
-  if (recvmsg(socket, &message, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT) <= 0) return -1;
-  for (cmsghdr* h = CMSG_FIRSTHDR(&message); h != nullptr; h = CMSG_NXTHDR(&message, h)) {
-    if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_TIMESTAMPNS) continue;
-    timespec stamp{};
-    std::memcpy(&stamp, CMSG_DATA(h), sizeof stamp);
-    const double arrived = static_cast<double>(stamp.tv_sec) + static_cast<double>(stamp.tv_nsec) * 1e-9;
-    return std::max(0.0, clock_seconds(CLOCK_REALTIME) - arrived);
-  }
-  return -1;
 }
 
 }  // namespace
@@ -193,8 +159,7 @@ struct stream_client::impl {
     dispatch_socket = socket;
     dispatch_arrived_s = -1;
     if (kernel_stamps && (mask & CURL_CSELECT_IN)) {
-      const double age = receive_age_s(socket);
-      if (age >= 0) dispatch_arrived_s = now() - age;
+      if (const auto age = receive_age_s(socket)) dispatch_arrived_s = now() - *age;
     }
     curl_multi_socket_action(multi, socket, mask, running);
     dispatch_socket = -1;
@@ -345,7 +310,7 @@ void stream_client::start(const http_request& request, data_callback on_data, do
   curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->error_buffer);
   curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
-  if (impl_->kernel_stamps) curl_easy_setopt(e, CURLOPT_SOCKOPTFUNCTION, &enable_receive_stamps);
+  if (impl_->kernel_stamps) curl_easy_setopt(e, CURLOPT_SOCKOPTFUNCTION, &stamp_connections);
   curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "identity");
   if (!request.ca_file.empty()) curl_easy_setopt(e, CURLOPT_CAINFO, request.ca_file.c_str());
   if (!request.verify_tls) {

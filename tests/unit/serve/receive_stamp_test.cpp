@@ -1,0 +1,68 @@
+// Kernel receive stamps on a loopback TCP connection.
+#include "serve/receive_stamp.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+namespace ironbench::serve {
+namespace {
+
+// A connected pair of loopback TCP sockets: [0] the client's, [1] the server's.
+struct tcp_pair {
+  int ends[2] = {-1, -1};
+  tcp_pair() {
+    const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    if (::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 && ::listen(listener, 1) == 0 &&
+        ::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
+      ends[0] = ::socket(AF_INET, SOCK_STREAM, 0);
+      if (::connect(ends[0], reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
+        ends[1] = ::accept(listener, nullptr, nullptr);
+      }
+    }
+    ::close(listener);
+  }
+  ~tcp_pair() {
+    for (const int e : ends) {
+      if (e >= 0) ::close(e);
+    }
+  }
+};
+
+TEST(ReceiveStamp, BytesThatWaitedAreAsOldAsTheirArrival) {
+  tcp_pair pair;
+  ASSERT_GE(pair.ends[1], 0);
+  ASSERT_TRUE(enable_receive_stamps(pair.ends[0]));
+  EXPECT_FALSE(receive_age_s(pair.ends[0]).has_value());  // nothing waits yet
+  ASSERT_EQ(::send(pair.ends[1], "token", 5, 0), 5);
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  const auto age = receive_age_s(pair.ends[0]);
+  ASSERT_TRUE(age.has_value());
+  EXPECT_GE(*age, 0.055);
+  EXPECT_LT(*age, 1.0);
+  // The peek left the bytes for the reader.
+  char buffer[8] = {};
+  EXPECT_EQ(::recv(pair.ends[0], buffer, sizeof buffer, 0), 5);
+  EXPECT_EQ(std::string(buffer, 5), "token");
+}
+
+TEST(ReceiveStamp, NoStampWithoutAskingForIt) {
+  tcp_pair pair;
+  ASSERT_GE(pair.ends[1], 0);
+  ASSERT_EQ(::send(pair.ends[1], "token", 5, 0), 5);
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_FALSE(receive_age_s(pair.ends[0]).has_value());
+}
+
+}  // namespace
+}  // namespace ironbench::serve
