@@ -1,6 +1,8 @@
 // Kernel receive timestamps of TCP sockets: when bytes reached this host, however late the
-// program reads them. The kernel stamps each arriving segment once asked (SO_TIMESTAMPNS);
-// TCP merges segments that wait in a socket and keeps the newest stamp.
+// program reads them. The kernel stamps each arriving segment once asked (SO_TIMESTAMPNS;
+// on a host where no socket asked before, stamping starts a moment later, so the very first
+// segments may come unstamped); TCP merges segments that wait in a socket and keeps the
+// newest stamp.
 #pragma once
 
 #include <optional>

@@ -44,6 +44,17 @@ TEST(ReceiveStamp, BytesThatWaitedAreAsOldAsTheirArrival) {
   ASSERT_GE(pair.ends[1], 0);
   ASSERT_TRUE(enable_receive_stamps(pair.ends[0]));
   EXPECT_FALSE(receive_age_s(pair.ends[0]).has_value());  // nothing waits yet
+  // The kernel turns stamping on for the whole host a moment after the first socket asks
+  // (deferred work): until then segments arrive unstamped. Wait for a stamped probe.
+  bool stamped = false;
+  for (int i = 0; i < 200 && !stamped; ++i) {
+    ASSERT_EQ(::send(pair.ends[1], "p", 1, 0), 1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    stamped = receive_age_s(pair.ends[0]).has_value();
+    char probe[256];
+    ASSERT_GT(::recv(pair.ends[0], probe, sizeof probe, 0), 0);
+  }
+  ASSERT_TRUE(stamped) << "the kernel never stamped a received segment";
   ASSERT_EQ(::send(pair.ends[1], "token", 5, 0), 5);
   std::this_thread::sleep_for(std::chrono::milliseconds(60));
   const auto age = receive_age_s(pair.ends[0]);

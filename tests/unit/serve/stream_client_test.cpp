@@ -1,6 +1,7 @@
 // The stream client's arrival times: bytes that wait in their socket while the client is busy
 // are timed when they reached the host (the kernel's receive stamp), not when they were read.
 #include "serve/stream_client.hpp"
+#include "serve/receive_stamp.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -129,6 +130,11 @@ std::vector<arrival> fetch(bool kernel_stamps, std::chrono::milliseconds busy, d
 }
 
 TEST(StreamClient, BytesThatWaitedInTheSocketAreTimedWhenTheyArrived) {
+  // The kernel turns stamping on for the host a moment after the first socket asks for it:
+  // one socket that asks, open for the whole test, and a pause make sure it is on.
+  const int asking = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_TRUE(enable_receive_stamps(asking));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
   double written_ns = 0;
   const auto arrivals = fetch(true, std::chrono::milliseconds(100), &written_ns);
   ASSERT_EQ(arrivals.size(), 2u);
@@ -139,6 +145,7 @@ TEST(StreamClient, BytesThatWaitedInTheSocketAreTimedWhenTheyArrived) {
   EXPECT_GE(arrivals[1].arrived_ns, written_ns - 1e6);
   EXPECT_LT(arrivals[1].arrived_ns - written_ns, 5e6);
   EXPECT_LE(arrivals[1].arrived_ns, arrivals[1].read_ns);
+  ::close(asking);
 }
 
 TEST(StreamClient, WithoutKernelStampsBytesAreTimedWhenRead) {
