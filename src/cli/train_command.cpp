@@ -219,14 +219,20 @@ training_plan plan_training(const train_arguments& a) {
 
 int execute(train_arguments& a, const invocation& call) {
   const auto plan = plan_training(a);
-  const auto& [batches, scaling, timeout_s, launch, distributed, world_size, rank, device, settings] = plan;
+  const auto& batches = plan.batches;
+  const auto& scaling = plan.scaling;
+  const auto& launch = plan.launch;
+  const auto& device = plan.device;
+  const auto& settings = plan.settings;
+  const bool distributed = plan.distributed;
+  const int world_size = plan.world_size, rank = plan.rank;
   const auto targets = parse_targets(a.outputs);
 
   const auto cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int threads = a.threads > 0 ? a.threads : std::max(1, cores / std::max(1, launch.local_size));
   at::set_num_threads(threads);
   if (rank == 0) prepare_results_dir(a.outputs);
-  comm::watchdog guard(std::chrono::duration<double>(timeout_s), rank);
+  comm::watchdog guard(std::chrono::duration<double>(plan.timeout_s), rank);
   guard.heartbeat("start-up: describing the host");
   const auto host = detect_live_host();
   const auto start = std::chrono::system_clock::now();

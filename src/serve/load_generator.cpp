@@ -156,7 +156,7 @@ load_result run_load(const std::vector<prepared_request>& requests, const load_s
         st->delays_ms.push_back((client.monotonic_ns(st->arrived_s) - static_cast<double>(*chunk.sim_sent_ns)) * 1e-6);
       }
       if (chunk.has_choices) {
-        socket_wait_ms.push_back((client.now() - st->arrived_s) * 1e3);
+        if (s.kernel_receive_stamps) socket_wait_ms.push_back((client.now() - st->arrived_s) * 1e3);
         if (st->arrived_s == st->last_token_arrived_s) ++timed_together;
         st->last_token_arrived_s = st->arrived_s;
       }
@@ -229,7 +229,7 @@ load_result run_load(const std::vector<prepared_request>& requests, const load_s
   const auto stamps = client.receive_stamps();
   result.kernel_stamped_share =
       stamps.deliveries > 0 ? static_cast<double>(stamps.kernel_stamped) / static_cast<double>(stamps.deliveries) : 0;
-  if (s.kernel_receive_stamps && !socket_wait_ms.empty()) {
+  if (!socket_wait_ms.empty()) {
     result.socket_wait_p50_ms = core::percentile(socket_wait_ms, 50);
     result.socket_wait_p99_ms = core::percentile(socket_wait_ms, 99);
   }

@@ -235,9 +235,7 @@ class sim_server {
   // tree per token was the simulator's largest cost at thousands of streams). The id, model
   // and word need no escaping beyond what json_model_ holds.
   std::string chunk_text(const active_request& a, const char* word, bool finished) const {
-    const auto sent_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                             std::chrono::steady_clock::now().time_since_epoch())
-                             .count();
+    const auto sent_ns = monotonic_now_ns();
     const char* reason = finished ? "\"length\"" : "null";
     const std::string choice =
         a.chat ? fmt::format(R"({{"index":0,"finish_reason":{},"delta":{{"content":"{}"{}}}}})", reason, word,
