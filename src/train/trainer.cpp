@@ -93,6 +93,10 @@ class training_session {
       mlp_->to(device);
       module_ = mlp_.ptr().get();
       regression_ = regression_batches(s.mlp_widths.front(), s.mlp_widths.back(), global_rows, s.data_batches, s.seed);
+      for (auto& [x, y] : regression_) {
+        x = this_ranks_rows(x, device);
+        y = this_ranks_rows(y, device);
+      }
     } else {
       gpt_ = gpt_model(s.shape);
       if (s.kind == workload::lora) gpt_->add_lora(s.lora);
@@ -100,6 +104,7 @@ class training_session {
       gpt_->to(device);
       module_ = gpt_.ptr().get();
       tokens_ = markov_token_batches(s.shape.vocabulary, s.shape.seq_len, global_rows, s.data_batches, s.seed);
+      for (auto& rows : tokens_) rows = this_ranks_rows(rows, device);
     }
     for (const auto& p : module_->parameters()) {
       parameters_ += p.numel();
@@ -180,17 +185,20 @@ class training_session {
  private:
   torch::Tensor micro_step(std::int64_t index) {
     const auto pool = static_cast<std::size_t>(index % settings_.data_batches);
-    const auto rows_from = rank_ * settings_.batch;
     compat::autocast_scope mixed(device_, mixed_);
     if (mlp_) {
-      const auto& [x, y] = regression_[pool];
-      const auto input = x.narrow(0, rows_from, settings_.batch).to(device_);
-      const auto target = y.narrow(0, rows_from, settings_.batch).to(device_);
+      const auto& [input, target] = regression_[pool];
       return torch::mse_loss(mlp_->forward(input), target);
     }
-    const auto rows = tokens_[pool].narrow(0, rows_from, settings_.batch).to(device_);
+    const auto& rows = tokens_[pool];
     const auto seq = settings_.shape.seq_len;
     return gpt_->loss(rows.narrow(1, 0, seq), rows.narrow(1, 1, seq));
+  }
+
+  /// This rank's rows of a global micro-batch, placed on the device once, so that a step
+  /// copies no data from the host (as a prefetching data loader would have it ready).
+  torch::Tensor this_ranks_rows(const torch::Tensor& global, torch::Device device) const {
+    return global.narrow(0, rank_ * settings_.batch, settings_.batch).to(device).contiguous();
   }
 
   void clear_gradients() {
