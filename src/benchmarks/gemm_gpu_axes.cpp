@@ -59,6 +59,11 @@ std::string gpu_gemm_case_unsupported(const core::parameter_set& params, const c
   if ((hip && provider.rfind("cu", 0) == 0) || (!hip && (provider == "hipblaslt" || provider == "rocblas"))) {
     return fmt::format("provider {} does not run on {} devices", provider, core::to_string(device.kind));
   }
+  if (dtype_of(params) == blas::gpu_dtype::fp8 && (params.integer("K") % 16 != 0 || params.integer("N") % 8 != 0)) {
+    // Leading dimensions of 16 bytes: K one-byte inputs, N bf16 outputs.
+    return fmt::format("fp8 GEMM needs K a multiple of 16 and N a multiple of 8 (K={}, N={})", params.integer("K"),
+                       params.integer("N"));
+  }
   return blas::gpu_gemm_unsupported(gpu_gemm_provider_of(params), dtype_of(params),
                                     device.properties.value("arch", std::string()), hip);
 }

@@ -64,6 +64,24 @@ TEST(GpuGemmPlan, AmdDevicesUseTheRocmProvidersAndSkipWhatTheyLack) {
   EXPECT_NE(gpu_gemm_case_unsupported(p, mi300).find("does not run on hip"), std::string::npos);
 }
 
+TEST(GpuGemmPlan, Fp8ShapesWithoutSixteenByteLeadingDimensionsAreSkippedWithTheReason) {
+  const auto h100 = gpu(core::device_kind::cuda, "sm_90");
+  core::parameter_set p;
+  p.set("provider", std::string("cublaslt"));
+  p.set("dtype", std::string("fp8"));
+  p.set("M", std::int64_t{1000});
+  p.set("N", std::int64_t{1024});
+  p.set("K", std::int64_t{4096});
+  EXPECT_EQ(gpu_gemm_case_unsupported(p, h100), "");
+  p.set("K", std::int64_t{4100});
+  EXPECT_EQ(gpu_gemm_case_unsupported(p, h100), "fp8 GEMM needs K a multiple of 16 and N a multiple of 8 (K=4100, N=1024)");
+  p.set("K", std::int64_t{4096});
+  p.set("N", std::int64_t{1020});
+  EXPECT_NE(gpu_gemm_case_unsupported(p, h100), "");
+  p.set("dtype", std::string("bf16"));
+  EXPECT_EQ(gpu_gemm_case_unsupported(p, h100), "");
+}
+
 TEST(GpuGemmPlan, MemoryAndParameterChecks) {
   const auto h100 = gpu(core::device_kind::cuda, "sm_90");
   core::parameter_set p;
