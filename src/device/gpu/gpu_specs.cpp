@@ -45,6 +45,11 @@ double pick(const arch_rates& r, std::string_view dtype) {
 
 const char* unit_name(std::string_view arch) { return arch.rfind("gfx", 0) == 0 ? "CUs" : "SMs"; }
 
+// A MIG instance or an AMD compute partition: the model's name, fewer of its units.
+bool is_partition_of(const gpu_peak_inputs& gpu, const gpu_datasheet& sheet) {
+  return gpu.units > 0 && gpu.units < sheet.units;
+}
+
 }  // namespace
 
 double gpu_datasheet::tflops(std::string_view dtype) const {
@@ -53,21 +58,23 @@ double gpu_datasheet::tflops(std::string_view dtype) const {
 
 const std::vector<gpu_datasheet>& gpu_datasheets() {
   static const std::vector<gpu_datasheet> sheets = {
-      {"A100 PCIe 80GB", {"a100", "pcie", "80gb"}, 9.7, 19.5, 156, 312, 312, 0, 1935, "NVIDIA A100 datasheet"},
-      {"A100 PCIe 40GB", {"a100", "pcie"}, 9.7, 19.5, 156, 312, 312, 0, 1555, "NVIDIA A100 datasheet"},
-      {"A100 SXM 80GB", {"a100", "80gb"}, 9.7, 19.5, 156, 312, 312, 0, 2039, "NVIDIA A100 datasheet"},
-      {"A100 SXM 40GB", {"a100"}, 9.7, 19.5, 156, 312, 312, 0, 1555, "NVIDIA A100 datasheet"},
-      {"H100 PCIe", {"h100", "pcie"}, 26, 51, 378, 756, 756, 1513, 2000, "NVIDIA H100 datasheet"},
-      {"H100 NVL", {"h100", "nvl"}, 30, 60, 417.5, 835.5, 835.5, 1670.5, 3900, "NVIDIA H100 datasheet"},
-      {"H100 SXM", {"h100"}, 34, 67, 494.7, 989.4, 989.4, 1978.9, 3350, "NVIDIA H100 datasheet"},
-      {"H200 NVL", {"h200", "nvl"}, 30, 60, 417.5, 835.5, 835.5, 1670.5, 4800, "NVIDIA H200 datasheet"},
-      {"H200 SXM", {"h200"}, 34, 67, 494.7, 989.4, 989.4, 1978.9, 4800, "NVIDIA H200 datasheet"},
-      {"B200", {"b200"}, 37, 0, 1100, 2250, 2250, 4500, 8000, "NVIDIA HGX B200 datasheet"},
-      {"MI250X", {"mi250x"}, 47.9, 47.9, 0, 191.5, 191.5, 0, 1638, "AMD Instinct MI250X datasheet (per GCD)"},
-      {"MI300X", {"mi300x"}, 81.7, 163.4, 653.7, 1307.4, 1307.4, 2614.9, 5300, "AMD Instinct MI300X datasheet"},
-      {"MI325X", {"mi325x"}, 81.7, 163.4, 653.7, 1307.4, 1307.4, 2614.9, 6000, "AMD Instinct MI325X datasheet"},
-      {"MI350X", {"mi350x"}, 72.1, 144.2, 0, 2306.9, 2306.9, 4613.7, 8000, "AMD Instinct MI350X datasheet"},
-      {"MI355X", {"mi355x"}, 78.6, 157.3, 0, 2516.6, 2516.6, 5033.2, 8000, "AMD Instinct MI355X datasheet"},
+      {"A100 PCIe 80GB", {"a100", "pcie", "80gb"}, 9.7, 19.5, 156, 312, 312, 0, 1935, 108, "NVIDIA A100 datasheet"},
+      {"A100 PCIe 40GB", {"a100", "pcie"}, 9.7, 19.5, 156, 312, 312, 0, 1555, 108, "NVIDIA A100 datasheet"},
+      {"A100 SXM 80GB", {"a100", "80gb"}, 9.7, 19.5, 156, 312, 312, 0, 2039, 108, "NVIDIA A100 datasheet"},
+      {"A100 SXM 40GB", {"a100"}, 9.7, 19.5, 156, 312, 312, 0, 1555, 108, "NVIDIA A100 datasheet"},
+      {"H100 PCIe", {"h100", "pcie"}, 26, 51, 378, 756, 756, 1513, 2000, 114, "NVIDIA H100 datasheet"},
+      {"H100 NVL", {"h100", "nvl"}, 30, 60, 417.5, 835.5, 835.5, 1670.5, 3900, 132, "NVIDIA H100 datasheet"},
+      {"H100 SXM", {"h100"}, 34, 67, 494.7, 989.4, 989.4, 1978.9, 3350, 132, "NVIDIA H100 datasheet"},
+      {"GH200 144GB HBM3e", {"gh200", "144g"}, 34, 67, 494.7, 989.4, 989.4, 1978.9, 4900, 132, "NVIDIA GH200 datasheet"},
+      {"GH200 96GB HBM3", {"gh200"}, 34, 67, 494.7, 989.4, 989.4, 1978.9, 4000, 132, "NVIDIA GH200 datasheet"},
+      {"H200 NVL", {"h200", "nvl"}, 30, 60, 417.5, 835.5, 835.5, 1670.5, 4800, 132, "NVIDIA H200 datasheet"},
+      {"H200 SXM", {"h200"}, 34, 67, 494.7, 989.4, 989.4, 1978.9, 4800, 132, "NVIDIA H200 datasheet"},
+      {"B200", {"b200"}, 37, 0, 1100, 2250, 2250, 4500, 8000, 148, "NVIDIA HGX B200 datasheet"},
+      {"MI250X", {"mi250x"}, 47.9, 47.9, 0, 191.5, 191.5, 0, 1638, 110, "AMD Instinct MI250X datasheet (per GCD)"},
+      {"MI300X", {"mi300x"}, 81.7, 163.4, 653.7, 1307.4, 1307.4, 2614.9, 5300, 304, "AMD Instinct MI300X datasheet"},
+      {"MI325X", {"mi325x"}, 81.7, 163.4, 653.7, 1307.4, 1307.4, 2614.9, 6000, 304, "AMD Instinct MI325X datasheet"},
+      {"MI350X", {"mi350x"}, 72.1, 144.2, 0, 2306.9, 2306.9, 4613.7, 8000, 256, "AMD Instinct MI350X datasheet"},
+      {"MI355X", {"mi355x"}, 78.6, 157.3, 0, 2516.6, 2516.6, 5033.2, 8000, 256, "AMD Instinct MI355X datasheet"},
   };
   return sheets;
 }
@@ -99,8 +106,14 @@ json gpu_peak_flops(const gpu_peak_inputs& gpu) {
       continue;
     }
     if (sheet != nullptr && sheet->tflops(dtype) > 0) {
-      peaks[dtype] = {{"flops_per_second", sheet->tflops(dtype) * 1e12},
-                      {"source", fmt::format("{} ({}, dense)", sheet->source, sheet->model)}};
+      if (is_partition_of(gpu, *sheet)) {
+        peaks[dtype] = {{"flops_per_second", sheet->tflops(dtype) * 1e12 * gpu.units / sheet->units},
+                        {"source", fmt::format("{} ({}, dense) x {}/{} {}: a partition", sheet->source,
+                                               sheet->model, gpu.units, sheet->units, unit_name(gpu.arch))}};
+      } else {
+        peaks[dtype] = {{"flops_per_second", sheet->tflops(dtype) * 1e12},
+                        {"source", fmt::format("{} ({}, dense)", sheet->source, sheet->model)}};
+      }
       continue;
     }
     if (rate && gpu.units > 0 && gpu.max_clock_mhz > 0) {
@@ -119,6 +132,11 @@ json gpu_peak_flops(const gpu_peak_inputs& gpu) {
 
 json gpu_peak_bandwidth(const gpu_peak_inputs& gpu) {
   if (const auto* sheet = find_gpu_datasheet(gpu.name); sheet != nullptr && sheet->memory_gb_per_s > 0) {
+    if (is_partition_of(gpu, *sheet)) {
+      return {{"bytes_per_second", sheet->memory_gb_per_s * 1e9},
+              {"source", fmt::format("{} ({}), the whole GPU's: this partition has {} of its {} {}", sheet->source,
+                                     sheet->model, gpu.units, sheet->units, unit_name(gpu.arch))}};
+    }
     return {{"bytes_per_second", sheet->memory_gb_per_s * 1e9},
             {"source", fmt::format("{} ({})", sheet->source, sheet->model)}};
   }

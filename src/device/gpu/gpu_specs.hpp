@@ -22,14 +22,15 @@ struct gpu_datasheet {
   std::vector<std::string> name_parts;  ///< all of these appear in the device name (any case)
   double fp64_tflops, fp32_tflops, tf32_tflops, fp16_tflops, bf16_tflops, fp8_tflops;
   double memory_gb_per_s;  ///< HBM bandwidth, GB/s (1e9 B/s)
+  int units;               ///< SMs or CUs of the whole chip the figures are for
   std::string source;      ///< the datasheet the numbers come from
 
   /// TFLOP/s of `dtype` (one of gpu_peak_dtypes); 0 when unknown.
   [[nodiscard]] double tflops(std::string_view dtype) const;
 };
 
-/// Every GPU model with published figures (A100, H100 SXM/PCIe/NVL, H200 SXM/NVL, B200,
-/// MI250X, MI300X, MI325X, MI350X, MI355X). More specific entries come first.
+/// Every GPU model with published figures (A100, H100 SXM/PCIe/NVL, H200 SXM/NVL, GH200,
+/// B200, MI250X, MI300X, MI325X, MI350X, MI355X). More specific entries come first.
 [[nodiscard]] const std::vector<gpu_datasheet>& gpu_datasheets();
 
 /// The datasheet entry whose name parts all appear in `device_name`, if any.
@@ -52,12 +53,15 @@ struct gpu_peak_inputs {
 
 /// Peak FLOP/s per dtype: {"bf16": {"flops_per_second": 9.894e14, "source": "..."}, ...}.
 /// From the datasheet when the model is known, else computed as units x clock x FLOP/clock
-/// (the source says which). Types the device cannot run get flops_per_second null and the
-/// reason in "source".
+/// (the source says which). A partition of a known GPU (a MIG instance, an AMD compute
+/// partition: fewer units than the whole chip) gets the datasheet's peak times its share of
+/// the units. Types the device cannot run get flops_per_second null and the reason in "source".
 [[nodiscard]] json gpu_peak_flops(const gpu_peak_inputs& gpu);
 
 /// Peak memory bandwidth: {"bytes_per_second": ..., "source": ...}, from the datasheet when
-/// known, else 2 x memory clock x bus width; null when neither is available.
+/// known, else 2 x memory clock x bus width; null when neither is available. For a partition
+/// the whole GPU's bandwidth is given, and the source says so (a partition's share of it
+/// depends on the memory partitioning, which the runtime does not report).
 [[nodiscard]] json gpu_peak_bandwidth(const gpu_peak_inputs& gpu);
 
 }  // namespace ironbench::device

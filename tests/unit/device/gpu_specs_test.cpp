@@ -26,6 +26,24 @@ TEST(GpuSpecs, DeviceNamesAsRuntimesReportThemFindTheirDatasheet) {
   EXPECT_EQ(model_of("AMD Instinct MI350X"), "MI350X");
   EXPECT_EQ(model_of("AMD Instinct MI355X"), "MI355X");
   EXPECT_EQ(model_of("NVIDIA L40S"), "none");
+  EXPECT_EQ(model_of("NVIDIA GH200 480GB"), "GH200 96GB HBM3");
+  EXPECT_EQ(model_of("NVIDIA GH200 144G HBM3e"), "GH200 144GB HBM3e");
+}
+
+TEST(GpuSpecs, PartitionsGetTheirShareOfTheComputePeakAndAreNamedAsSuch) {
+  // An H100 MIG 1g.10gb instance has 16 of the 132 SMs; an MI300X CPX partition 38 of 304 CUs.
+  const auto mig = gpu_peak_flops({"NVIDIA H100 80GB HBM3 MIG 1g.10gb", "sm_90", 16, 1980, 2619, 5120});
+  EXPECT_DOUBLE_EQ(mig.at("bf16").at("flops_per_second").get<double>(), 989.4e12 * 16 / 132);
+  EXPECT_NE(mig.at("bf16").at("source").get<std::string>().find("x 16/132 SMs: a partition"), std::string::npos);
+  const auto cpx = gpu_peak_flops({"AMD Instinct MI300X", "gfx942", 38, 2100, 1300, 8192});
+  EXPECT_DOUBLE_EQ(cpx.at("fp8").at("flops_per_second").get<double>(), 2614.9e12 * 38 / 304);
+  const auto bandwidth = gpu_peak_bandwidth({"AMD Instinct MI300X", "gfx942", 38, 2100, 1300, 8192});
+  EXPECT_DOUBLE_EQ(bandwidth.at("bytes_per_second").get<double>(), 5300e9);
+  EXPECT_NE(bandwidth.at("source").get<std::string>().find("the whole GPU's: this partition has 38 of its 304 CUs"),
+            std::string::npos);
+  // The whole chip keeps the datasheet's figures unscaled.
+  const auto whole = gpu_peak_flops({"AMD Instinct MI300X", "gfx942", 304, 2100, 1300, 8192});
+  EXPECT_DOUBLE_EQ(whole.at("fp8").at("flops_per_second").get<double>(), 2614.9e12);
 }
 
 TEST(GpuSpecs, DatasheetPeaksAreDenseAndNamedBySource) {
