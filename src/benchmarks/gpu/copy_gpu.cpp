@@ -2,6 +2,8 @@
 // pinned or pageable host memory; every destination byte checked afterwards.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <future>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -70,7 +72,11 @@ class gpu_copy_benchmark final : public core::benchmark {
     const bool local = path == "d2d";
     const auto& device = state.device();
     device::use_gpu(device.index);
-    const unsigned blocks = copy_kernel_blocks(device.properties.value("multiprocessors", 1));
+    // Both directions at once share the SMs: each copy kernel gets half, so that the two run
+    // side by side rather than one after the other.
+    const bool both_ways = to_device && to_host;
+    const unsigned all_blocks = copy_kernel_blocks(device.properties.value("multiprocessors", 1));
+    const unsigned blocks = both_ways ? std::max(1u, all_blocks / 2) : all_blocks;
 
     device::gpu_stream first, second;
     device::device_buffer<std::uint8_t> device_source(bytes), device_destination(bytes);
@@ -88,14 +94,21 @@ class gpu_copy_benchmark final : public core::benchmark {
     first.synchronize();
 
     // One repetition enqueues each direction's copy on its own stream.
+    const auto enqueue_to_device = [&] {
+      enqueue_copy(engine, device_destination.data(), host_source->for_gpu(), bytes, blocks, first.get());
+    };
+    const auto enqueue_to_host = [&] {
+      enqueue_copy(engine, host_destination->for_gpu(), device_source.data(), bytes, blocks, second.get());
+    };
     const auto enqueue = [&] {
       if (local) enqueue_copy(engine, device_destination.data(), device_source.data(), bytes, blocks, first.get());
-      if (to_device) enqueue_copy(engine, device_destination.data(), host_source->for_gpu(), bytes, blocks, first.get());
-      if (to_host) enqueue_copy(engine, host_destination->for_gpu(), device_source.data(), bytes, blocks, second.get());
+      if (to_device) enqueue_to_device();
+      if (to_host) enqueue_to_host();
     };
     const int directions = (to_device ? 1 : 0) + (to_host ? 1 : 0) + (local ? 1 : 0);
     state.add_bytes_written(static_cast<double>(directions) * static_cast<double>(bytes));
-    state.note("engine", engine == "sm" ? fmt::format("copy kernel, {} blocks of 512 threads, 16-byte accesses", blocks)
+    state.note("engine", engine == "sm" ? fmt::format("copy kernel, {} blocks of 512 threads{}, 16-byte accesses",
+                                                      blocks, both_ways ? " per direction" : "")
                                         : "copy engines (cudaMemcpyAsync)");
     state.note("host_memory", local ? "none" : (pinned ? "pinned, mapped" : "pageable"));
 
@@ -103,6 +116,20 @@ class gpu_copy_benchmark final : public core::benchmark {
       cudaStream_t stream = to_host ? second.get() : first.get();
       state.measure(gpu_event_timed(stream, {}, enqueue));
       state.note("timing", "device events");
+    } else if (both_ways && !pinned) {
+      // A copy from pageable memory returns once the host has staged it, one into pageable
+      // memory once it is complete: from one thread the two directions would take turns.
+      state.measure_host([&] {
+        auto upload = std::async(std::launch::async, [&] {
+          device::use_gpu(device.index);
+          enqueue_to_device();
+          first.synchronize();
+        });
+        enqueue_to_host();
+        second.synchronize();
+        upload.get();
+      });
+      state.note("timing", "host clock around the copies, each direction issued by its own host thread");
     } else {
       // Several streams at once, or pageable memory staged by the host: the host clock sees it all.
       state.measure_host([&] {

@@ -72,10 +72,19 @@ class gpu_p2p_benchmark final : public core::benchmark {
     const auto bytes = static_cast<std::size_t>(params.integer("size"));
     const int peer_index = index_of(params.string("peer"));
     const unsigned blocks = copy_kernel_blocks(device.properties.value("multiprocessors", 1));
-    if (engine == "sm") {
-      enable_peer_access(device.index, peer_index);
-      if (both_ways) enable_peer_access(peer_index, device.index);
+    // Peer access wherever the pair has it, for copy engines too: without it their copies are
+    // staged through host memory. Enabled once, it stays, so the case order does not matter.
+    int forward = 0, backward = 0;
+    IRONBENCH_GPU_CHECK(cudaDeviceCanAccessPeer(&forward, device.index, peer_index));
+    IRONBENCH_GPU_CHECK(cudaDeviceCanAccessPeer(&backward, peer_index, device.index));
+    if (engine == "sm" && both_ways && backward == 0) {
+      state.skip(fmt::format("{} has no peer access back to {}: its copy kernel cannot reach it", params.string("peer"),
+                             device.id));
     }
+    if (forward != 0) enable_peer_access(device.index, peer_index);
+    if (both_ways && backward != 0) enable_peer_access(peer_index, device.index);
+    const bool direct = forward != 0 && (!both_ways || backward != 0);
+    state.note("peer_access", direct ? "enabled" : "none: the copies are staged through host memory");
     side local(device.index, bytes, local_salt);
     side peer(peer_index, bytes, peer_salt);
 
