@@ -14,6 +14,7 @@
 #include "comm/collective_sweep.hpp"
 #include "comm/collectives_results.hpp"
 #include "comm/launch_environment.hpp"
+#include "comm/node_ranks.hpp"
 #include "comm/watchdog.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
@@ -189,16 +190,25 @@ int execute(const collectives_arguments& a, const invocation& call) {
   }
 
   guard.heartbeat("start-up: describing every rank");
-  const auto launch = comm::detect_launch();
+  auto launch = comm::detect_launch();
+  comm::assign_local_ranks_by_host(launch, *world, comm::this_host_name());
   const auto host = detect_live_host();
   std::vector<core::device_info> gpus;
   for (const auto& d : host.devices.devices) {
     if (d.kind != core::device_kind::cpu) gpus.push_back(d);
   }
-  const bool use_gpu = a.backend == "nccl" || a.backend == "rccl" || (a.backend == "auto" && IRONBENCH_WITH_NCCL && !gpus.empty());
-  if (use_gpu && gpus.empty()) {
-    throw usage_error(fmt::format("--backend {}: rank {} has no GPU ({})", a.backend, rank,
-                                  host.devices.notes.empty() ? "none found" : host.devices.notes.front()));
+  // Every rank must take the same backend, so the choice is made together: GPU collectives
+  // only when every rank has a GPU.
+  const bool wants_gpu = a.backend == "nccl" || a.backend == "rccl" || (a.backend == "auto" && IRONBENCH_WITH_NCCL);
+  const int ranks_with_gpu = static_cast<int>(world->sum(gpus.empty() ? 0.0 : 1.0));
+  const bool use_gpu = wants_gpu && ranks_with_gpu == world->size();
+  if (wants_gpu && a.backend != "auto" && !use_gpu) {
+    throw usage_error(fmt::format("--backend {}: {} of {} ranks have no GPU{}", a.backend, world->size() - ranks_with_gpu,
+                                  world->size(),
+                                  gpus.empty() ? fmt::format(" (rank {}: {})", rank,
+                                                             host.devices.notes.empty() ? "none found"
+                                                                                        : host.devices.notes.front())
+                                               : std::string()));
   }
   const core::device_info measured = use_gpu ? gpus.at(static_cast<std::size_t>(comm::gpu_for(launch, static_cast<int>(gpus.size()))))
                                              : host.devices.devices.front();

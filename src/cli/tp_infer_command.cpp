@@ -17,6 +17,7 @@
 #include "cli/run_outputs.hpp"
 #include "comm/collectives_results.hpp"
 #include "comm/launch_environment.hpp"
+#include "comm/node_ranks.hpp"
 #include "comm/watchdog.hpp"
 #include "core/error.hpp"
 #include "core/statistics.hpp"
@@ -124,7 +125,8 @@ int execute(const tp_arguments& a, const invocation& call) {
   }
   if (rank == 0) prepare_results_dir(a.outputs);
   comm::watchdog guard(std::chrono::duration<double>(timeout_s), rank);
-  const auto launch = comm::detect_launch();
+  auto launch = comm::detect_launch();
+  comm::assign_local_ranks_by_host(launch, *world, comm::this_host_name());
   if (std::getenv("OPENBLAS_NUM_THREADS") == nullptr && std::getenv("OMP_NUM_THREADS") == nullptr) {
     // Ranks on one node share its cores.
     const auto cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

@@ -155,6 +155,12 @@ call_shape shape_of(collective c, std::size_t size_bytes, element_type t, int ra
       s.algorithm_bytes = static_cast<double>(s.count / n * n * bytes);
       break;
   }
+  switch (c) {
+    case collective::all_gather: s.param_count = s.send_count; break;
+    case collective::reduce_scatter: s.param_count = s.recv_count; break;
+    case collective::alltoall: s.param_count = s.count / n; break;
+    default: s.param_count = s.count; break;
+  }
   return s;
 }
 

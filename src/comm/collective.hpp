@@ -39,7 +39,10 @@ enum class reduce_op { sum, prod, max, min, avg };
 /// all_reduce, broadcast, reduce, sendrecv: the buffer; all_gather: the gathered output;
 /// reduce_scatter and alltoall: each rank's whole input.
 struct call_shape {
-  std::size_t count = 0;       ///< the table's count column: size / element size
+  std::size_t count = 0;       ///< size / element size (rounded as below)
+  /// The count each rank passes to the library (nccl-tests' count column): per rank for
+  /// all_gather and reduce_scatter, per peer for alltoall, else `count`.
+  std::size_t param_count = 0;
   std::size_t send_count = 0;  ///< elements each rank sends
   std::size_t recv_count = 0;  ///< elements each rank receives
   double algorithm_bytes = 0;  ///< S in algbw = S / t

@@ -96,7 +96,7 @@ std::vector<core::case_result> cases_of(const std::vector<std::vector<sweep_row>
       }
       c.metrics.push_back({"wrong", checked ? wrong : -1, "elements", "wrong output elements over every rank (-1: not checked)"});
       c.notes["bus_factor"] = fmt::format("{:g}", row.shape.bus_factor);
-      c.notes["count"] = std::to_string(row.shape.count);
+      c.notes["count"] = std::to_string(row.shape.param_count);
       if (!checked) c.notes["verification"] = "not checked (--check 0)";
       if (checked) c.notes["verification"] = "every output element of every rank against its exact value";
       if (wrong > 0) {

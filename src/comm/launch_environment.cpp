@@ -18,20 +18,31 @@ std::optional<int> number(const environment_reader& getenv, const char* name) {
   return value;
 }
 
+std::optional<int> first_number(const environment_reader& getenv, const char* const* names) {
+  for (; *names != nullptr; ++names) {
+    if (auto value = number(getenv, *names)) return value;
+  }
+  return std::nullopt;
+}
+
 struct launcher_variables {
   const char* launcher;
   const char* rank;
   const char* size;
-  const char* local_rank;
-  const char* local_size;
+  const char* local_rank[3];  ///< alternatives, in order, ending with nullptr
+  const char* local_size[3];
 };
 
 constexpr launcher_variables launchers[] = {
-    {"open_mpi", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
-     "OMPI_COMM_WORLD_LOCAL_SIZE"},
-    {"slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "SLURM_NTASKS_PER_NODE"},
-    {"pmix", "PMIX_RANK", "PMIX_SIZE", "PMIX_LOCAL_RANK", "PMIX_LOCAL_SIZE"},
-    {"mpich", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS"},
+    {"open_mpi", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", {"OMPI_COMM_WORLD_LOCAL_RANK", nullptr},
+     {"OMPI_COMM_WORLD_LOCAL_SIZE", nullptr}},
+    {"slurm", "SLURM_PROCID", "SLURM_NTASKS", {"SLURM_LOCALID", nullptr}, {"SLURM_NTASKS_PER_NODE", nullptr}},
+    {"pmix", "PMIX_RANK", "PMIX_SIZE", {"PMIX_LOCAL_RANK", nullptr}, {"PMIX_LOCAL_SIZE", nullptr}},
+    {"mvapich", "MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE", {"MV2_COMM_WORLD_LOCAL_RANK", nullptr},
+     {"MV2_COMM_WORLD_LOCAL_SIZE", nullptr}},
+    // MPICH's Hydra names the local rank MPI_LOCALRANKID; Cray PMI (PALS) PMI_LOCAL_RANK.
+    {"mpich", "PMI_RANK", "PMI_SIZE", {"MPI_LOCALRANKID", "PMI_LOCAL_RANK", nullptr},
+     {"MPI_LOCALNRANKS", "PMI_LOCAL_SIZE", nullptr}},
 };
 
 }  // namespace
@@ -45,12 +56,16 @@ launch_info detect_launch(const environment_reader& getenv) {
     info.launcher = l.launcher;
     info.rank = *rank;
     info.size = *size;
-    info.local_rank = number(getenv, l.local_rank).value_or(0);
-    info.local_size = number(getenv, l.local_size).value_or(1);
+    const auto local_rank = first_number(getenv, l.local_rank);
+    info.local_rank = local_rank.value_or(0);
+    info.local_rank_known = local_rank.has_value() || *size == 1;
+    info.local_size = first_number(getenv, l.local_size).value_or(1);
     if (info.local_size == 0) info.local_size = 1;
     return info;
   }
-  return {};
+  launch_info none;
+  none.local_rank_known = false;
+  return none;
 }
 
 launch_info detect_launch() {

@@ -12,6 +12,8 @@ struct launch_info {
   int size = 1;
   int local_rank = 0;  ///< rank among the processes of this node: selects the GPU
   int local_size = 1;
+  /// False when the launcher named no local rank (then 0 above is a guess: see node_ranks).
+  bool local_rank_known = true;
   std::string launcher = "none";  ///< "open_mpi", "slurm", "pmix", "mpich" or "none"
 };
 
@@ -19,7 +21,8 @@ struct launch_info {
 using environment_reader = std::function<const char*(const char* name)>;
 
 /// The job layout from the first launcher whose variables are set (Open MPI, then Slurm,
-/// then PMIx, then MPICH/Hydra). Malformed numbers are ignored (the next source is tried).
+/// then PMIx, then MVAPICH2, then MPICH/Hydra or Cray PMI). Malformed numbers are ignored
+/// (the next source is tried).
 [[nodiscard]] launch_info detect_launch(const environment_reader& getenv);
 
 /// detect_launch on the process environment.

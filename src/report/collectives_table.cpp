@@ -41,7 +41,9 @@ void write_collectives_table(std::ostream& out, const std::vector<comm::sweep_ro
     if (first || row.c != current) fmt::print(out, "# {}\n", comm::to_string(row.c));
     first = false;
     current = row.c;
-    fmt::print(out, "{:>12}  {:>12}  {:>8}  {:>6}  {:>6}{}{}\n", row.bytes, row.shape.count,
+    // As nccl-tests: the larger buffer's bytes, and the count passed to the library.
+    fmt::print(out, "{:>12}  {:>12}  {:>8}  {:>6}  {:>6}{}{}\n", row.shape.count * comm::element_size(row.type),
+               row.shape.param_count,
                nccl_tests_type_name(row.type), comm::reduces(row.c) ? comm::to_string(row.op) : "none", row.root,
                placement_columns(row.out_of_place), placement_columns(row.in_place));
   }

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <thread>
+
 #if defined(IRONBENCH_GPU_HIP)
 #include <rccl/rccl.h>
 #define IRONBENCH_COLLECTIVES_LIBRARY "rccl"
@@ -52,13 +54,17 @@ ncclRedOp_t nccl_op(reduce_op op) {
 
 class gpu_comm_buffer final : public comm_buffer {
  public:
+  // The memset and the copy run on the default stream and may still be in flight when they
+  // return; NCCL's stream does not wait for that stream, so each one is waited for here.
   explicit gpu_comm_buffer(std::size_t bytes) : memory_(bytes) {
     if (bytes > 0) IRONBENCH_GPU_CHECK(cudaMemset(memory_.data(), 0, bytes));
+    IRONBENCH_GPU_CHECK(cudaDeviceSynchronize());
   }
   void* data() override { return memory_.data(); }
   std::size_t bytes() const override { return memory_.bytes(); }
   void write(std::size_t offset, const void* host, std::size_t bytes) override {
     IRONBENCH_GPU_CHECK(cudaMemcpy(memory_.data() + offset, host, bytes, cudaMemcpyHostToDevice));
+    IRONBENCH_GPU_CHECK(cudaDeviceSynchronize());
   }
   void read(std::size_t offset, void* host, std::size_t bytes) const override {
     IRONBENCH_GPU_CHECK(cudaMemcpy(host, memory_.data() + offset, bytes, cudaMemcpyDeviceToHost));
@@ -84,7 +90,14 @@ class nccl_backend final : public collective_backend {
   nccl_backend(const nccl_backend&) = delete;
   nccl_backend& operator=(const nccl_backend&) = delete;
   ~nccl_backend() override {
-    if (comm_ != nullptr) ncclCommDestroy(comm_);
+    if (comm_ == nullptr) return;
+    // A communicator that saw an error may never finish its work: abort it rather than wait.
+    ncclResult_t state = ncclSuccess;
+    if (ncclCommGetAsyncError(comm_, &state) != ncclSuccess || state != ncclSuccess) {
+      ncclCommAbort(comm_);
+    } else {
+      ncclCommDestroy(comm_);
+    }
   }
 
   std::string description() const override {
@@ -137,28 +150,60 @@ class nccl_backend final : public collective_backend {
         return 0;
       case collective::alltoall: {
         const std::size_t block = shape.send_count / static_cast<std::size_t>(n);
-        IRONBENCH_NCCL_CHECK(ncclGroupStart());
-        for (int peer = 0; peer < n; ++peer) {
-          const std::size_t offset = static_cast<std::size_t>(peer) * block * element;
-          IRONBENCH_NCCL_CHECK(ncclSend(static_cast<const std::byte*>(in) + offset, block, t, peer, comm_, s));
-          IRONBENCH_NCCL_CHECK(ncclRecv(out + offset, block, t, peer, comm_, s));
-        }
-        IRONBENCH_NCCL_CHECK(ncclGroupEnd());
+        grouped([&] {
+          for (int peer = 0; peer < n; ++peer) {
+            const std::size_t offset = static_cast<std::size_t>(peer) * block * element;
+            const ncclResult_t sent = ncclSend(static_cast<const std::byte*>(in) + offset, block, t, peer, comm_, s);
+            if (sent != ncclSuccess) return sent;
+            const ncclResult_t received = ncclRecv(out + offset, block, t, peer, comm_, s);
+            if (received != ncclSuccess) return received;
+          }
+          return ncclSuccess;
+        });
         return 0;
       }
       case collective::sendrecv:
-        IRONBENCH_NCCL_CHECK(ncclGroupStart());
-        IRONBENCH_NCCL_CHECK(ncclSend(in, shape.send_count, t, (rank + 1) % n, comm_, s));
-        IRONBENCH_NCCL_CHECK(ncclRecv(out, shape.recv_count, t, (rank - 1 + n) % n, comm_, s));
-        IRONBENCH_NCCL_CHECK(ncclGroupEnd());
+        grouped([&] {
+          const ncclResult_t sent = ncclSend(in, shape.send_count, t, (rank + 1) % n, comm_, s);
+          if (sent != ncclSuccess) return sent;
+          return ncclRecv(out, shape.recv_count, t, (rank - 1 + n) % n, comm_, s);
+        });
         return 0;
     }
     return 0;
   }
 
-  void synchronize() override { stream_->synchronize(); }
+  // Waits for the stream, watching the communicator: a peer that failed or vanished shows as
+  // an asynchronous error, which aborts the communicator and throws, instead of a wait that
+  // only the watchdog would end.
+  void synchronize() override {
+    for (;;) {
+      const cudaError_t done = cudaStreamQuery(stream_->get());
+      if (done == cudaSuccess) return;
+      if (done != cudaErrorNotReady) IRONBENCH_GPU_CHECK(done);
+      ncclResult_t state = ncclSuccess;
+      IRONBENCH_NCCL_CHECK(ncclCommGetAsyncError(comm_, &state));
+      if (state != ncclSuccess) {
+        ncclCommAbort(comm_);
+        comm_ = nullptr;
+        IRONBENCH_NCCL_CHECK(state);
+      }
+      std::this_thread::yield();  // as nccl-tests: a wait this short must not sleep
+    }
+  }
 
  private:
+  // Runs `calls` (which returns the first failure) between ncclGroupStart and ncclGroupEnd;
+  // the group is closed even when a call failed, then the failure is thrown.
+  template <typename Calls>
+  void grouped(Calls&& calls) {
+    IRONBENCH_NCCL_CHECK(ncclGroupStart());
+    const ncclResult_t first = calls();
+    const ncclResult_t closed = ncclGroupEnd();
+    IRONBENCH_NCCL_CHECK(first);
+    IRONBENCH_NCCL_CHECK(closed);
+  }
+
   std::shared_ptr<bootstrap> world_;
   int gpu_;
   std::unique_ptr<device::gpu_stream> stream_;

@@ -107,6 +107,39 @@ TEST(CollectiveData, SimulatedResultsHaveNoWrongElementAndCorruptionIsCounted) {
   }
 }
 
+// `value` rounded to the nearest value of a floating-point `type`.
+double rounded(element_type type, double value) {
+  bytes one(element_size(type));
+  put(type, one, 0, value);
+  return element_at(type, one.data(), 0);
+}
+
+TEST(CollectiveData, FloatAveragesAsNcclComputesThemCountNoWrongElementForAnyRankCount) {
+  // NCCL's float avg: every rank's value times 1/n (rounded to the type), then summed in the
+  // ring's order from any starting rank, rounding after every addition.
+  for (int n = 1; n <= 24; ++n) {
+    for (auto type : {element_type::fp16, element_type::bf16, element_type::fp32, element_type::fp64}) {
+      const auto s = shape_of(collective::all_reduce, 60 * element_size(type), type, n);
+      std::vector<bytes> inputs(n, bytes(s.send_count * element_size(type)));
+      for (int r = 0; r < n; ++r) fill_input(collective::all_reduce, reduce_op::avg, type, r, inputs[r].data(), s.send_count);
+      const double scale = rounded(type, 1.0 / n);
+      for (int start = 0; start < n; ++start) {
+        bytes out(s.recv_count * element_size(type));
+        for (std::size_t i = 0; i < s.recv_count; ++i) {
+          double sum = 0;
+          for (int k = 0; k < n; ++k) {
+            const int r = (start + k) % n;
+            sum = rounded(type, sum + rounded(type, element_at(type, inputs[r].data(), i) * scale));
+          }
+          put(type, out, i, sum);
+        }
+        EXPECT_EQ(count_wrong(collective::all_reduce, reduce_op::avg, type, s, 0, n, 0, out.data()), 0u)
+            << to_string(type) << " n=" << n << " ring from rank " << start;
+      }
+    }
+  }
+}
+
 TEST(CollectiveData, InputsAreSmallIntegersThatDifferByRankAndPosition) {
   for (auto c : all_collectives()) {
     for (auto op : all_reduce_ops()) {

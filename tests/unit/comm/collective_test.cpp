@@ -2,10 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <map>
 
 #include "comm/collective_sweep.hpp"
 #include "comm/launch_environment.hpp"
+#include "comm/node_ranks.hpp"
 
 namespace ironbench::comm {
 namespace {
@@ -65,6 +67,16 @@ TEST(Collective, ByteCountsPerCollective) {
   EXPECT_DOUBLE_EQ(s.bus_factor, 1);
 }
 
+TEST(Collective, CountColumnIsTheCountPassedToTheLibraryAsInNcclTests) {
+  // nccl-tests, 8 ranks, 65536 B of float: all_gather prints count 2048, all_reduce 16384.
+  EXPECT_EQ(shape_of(collective::all_gather, 65536, element_type::fp32, 8).param_count, 2048u);
+  EXPECT_EQ(shape_of(collective::reduce_scatter, 65536, element_type::fp32, 8).param_count, 2048u);
+  EXPECT_EQ(shape_of(collective::alltoall, 65536, element_type::fp32, 8).param_count, 2048u);
+  EXPECT_EQ(shape_of(collective::all_reduce, 65536, element_type::fp32, 8).param_count, 16384u);
+  EXPECT_EQ(shape_of(collective::sendrecv, 65536, element_type::fp32, 8).param_count, 16384u);
+  EXPECT_EQ(shape_of(collective::broadcast, 65536, element_type::fp32, 8).param_count, 16384u);
+}
+
 TEST(CollectiveSweep, SizesByFactorOrIncrement) {
   EXPECT_EQ(sweep_sizes(8, 128, 2, 0), (std::vector<std::size_t>{8, 16, 32, 64, 128}));
   EXPECT_EQ(sweep_sizes(8, 100, 2, 0), (std::vector<std::size_t>{8, 16, 32, 64}));
@@ -119,6 +131,81 @@ TEST(LaunchEnvironment, EachLauncherIsRecognised) {
   l = from({{"PMI_RANK", "4"}, {"PMI_SIZE", "4"}});
   EXPECT_EQ(l.launcher, "none");
   EXPECT_EQ(l.size, 1);
+  EXPECT_FALSE(l.local_rank_known);
+}
+
+TEST(LaunchEnvironment, MvapichAndCrayPmiGiveLocalRanksAndAMissingOneIsKnownToBeMissing) {
+  const auto from = [](std::map<std::string, std::string> env) {
+    return detect_launch([env](const char* name) -> const char* {
+      const auto it = env.find(name);
+      return it == env.end() ? nullptr : it->second.c_str();
+    });
+  };
+  auto l = from({{"MV2_COMM_WORLD_RANK", "6"}, {"MV2_COMM_WORLD_SIZE", "8"}, {"MV2_COMM_WORLD_LOCAL_RANK", "2"},
+                 {"MV2_COMM_WORLD_LOCAL_SIZE", "4"}});
+  EXPECT_EQ(l.launcher, "mvapich");
+  EXPECT_EQ(l.local_rank, 2);
+  EXPECT_EQ(l.local_size, 4);
+  EXPECT_TRUE(l.local_rank_known);
+  l = from({{"PMI_RANK", "5"}, {"PMI_SIZE", "16"}, {"PMI_LOCAL_RANK", "5"}, {"PMI_LOCAL_SIZE", "8"}});
+  EXPECT_EQ(l.launcher, "mpich");
+  EXPECT_EQ(gpu_for(l, 8), 5);
+  EXPECT_EQ(l.local_size, 8);
+  l = from({{"PMI_RANK", "5"}, {"PMI_SIZE", "16"}});
+  EXPECT_EQ(l.launcher, "mpich");
+  EXPECT_FALSE(l.local_rank_known);
+  l = from({{"PMI_RANK", "0"}, {"PMI_SIZE", "1"}});
+  EXPECT_TRUE(l.local_rank_known);  // a job of one process has no one to share the node with
+}
+
+// A job of ranks on named hosts, as seen from one rank, for the host-name fallback.
+class hosts_bootstrap final : public bootstrap {
+ public:
+  hosts_bootstrap(std::vector<std::string> hosts, int rank) : hosts_(std::move(hosts)), rank_(rank) {}
+  int rank() const override { return rank_; }
+  int size() const override { return static_cast<int>(hosts_.size()); }
+  std::string description() const override { return "hosts"; }
+  void barrier() override {}
+  double sum(double v) override { return v; }
+  double max(double v) override { return v; }
+  double min(double v) override { return v; }
+  std::vector<std::string> gather(const std::string&) override { return {}; }
+  void broadcast_bytes(void*, std::size_t) override {}
+  void all_gather_bytes(const void* send, void* receive, std::size_t bytes) override {
+    auto* out = static_cast<char*>(receive);
+    for (std::size_t r = 0; r < hosts_.size(); ++r) {
+      std::string name = hosts_[r];
+      name.resize(bytes, '\0');
+      std::memcpy(out + r * bytes, static_cast<int>(r) == rank_ ? send : name.data(), bytes);
+    }
+  }
+
+ private:
+  std::vector<std::string> hosts_;
+  int rank_;
+};
+
+TEST(NodeRanks, UnknownLocalRanksComeFromTheRanksSharingTheHostName) {
+  const std::vector<std::string> hosts = {"node-a", "node-b", "node-a", "node-b", "node-a"};
+  const std::vector<int> expected = {0, 0, 1, 1, 2};
+  for (int r = 0; r < 5; ++r) {
+    hosts_bootstrap world(hosts, r);
+    launch_info launch;
+    launch.local_rank_known = false;
+    assign_local_ranks_by_host(launch, world, hosts[static_cast<std::size_t>(r)]);
+    EXPECT_TRUE(launch.local_rank_known);
+    EXPECT_EQ(launch.local_rank, expected[static_cast<std::size_t>(r)]) << "rank " << r;
+    EXPECT_EQ(launch.local_size, hosts[static_cast<std::size_t>(r)] == "node-a" ? 3 : 2);
+    EXPECT_EQ(launch.rank, r);
+    EXPECT_EQ(launch.size, 5);
+    EXPECT_EQ(gpu_for(launch, 8), expected[static_cast<std::size_t>(r)]);
+  }
+  // A local rank the launcher gave is kept.
+  hosts_bootstrap world(hosts, 4);
+  launch_info given;
+  given.local_rank = 7;
+  assign_local_ranks_by_host(given, world, "node-a");
+  EXPECT_EQ(given.local_rank, 7);
 }
 
 }  // namespace
