@@ -140,6 +140,19 @@ TEST(CollectiveData, FloatAveragesAsNcclComputesThemCountNoWrongElementForAnyRan
   }
 }
 
+TEST(CollectiveData, ReducedValuesRepeatEvery105ElementsWhichTheCheckReliesOn) {
+  for (auto op : all_reduce_ops()) {
+    for (int n : {1, 2, 5, 16}) {
+      const auto s = shape_of(collective::all_reduce, 4096 * 4, element_type::fp32, n);
+      for (std::size_t i = 105; i < s.recv_count; ++i) {
+        ASSERT_EQ(expected_output(collective::all_reduce, op, element_type::fp32, s, 0, n, 0, i),
+                  expected_output(collective::all_reduce, op, element_type::fp32, s, 0, n, 0, i % 105))
+            << to_string(op) << " n=" << n << " i=" << i;
+      }
+    }
+  }
+}
+
 TEST(CollectiveData, InputsAreSmallIntegersThatDifferByRankAndPosition) {
   for (auto c : all_collectives()) {
     for (auto op : all_reduce_ops()) {
