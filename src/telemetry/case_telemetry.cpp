@@ -61,18 +61,22 @@ class unavailable_monitor final : public core::case_monitor {
   std::string reason_;
 };
 
+// Each library is opened the first time a GPU of its vendor asks for it, and only then.
+const opened_library& nvml_library_once() {
+  static const opened_library nvml = open_nvml();
+  return nvml;
+}
+const opened_library& rocm_smi_library_once() {
+  static const opened_library rocm = open_rocm_smi();
+  return rocm;
+}
+
 }  // namespace
 
 const opened_library& library_for(core::device_kind kind) {
-  static const opened_library nvml = [] {
-    return open_nvml();
-  }();
-  static const opened_library rocm = [] {
-    return open_rocm_smi();
-  }();
   static const opened_library none{nullptr, "telemetry unavailable: not a GPU"};
-  if (kind == core::device_kind::cuda) return nvml;
-  if (kind == core::device_kind::hip) return rocm;
+  if (kind == core::device_kind::cuda) return nvml_library_once();
+  if (kind == core::device_kind::hip) return rocm_smi_library_once();
   return none;
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 
 #include "telemetry/gpu_telemetry.hpp"
 #include "telemetry/shared_library.hpp"
@@ -23,6 +24,42 @@ struct nvml_memory {
   unsigned long long free;
   unsigned long long used;
 };
+// nvmlFieldValue_t: one field read by nvmlDeviceGetFieldValues.
+struct nvml_field_value {
+  unsigned int field_id;
+  unsigned int scope_id;
+  long long timestamp_us;
+  long long latency_us;
+  int value_type;  ///< nvmlValueType_t
+  nvml_return status;
+  union {
+    double d;
+    int si;
+    unsigned int ui;
+    unsigned long ul;
+    unsigned long long ull;
+    long long sll;
+    unsigned short us;
+  } value;
+};
+static_assert(sizeof(nvml_field_value) == 40, "nvmlFieldValue_t is 40 bytes");
+constexpr unsigned nvml_field_power_instant = 186;  // NVML_FI_DEV_POWER_INSTANT, milliwatts
+
+// A field's value as a number, whatever its nvmlValueType_t.
+std::optional<double> field_number(const nvml_field_value& f) {
+  if (f.status != 0) return std::nullopt;
+  switch (f.value_type) {
+    case 0: return f.value.d;
+    case 1: return f.value.ui;
+    case 2: return static_cast<double>(f.value.ul);
+    case 3: return static_cast<double>(f.value.ull);
+    case 4: return static_cast<double>(f.value.sll);
+    case 5: return f.value.si;
+    case 6: return f.value.us;
+    default: return std::nullopt;
+  }
+}
+
 constexpr int nvml_clock_sm = 1;
 constexpr int nvml_clock_memory = 2;
 constexpr int nvml_temperature_gpu = 0;
@@ -44,19 +81,26 @@ struct nvml_api {
   nvml_return (*mig_mode)(nvml_device, unsigned*, unsigned*) = nullptr;
   nvml_return (*virtualization)(nvml_device, int*) = nullptr;
   nvml_return (*power_limit)(nvml_device, unsigned*) = nullptr;
+  nvml_return (*field_values)(nvml_device, int, nvml_field_value*) = nullptr;
 };
 
 class nvml_device_handle final : public gpu_telemetry_device {
  public:
   nvml_device_handle(std::shared_ptr<const nvml_api> api, nvml_device device, std::string driver)
-      : api_(std::move(api)), device_(device), driver_(std::move(driver)) {}
+      : api_(std::move(api)), device_(device), driver_(std::move(driver)), instant_power_(instant_power_mw().has_value()) {}
 
   gpu_sample sample() const override {
     gpu_sample s;
     const auto& f = *api_;
     if (nvml_utilization u{}; f.utilization && f.utilization(device_, &u) == 0) s.utilization_percent = u.gpu;
     if (nvml_memory m{}; f.memory && f.memory(device_, &m) == 0) s.memory_used_bytes = static_cast<double>(m.used);
-    if (unsigned mw = 0; f.power && f.power(device_, &mw) == 0) s.power_w = mw / 1000.0;
+    // nvmlDeviceGetPowerUsage averages over one second on Ampere and later GPUs (GA100
+    // excepted), which smears short cases: the instantaneous field where the driver has it.
+    if (const auto mw = instant_power_ ? instant_power_mw() : std::nullopt) {
+      s.power_w = *mw / 1000.0;
+    } else if (unsigned avg_mw = 0; f.power && f.power(device_, &avg_mw) == 0) {
+      s.power_w = avg_mw / 1000.0;
+    }
     if (unsigned long long mj = 0; f.energy && f.energy(device_, &mj) == 0) s.energy_j = static_cast<double>(mj) / 1000.0;
     if (unsigned mhz = 0; f.clock && f.clock(device_, nvml_clock_sm, &mhz) == 0) s.sm_clock_mhz = mhz;
     if (unsigned mhz = 0; f.clock && f.clock(device_, nvml_clock_memory, &mhz) == 0) s.memory_clock_mhz = mhz;
@@ -68,6 +112,8 @@ class nvml_device_handle final : public gpu_telemetry_device {
   json static_info() const override {
     const auto& f = *api_;
     json info = {{"library", "nvml"}, {"driver_version", driver_}};
+    info["power_reading"] = instant_power_ ? "instantaneous (NVML_FI_DEV_POWER_INSTANT)"
+                                           : "nvmlDeviceGetPowerUsage (a one-second average on Ampere and later)";
     if (unsigned mw = 0; f.power_limit && f.power_limit(device_, &mw) == 0) info["power_limit_w"] = mw / 1000.0;
     if (unsigned mhz = 0; f.max_clock && f.max_clock(device_, nvml_clock_sm, &mhz) == 0) info["sm_clock_max_mhz"] = mhz;
     if (unsigned current = 0, pending = 0; f.mig_mode && f.mig_mode(device_, &current, &pending) == 0) {
@@ -82,9 +128,18 @@ class nvml_device_handle final : public gpu_telemetry_device {
   }
 
  private:
+  std::optional<double> instant_power_mw() const {
+    if (!api_->field_values) return std::nullopt;
+    nvml_field_value field{};
+    field.field_id = nvml_field_power_instant;
+    if (api_->field_values(device_, 1, &field) != 0) return std::nullopt;
+    return field_number(field);
+  }
+
   std::shared_ptr<const nvml_api> api_;
   nvml_device device_;
   std::string driver_;
+  bool instant_power_;  ///< the driver answers NVML_FI_DEV_POWER_INSTANT
 };
 
 class nvml final : public gpu_telemetry_library {
@@ -161,6 +216,7 @@ opened_library open_nvml() {
   api->mig_mode = library->function<decltype(api->mig_mode)>("nvmlDeviceGetMigMode");
   api->virtualization = library->function<decltype(api->virtualization)>("nvmlDeviceGetVirtualizationMode");
   api->power_limit = library->function<decltype(api->power_limit)>("nvmlDeviceGetPowerManagementLimit");
+  api->field_values = library->function<decltype(api->field_values)>("nvmlDeviceGetFieldValues");
 
   if (const auto status = api->init(); status != 0) {
     return {nullptr, fmt::format("telemetry unavailable: nvmlInit failed: {}", api->error_string(status))};

@@ -1,6 +1,7 @@
 /* A stand-in for libnvidia-ml.so with fixed readings, loaded by the telemetry tests through
    IRONBENCH_NVML_LIBRARY to exercise the real dlopen and decoding paths. One GPU, at PCI bus
    id 0000:1B:00.0. */
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -52,6 +53,31 @@ int nvmlDeviceGetMemoryInfo(nvml_device d, nvml_memory* m) {
 int nvmlDeviceGetPowerUsage(nvml_device d, unsigned* milliwatts) {
   (void)d;
   *milliwatts = 700500;
+  return 0;
+}
+/* nvmlFieldValue_t; only NVML_FI_DEV_POWER_INSTANT (186) is known, in milliwatts, unless
+   FAKE_NVML_NO_INSTANT_POWER is set (as drivers before it). */
+typedef struct {
+  unsigned int fieldId, scopeId;
+  long long timestamp, latencyUsec;
+  int valueType, nvmlReturn;
+  union {
+    double dVal;
+    unsigned int uiVal;
+    unsigned long long ullVal;
+  } value;
+} nvml_field_value;
+int nvmlDeviceGetFieldValues(nvml_device d, int count, nvml_field_value* values) {
+  (void)d;
+  for (int i = 0; i < count; ++i) {
+    if (values[i].fieldId == 186 && getenv("FAKE_NVML_NO_INSTANT_POWER") == NULL) {
+      values[i].valueType = 1;
+      values[i].nvmlReturn = 0;
+      values[i].value.uiVal = 688250;
+    } else {
+      values[i].nvmlReturn = 3; /* NVML_ERROR_NOT_SUPPORTED */
+    }
+  }
   return 0;
 }
 int nvmlDeviceGetTotalEnergyConsumption(nvml_device d, unsigned long long* millijoules) {

@@ -202,7 +202,7 @@ TEST(Nvml, ReadsAndDecodesEverySensorThroughDlopen) {
   const auto s = gpu->sample();
   EXPECT_EQ(s.utilization_percent, 97);
   EXPECT_EQ(s.memory_used_bytes, 1073741824.0);
-  EXPECT_DOUBLE_EQ(*s.power_w, 700.5);
+  EXPECT_DOUBLE_EQ(*s.power_w, 688.25);  // the instantaneous field, not the 1 s average
   EXPECT_GT(*s.energy_j, 12345.6);
   EXPECT_EQ(s.sm_clock_mhz, 1980);
   EXPECT_EQ(s.memory_clock_mhz, 2619);
@@ -214,6 +214,21 @@ TEST(Nvml, ReadsAndDecodesEverySensorThroughDlopen) {
   EXPECT_EQ(info.at("mig_mode"), "enabled");
   EXPECT_EQ(info.at("virtualization_mode"), "passthrough");
   EXPECT_DOUBLE_EQ(info.at("power_limit_w").get<double>(), 700);
+  EXPECT_EQ(info.at("power_reading"), "instantaneous (NVML_FI_DEV_POWER_INSTANT)");
+}
+
+TEST(Nvml, PowerFallsBackToTheAveragedReadingWhereTheDriverHasNoInstantField) {
+  setenv("IRONBENCH_NVML_LIBRARY", IRONBENCH_FAKE_NVML, 1);
+  setenv("FAKE_NVML_NO_INSTANT_POWER", "1", 1);
+  const auto opened = open_nvml();
+  unsetenv("IRONBENCH_NVML_LIBRARY");
+  ASSERT_NE(opened.library, nullptr) << opened.unavailable_reason;
+  std::string why;
+  const auto gpu = opened.library->open_device("0000:1B:00.0", why);
+  ASSERT_NE(gpu, nullptr) << why;
+  EXPECT_DOUBLE_EQ(*gpu->sample().power_w, 700.5);
+  EXPECT_NE(gpu->static_info().at("power_reading").get<std::string>().find("one-second average"), std::string::npos);
+  unsetenv("FAKE_NVML_NO_INSTANT_POWER");
 }
 
 TEST(RocmSmi, FindsTheGpuByBusIdAndReadsTheRocm6Layout) {
