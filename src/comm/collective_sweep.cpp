@@ -20,6 +20,24 @@ std::vector<unsigned char> input_bytes(collective c, reduce_op op, element_type 
   return bytes;
 }
 
+// A window of `bytes` bytes at `offset` into a larger buffer.
+class buffer_slice final : public comm_buffer {
+ public:
+  buffer_slice(comm_buffer& whole, std::size_t offset, std::size_t bytes)
+      : whole_(whole), offset_(offset), bytes_(bytes) {}
+  void* data() override { return static_cast<std::byte*>(whole_.data()) + offset_; }
+  std::size_t bytes() const override { return bytes_; }
+  void write(std::size_t offset, const void* host, std::size_t bytes) override {
+    whole_.write(offset_ + offset, host, bytes);
+  }
+  void read(std::size_t offset, void* host, std::size_t bytes) const override { whole_.read(offset_ + offset, host, bytes); }
+
+ private:
+  comm_buffer& whole_;
+  std::size_t offset_;
+  std::size_t bytes_;
+};
+
 placement_result measure(bootstrap& world, collective_backend& backend, const sweep_settings& s, collective c,
                          const call_shape& shape, bool in_place) {
   placement_result result;
@@ -31,16 +49,25 @@ placement_result measure(bootstrap& world, collective_backend& backend, const sw
   const int ranks = world.size();
   const std::size_t element = element_size(s.type);
   const auto input = input_bytes(c, s.op, s.type, rank, shape.send_count);
-  std::unique_ptr<comm_buffer> send;
-  std::unique_ptr<comm_buffer> recv;
+  const std::size_t send_bytes = shape.send_count * element;
+  const std::size_t recv_bytes = in_place ? std::max(shape.send_count, shape.recv_count) * element
+                                          : shape.recv_count * element;
+  const auto layout = rotation_of(shape, element, s.max_bytes, backend.rotates_buffers());
+  const std::size_t span = (layout.slices - 1) * layout.stride_bytes;
+  std::unique_ptr<comm_buffer> send_whole;
+  std::unique_ptr<comm_buffer> recv_whole = backend.allocate(span + recv_bytes);
+  if (!in_place) send_whole = backend.allocate(span + send_bytes);
+  const auto send_at = [&](std::size_t slice) -> std::unique_ptr<comm_buffer> {
+    if (in_place) return nullptr;
+    return std::make_unique<buffer_slice>(*send_whole, slice * layout.stride_bytes, send_bytes);
+  };
+  const auto recv_at = [&](std::size_t slice) {
+    return std::make_unique<buffer_slice>(*recv_whole, slice * layout.stride_bytes, recv_bytes);
+  };
+  auto send = send_at(0);
+  auto recv = recv_at(0);
   std::size_t input_offset = 0;
-  if (in_place) {
-    recv = backend.allocate(std::max(shape.send_count, shape.recv_count) * element);
-    if (c == collective::all_gather) input_offset = static_cast<std::size_t>(rank) * shape.send_count * element;
-  } else {
-    send = backend.allocate(shape.send_count * element);
-    recv = backend.allocate(shape.recv_count * element);
-  }
+  if (in_place && c == collective::all_gather) input_offset = static_cast<std::size_t>(rank) * shape.send_count * element;
   auto& input_buffer = in_place ? *recv : *send;
   input_buffer.write(input_offset, input.data(), input.size());
 
@@ -54,11 +81,21 @@ placement_result measure(bootstrap& world, collective_backend& backend, const sw
     result.wrong = world.sum(static_cast<double>(
         count_wrong(c, s.op, s.type, shape, rank, ranks, s.root, output.data())));
   }
-  for (int i = 0; i < s.warmup_iterations; ++i) (void)backend.run(c, send.get(), *recv, shape, s.type, s.op, s.root);
+  // The iterations' slices (one, unless the backend rotates), made before the clock starts.
+  std::vector<std::unique_ptr<comm_buffer>> sends, recvs;
+  for (std::size_t slice = 0; slice < layout.slices; ++slice) {
+    sends.push_back(send_at(slice));
+    recvs.push_back(recv_at(slice));
+  }
+  const auto iteration = [&](int i) {
+    const auto slice = static_cast<std::size_t>(i) % layout.slices;
+    (void)backend.run(c, sends[slice].get(), *recvs[slice], shape, s.type, s.op, s.root);
+  };
+  for (int i = 0; i < s.warmup_iterations; ++i) iteration(i);
   backend.synchronize();
   world.barrier();
   const auto start = clock_type::now();
-  for (int i = 0; i < s.iterations; ++i) (void)backend.run(c, send.get(), *recv, shape, s.type, s.op, s.root);
+  for (int i = 0; i < s.iterations; ++i) iteration(i);
   backend.synchronize();
   const double seconds = std::chrono::duration<double>(clock_type::now() - start).count() / s.iterations;
   const double average = world.sum(seconds) / ranks;
@@ -70,6 +107,13 @@ placement_result measure(bootstrap& world, collective_backend& backend, const sw
 }
 
 }  // namespace
+
+buffer_rotation rotation_of(const call_shape& shape, std::size_t element_bytes, std::size_t max_bytes, bool rotates) {
+  buffer_rotation r;
+  r.stride_bytes = std::max(shape.send_count, shape.recv_count) * element_bytes;
+  if (rotates && r.stride_bytes > 0) r.slices = std::max<std::size_t>(1, max_bytes / r.stride_bytes);
+  return r;
+}
 
 std::vector<std::size_t> sweep_sizes(std::size_t min_bytes, std::size_t max_bytes, double factor,
                                      std::size_t increment) {

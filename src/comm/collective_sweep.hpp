@@ -34,6 +34,16 @@ struct sweep_settings {
 [[nodiscard]] std::vector<std::size_t> sweep_sizes(std::size_t min_bytes, std::size_t max_bytes, double factor,
                                                    std::size_t increment);
 
+/// How timed iterations spread over memory: iteration i uses slice i % slices, each slice
+/// `stride_bytes` (the larger buffer of one call) after the previous. As nccl-tests'
+/// startColl: slices = max_bytes / stride when the backend rotates, else 1.
+struct buffer_rotation {
+  std::size_t slices = 1;
+  std::size_t stride_bytes = 0;
+};
+[[nodiscard]] buffer_rotation rotation_of(const call_shape& shape, std::size_t element_bytes, std::size_t max_bytes,
+                                          bool rotates);
+
 /// One placement of one row.
 struct placement_result {
   bool ran = false;

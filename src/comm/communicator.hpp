@@ -60,6 +60,10 @@ class collective_backend {
                           element_type type, reduce_op op, int root) = 0;
   /// Waits until every enqueued collective has finished.
   virtual void synchronize() = 0;
+  /// Whether timed iterations move through buffers as large as the sweep's largest size, a
+  /// new slice each iteration (nccl-tests does so on GPUs, so that mid sizes are not timed
+  /// out of the cache), rather than reusing one buffer (as the OSU benchmarks do on hosts).
+  [[nodiscard]] virtual bool rotates_buffers() const { return false; }
 };
 
 }  // namespace ironbench::comm

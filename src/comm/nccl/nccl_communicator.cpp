@@ -173,6 +173,8 @@ class nccl_backend final : public collective_backend {
     return 0;
   }
 
+  bool rotates_buffers() const override { return true; }
+
   // Waits for the stream, watching the communicator: a peer that failed or vanished shows as
   // an asynchronous error, which aborts the communicator and throws, instead of a wait that
   // only the watchdog would end.

@@ -25,6 +25,7 @@
 #define cudaDevAttrMemoryClockRate hipDeviceAttributeMemoryClockRate
 #define cudaDriverGetVersion hipDriverGetVersion
 #define cudaError_t hipError_t
+#define cudaErrorNotReady hipErrorNotReady
 #define cudaErrorPeerAccessAlreadyEnabled hipErrorPeerAccessAlreadyEnabled
 #define cudaEventCreate hipEventCreate
 #define cudaEventDestroy hipEventDestroy
@@ -61,6 +62,7 @@
 #define cudaStreamCreateWithFlags hipStreamCreateWithFlags
 #define cudaStreamDestroy hipStreamDestroy
 #define cudaStreamNonBlocking hipStreamNonBlocking
+#define cudaStreamQuery hipStreamQuery
 #define cudaStreamSynchronize hipStreamSynchronize
 #define cudaStreamWaitEvent hipStreamWaitEvent
 #define cudaStream_t hipStream_t

@@ -185,6 +185,85 @@ class hosts_bootstrap final : public bootstrap {
   int rank_;
 };
 
+// Host memory that remembers where each call's receive buffer started.
+class recording_backend final : public collective_backend {
+ public:
+  explicit recording_backend(bool rotates) : rotates_(rotates) {}
+  std::string description() const override { return "recording"; }
+  std::unique_ptr<comm_buffer> allocate(std::size_t bytes) override {
+    class host final : public comm_buffer {
+     public:
+      explicit host(std::size_t bytes) : memory_(bytes) {}
+      void* data() override { return memory_.data(); }
+      std::size_t bytes() const override { return memory_.size(); }
+      void write(std::size_t offset, const void* in, std::size_t n) override { std::memcpy(memory_.data() + offset, in, n); }
+      void read(std::size_t offset, void* out, std::size_t n) const override { std::memcpy(out, memory_.data() + offset, n); }
+
+     private:
+      std::vector<unsigned char> memory_;
+    };
+    auto buffer = std::make_unique<host>(bytes);
+    bases_.push_back(static_cast<unsigned char*>(buffer->data()));
+    allocated_.push_back(bytes);
+    return buffer;
+  }
+  std::string unsupported(collective, element_type, reduce_op, bool) const override { return {}; }
+  std::size_t run(collective, comm_buffer* send, comm_buffer& recv, const call_shape&, element_type, reduce_op,
+                  int) override {
+    if (send != nullptr) std::memcpy(recv.data(), send->data(), std::min(send->bytes(), recv.bytes()));
+    // The offset into the newest allocation that holds the receive buffer.
+    const auto* at = static_cast<unsigned char*>(recv.data());
+    for (std::size_t i = bases_.size(); i-- > 0;) {
+      if (at >= bases_[i] && at < bases_[i] + allocated_[i]) {
+        offsets_.push_back(static_cast<std::size_t>(at - bases_[i]));
+        break;
+      }
+    }
+    return 0;
+  }
+  void synchronize() override {}
+  bool rotates_buffers() const override { return rotates_; }
+
+  std::vector<std::size_t> offsets_;    ///< receive offsets, one per call
+  std::vector<std::size_t> allocated_;  ///< bytes of every allocation
+
+ private:
+  bool rotates_;
+  std::vector<unsigned char*> bases_;
+};
+
+TEST(CollectiveSweep, RotatingBackendsTimeEachIterationOnTheNextSliceAsNcclTests) {
+  EXPECT_EQ(rotation_of(shape_of(collective::all_reduce, 1024, element_type::fp32, 1), 4, 4096, true).slices, 4u);
+  EXPECT_EQ(rotation_of(shape_of(collective::all_reduce, 1024, element_type::fp32, 1), 4, 4096, false).slices, 1u);
+  EXPECT_EQ(rotation_of(shape_of(collective::all_reduce, 3000, element_type::fp32, 1), 4, 4096, true).slices, 1u);
+  const auto gather = rotation_of(shape_of(collective::all_gather, 1024, element_type::fp32, 4), 4, 8192, true);
+  EXPECT_EQ(gather.stride_bytes, 1024u);  // the gathered output, the larger buffer
+  EXPECT_EQ(gather.slices, 8u);
+
+  hosts_bootstrap world({"node"}, 0);
+  sweep_settings s;
+  s.min_bytes = 1024;
+  s.max_bytes = 4096;
+  s.warmup_iterations = 1;
+  s.iterations = 5;
+  s.in_place = false;
+  recording_backend rotating(true);
+  const auto rows = run_sweep(world, rotating, s);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].out_of_place.wrong, 0);
+  // 1024 B: the check at slice 0, the warm-up iteration at slice 0, then the timed
+  // iterations from slice 0 again (nccl-tests counts both loops from 0): 0,1,2,3,0.
+  const std::vector<std::size_t> first(rotating.offsets_.begin(), rotating.offsets_.begin() + 7);
+  EXPECT_EQ(first, (std::vector<std::size_t>{0, 0, 0, 1024, 2048, 3072, 0}));
+  EXPECT_EQ(rotating.allocated_[0], 4096u);  // receive: four slices
+  // 4096 B: one slice.
+  EXPECT_EQ(rotating.offsets_.back(), 0u);
+  recording_backend fixed(false);
+  (void)run_sweep(world, fixed, s);
+  for (const auto offset : fixed.offsets_) EXPECT_EQ(offset, 0u);
+  EXPECT_EQ(fixed.allocated_[0], 1024u);
+}
+
 TEST(NodeRanks, UnknownLocalRanksComeFromTheRanksSharingTheHostName) {
   const std::vector<std::string> hosts = {"node-a", "node-b", "node-a", "node-b", "node-a"};
   const std::vector<int> expected = {0, 0, 1, 1, 2};
