@@ -35,7 +35,7 @@ struct collectives_arguments {
   std::vector<std::string> collectives{"all_reduce"};
   std::string min_bytes = "8", max_bytes = "128M", step_bytes = "0";
   double step_factor = 2;
-  int warmup_iterations = 5, iterations = 20, root = 0, check = 1, trials = 1;
+  int warmup_iterations = 5, iterations = 20, root = 0, check = 1, trials = 1, graph_launches = 0;
   std::string datatypes = "fp32", ops = "sum", backend = "auto", timeout = "300s", inject_fault;
   bool quiet = false;
   output_options outputs;
@@ -57,6 +57,9 @@ void add_options(CLI::App& command, collectives_arguments& a) {
   command.add_option("-o,--op", a.ops, "sum, prod, max, min, avg, comma-separated, or all")->capture_default_str();
   command.add_option("-r,--root", a.root, "Root rank of broadcast and reduce (-r)")->capture_default_str();
   command.add_option("-c,--check", a.check, "Check results and count wrong elements: 1 or 0 (-c)")->capture_default_str();
+  command.add_option("-G,--cudagraph", a.graph_launches,
+                     "Record the -n iterations in a CUDA/HIP graph and time this many replays; 0: no graph (-G)")
+      ->capture_default_str();
   command.add_option("--trials", a.trials, "Repeat the whole sweep; report mean, stdev and CV per size")->capture_default_str();
   command.add_option("--backend", a.backend,
                      "auto (nccl/rccl where this rank has a GPU and the build has them, else mpi), mpi (host "
@@ -147,6 +150,8 @@ comm::sweep_settings base_settings(const collectives_arguments& a) {
   s.iterations = a.iterations;
   s.root = a.root;
   s.check = a.check != 0;
+  s.graph_launches = a.graph_launches;
+  if (a.graph_launches < 0) throw usage_error("--cudagraph takes 0 (no graph) or a number of graph launches");
   if (s.min_bytes < 1 || s.max_bytes < s.min_bytes) throw usage_error("need 1 <= --minbytes <= --maxbytes");
   if (s.increment == 0 && !(s.factor > 1)) throw usage_error("--stepfactor must be above 1 (or give --stepbytes)");
   if (s.iterations < 1 || s.warmup_iterations < 0) throw usage_error("need --iters >= 1 and --warmup_iters >= 0");
@@ -217,6 +222,11 @@ int execute(const collectives_arguments& a, const invocation& call) {
   if (use_gpu) backend = comm::nccl_device_backend(world, measured.index);
 #endif
   if (!backend) backend = comm::mpi_host_backend(world);
+  if (base.graph_launches > 0) {
+    if (auto why = backend->graph_unsupported(); !why.empty()) {
+      throw usage_error(fmt::format("--cudagraph {}: {} ({})", base.graph_launches, why, backend->description()));
+    }
+  }
   const auto start = std::chrono::system_clock::now();
   const auto ranks_json = world->gather(comm::rank_description(rank, launch, host_json(host.fingerprint), measured).dump());
   const auto progress = [&](const std::string& step) {

@@ -93,11 +93,23 @@ placement_result measure(bootstrap& world, collective_backend& backend, const sw
   };
   for (int i = 0; i < s.warmup_iterations; ++i) iteration(i);
   backend.synchronize();
+  int timed_iterations = s.iterations;
+  if (s.graph_launches > 0) {
+    // As nccl-tests -G: the -n iterations recorded once, the recording replayed -G times.
+    backend.begin_graph();
+    for (int i = 0; i < s.iterations; ++i) iteration(i);
+    backend.end_graph();
+    timed_iterations = s.iterations * s.graph_launches;
+  }
   world.barrier();
   const auto start = clock_type::now();
-  for (int i = 0; i < s.iterations; ++i) iteration(i);
+  if (s.graph_launches > 0) {
+    for (int launch = 0; launch < s.graph_launches; ++launch) backend.replay_graph();
+  } else {
+    for (int i = 0; i < s.iterations; ++i) iteration(i);
+  }
   backend.synchronize();
-  const double seconds = std::chrono::duration<double>(clock_type::now() - start).count() / s.iterations;
+  const double seconds = std::chrono::duration<double>(clock_type::now() - start).count() / timed_iterations;
   const double average = world.sum(seconds) / ranks;
   result.ran = true;
   result.time_us = average * 1e6;

@@ -26,6 +26,7 @@ struct sweep_settings {
   int warmup_iterations = 5;               ///< -w
   int iterations = 20;                     ///< -n
   bool check = true;                       ///< -c: count wrong elements
+  int graph_launches = 0;                  ///< -G: record the -n iterations in a GPU graph, time this many replays
   bool in_place = true;                    ///< also run in place (nccl-tests always does)
   bool out_of_place = true;
 };

@@ -30,6 +30,7 @@ json settings_json(const sweep_settings& s, int ranks, const std::string& backen
           {"warmup_iterations", s.warmup_iterations},
           {"iterations", s.iterations},
           {"check", s.check},
+          {"graph_launches", s.graph_launches},
           {"trials", trials},
           {"timeout_s", timeout_s},
           {"time_statistic", "mean over ranks of each rank's time per iteration (nccl-tests)"}};

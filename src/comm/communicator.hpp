@@ -64,6 +64,16 @@ class collective_backend {
   /// new slice each iteration (nccl-tests does so on GPUs, so that mid sizes are not timed
   /// out of the cache), rather than reusing one buffer (as the OSU benchmarks do on hosts).
   [[nodiscard]] virtual bool rotates_buffers() const { return false; }
+
+  /// Graph mode (nccl-tests' -G): empty when the backend can record calls into a GPU graph
+  /// and replay them; otherwise why not.
+  [[nodiscard]] virtual std::string graph_unsupported() const { return "host backends have no GPU graphs"; }
+  /// Records the run() calls that follow, instead of running them, until end_graph().
+  virtual void begin_graph() {}
+  /// Ends the recording and makes it replayable.
+  virtual void end_graph() {}
+  /// Enqueues the recorded calls once more.
+  virtual void replay_graph() {}
 };
 
 }  // namespace ironbench::comm

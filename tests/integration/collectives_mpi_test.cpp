@@ -127,6 +127,23 @@ TEST(CollectivesMpi, ADeadRankEndsTheRunWithAnError) {
 namespace ironbench::testing {
 namespace {
 
+TEST(CollectivesMpi, GraphModeOnHostMemoryIsAUsageErrorAndAForcedGpuBackendWithoutGpusToo) {
+  REQUIRE_MPIRUN();
+  auto args = mpirun(2);
+  for (auto a : {"all_reduce", "--backend", "mpi", "-G", "4", "--no-save", "-q", "--timeout", "30s"}) args.emplace_back(a);
+  auto r = wait_for(start_program("mpirun", args));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("--cudagraph 4: host backends have no GPU graphs"), std::string::npos) << r.err;
+  args = mpirun(2);
+  for (auto a : {"all_reduce", "--backend", "nccl", "--no-save", "-q", "--timeout", "30s"}) args.emplace_back(a);
+  r = wait_for(start_program("mpirun", args));
+  EXPECT_NE(r.exit_code, 0);
+  // Both ranks agree that two of two lack a GPU (or, in a build without NCCL, say so).
+  EXPECT_TRUE(r.err.find("2 of 2 ranks have no GPU") != std::string::npos ||
+              r.err.find("nccl") != std::string::npos)
+      << r.err;
+}
+
 TEST(TpInferMpi, TwoRanksVerifyAndCompareWithOneDevice) {
   REQUIRE_MPIRUN();
   auto args = mpirun(2);

@@ -90,6 +90,7 @@ class nccl_backend final : public collective_backend {
   nccl_backend(const nccl_backend&) = delete;
   nccl_backend& operator=(const nccl_backend&) = delete;
   ~nccl_backend() override {
+    release_graph();
     if (comm_ == nullptr) return;
     // A communicator that saw an error may never finish its work: abort it rather than wait.
     ncclResult_t state = ncclSuccess;
@@ -175,6 +176,17 @@ class nccl_backend final : public collective_backend {
 
   bool rotates_buffers() const override { return true; }
 
+  std::string graph_unsupported() const override { return {}; }
+  void begin_graph() override {
+    release_graph();
+    IRONBENCH_GPU_CHECK(cudaStreamBeginCapture(stream_->get(), cudaStreamCaptureModeThreadLocal));
+  }
+  void end_graph() override {
+    IRONBENCH_GPU_CHECK(cudaStreamEndCapture(stream_->get(), &graph_));
+    IRONBENCH_GPU_CHECK(cudaGraphInstantiateWithFlags(&graph_exec_, graph_, 0));
+  }
+  void replay_graph() override { IRONBENCH_GPU_CHECK(cudaGraphLaunch(graph_exec_, stream_->get())); }
+
   // Waits for the stream, watching the communicator: a peer that failed or vanished shows as
   // an asynchronous error, which aborts the communicator and throws, instead of a wait that
   // only the watchdog would end.
@@ -195,6 +207,13 @@ class nccl_backend final : public collective_backend {
   }
 
  private:
+  void release_graph() {
+    if (graph_exec_ != nullptr) (void)cudaGraphExecDestroy(graph_exec_);
+    if (graph_ != nullptr) (void)cudaGraphDestroy(graph_);
+    graph_exec_ = nullptr;
+    graph_ = nullptr;
+  }
+
   // Runs `calls` (which returns the first failure) between ncclGroupStart and ncclGroupEnd;
   // the group is closed even when a call failed, then the failure is thrown.
   template <typename Calls>
@@ -211,6 +230,8 @@ class nccl_backend final : public collective_backend {
   std::unique_ptr<device::gpu_stream> stream_;
   ncclComm_t comm_ = nullptr;
   std::string version_;
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t graph_exec_ = nullptr;
 };
 
 }  // namespace

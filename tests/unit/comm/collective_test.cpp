@@ -208,8 +208,16 @@ class recording_backend final : public collective_backend {
     return buffer;
   }
   std::string unsupported(collective, element_type, reduce_op, bool) const override { return {}; }
+  std::string graph_unsupported() const override { return {}; }
+  void begin_graph() override { recording_ = true; }
+  void end_graph() override { recording_ = false; }
+  void replay_graph() override { replayed_ += recorded_; }
   std::size_t run(collective, comm_buffer* send, comm_buffer& recv, const call_shape&, element_type, reduce_op,
                   int) override {
+    if (recording_) {
+      ++recorded_;
+      return 0;
+    }
     if (send != nullptr) std::memcpy(recv.data(), send->data(), std::min(send->bytes(), recv.bytes()));
     // The offset into the newest allocation that holds the receive buffer.
     const auto* at = static_cast<unsigned char*>(recv.data());
@@ -224,8 +232,11 @@ class recording_backend final : public collective_backend {
   void synchronize() override {}
   bool rotates_buffers() const override { return rotates_; }
 
-  std::vector<std::size_t> offsets_;    ///< receive offsets, one per call
+  std::vector<std::size_t> offsets_;    ///< receive offsets, one per call run directly
   std::vector<std::size_t> allocated_;  ///< bytes of every allocation
+  bool recording_ = false;
+  int recorded_ = 0;  ///< calls recorded into graphs
+  int replayed_ = 0;  ///< calls run by graph replays
 
  private:
   bool rotates_;
@@ -262,6 +273,23 @@ TEST(CollectiveSweep, RotatingBackendsTimeEachIterationOnTheNextSliceAsNcclTests
   (void)run_sweep(world, fixed, s);
   for (const auto offset : fixed.offsets_) EXPECT_EQ(offset, 0u);
   EXPECT_EQ(fixed.allocated_[0], 1024u);
+}
+
+TEST(CollectiveSweep, GraphModeRecordsTheTimedIterationsOnceAndReplaysThemPerLaunch) {
+  hosts_bootstrap world({"node"}, 0);
+  sweep_settings s;
+  s.min_bytes = s.max_bytes = 1024;
+  s.warmup_iterations = 2;
+  s.iterations = 5;
+  s.graph_launches = 3;
+  s.in_place = false;
+  recording_backend backend(true);
+  const auto rows = run_sweep(world, backend, s);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_TRUE(rows[0].out_of_place.ran);
+  EXPECT_EQ(backend.offsets_.size(), 3u);  // the check and two warm-up iterations, run directly
+  EXPECT_EQ(backend.recorded_, 5);         // -n iterations recorded once
+  EXPECT_EQ(backend.replayed_, 15);        // and replayed -G times
 }
 
 TEST(NodeRanks, UnknownLocalRanksComeFromTheRanksSharingTheHostName) {
