@@ -15,6 +15,7 @@
 #include "comm/collectives_results.hpp"
 #include "comm/launch_environment.hpp"
 #include "comm/node_ranks.hpp"
+#include "comm/thread_ranks.hpp"
 #include "comm/watchdog.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
@@ -36,6 +37,7 @@ struct collectives_arguments {
   std::string min_bytes = "8", max_bytes = "128M", step_bytes = "0";
   double step_factor = 2;
   int warmup_iterations = 5, iterations = 20, root = 0, check = 1, trials = 1, graph_launches = 0;
+  int threads = 1, gpus_per_thread = 1;
   std::string datatypes = "fp32", ops = "sum", backend = "auto", timeout = "300s", inject_fault;
   bool quiet = false;
   output_options outputs;
@@ -59,6 +61,12 @@ void add_options(CLI::App& command, collectives_arguments& a) {
   command.add_option("-c,--check", a.check, "Check results and count wrong elements: 1 or 0 (-c)")->capture_default_str();
   command.add_option("-G,--cudagraph", a.graph_launches,
                      "Record the -n iterations in a CUDA/HIP graph and time this many replays; 0: no graph (-G)")
+      ->capture_default_str();
+  command.add_option("-t,--nthreads", a.threads,
+                     "GPU ranks per process, one thread each (nccl-tests' -t); GPU collectives only")
+      ->capture_default_str();
+  command.add_option("-g,--ngpus", a.gpus_per_thread,
+                     "Multiplies the GPU ranks per process (nccl-tests' -g); each GPU still gets its own thread")
       ->capture_default_str();
   command.add_option("--trials", a.trials, "Repeat the whole sweep; report mean, stdev and CV per size")->capture_default_str();
   command.add_option("--backend", a.backend,
@@ -181,8 +189,10 @@ int execute(const collectives_arguments& a, const invocation& call) {
 #else
   auto world = comm::mpi_world();
   const int rank = world->rank();
-  if (base.root >= world->size()) {
-    throw usage_error(fmt::format("--root {} is not a rank (the job has {})", base.root, world->size()));
+  const int per_process = a.threads * a.gpus_per_thread;
+  if (a.threads < 1 || a.gpus_per_thread < 1) throw usage_error("--nthreads and --ngpus must be at least 1");
+  if (base.root >= world->size() * per_process) {
+    throw usage_error(fmt::format("--root {} is not a rank (the job has {})", base.root, world->size() * per_process));
   }
   if (rank == 0) prepare_results_dir(a.outputs);
   comm::watchdog guard(std::chrono::duration<double>(timeout_s), rank);
@@ -215,47 +225,106 @@ int execute(const collectives_arguments& a, const invocation& call) {
                                                                                         : host.devices.notes.front())
                                                : std::string()));
   }
-  const core::device_info measured = use_gpu ? gpus.at(static_cast<std::size_t>(comm::gpu_for(launch, static_cast<int>(gpus.size()))))
-                                             : host.devices.devices.front();
-  std::unique_ptr<comm::collective_backend> backend;
-#if IRONBENCH_WITH_NCCL
-  if (use_gpu) backend = comm::nccl_device_backend(world, measured.index);
-#endif
-  if (!backend) backend = comm::mpi_host_backend(world);
-  if (base.graph_launches > 0) {
-    if (auto why = backend->graph_unsupported(); !why.empty()) {
-      throw usage_error(fmt::format("--cudagraph {}: {} ({})", base.graph_launches, why, backend->description()));
+  if (per_process > 1 && !use_gpu) {
+    throw usage_error(fmt::format("--nthreads/--ngpus {}: several ranks per process need GPU collectives (NCCL/RCCL)",
+                                  per_process));
+  }
+  if (base.graph_launches > 0 && !use_gpu) {
+    throw usage_error(fmt::format("--cudagraph {}: host backends have no GPU graphs (mpi)", base.graph_launches));
+  }
+  // The device of each rank of this process: one GPU per rank by local rank, or with several
+  // ranks per process GPUs local rank x ranks per process + thread (nccl-tests' order).
+  std::vector<core::device_info> devices;
+  if (!use_gpu) {
+    devices.push_back(host.devices.devices.front());
+  } else if (per_process == 1) {
+    devices.push_back(gpus.at(static_cast<std::size_t>(comm::gpu_for(launch, static_cast<int>(gpus.size())))));
+  } else {
+    const int first = launch.local_rank * per_process;
+    if (first + per_process > static_cast<int>(gpus.size())) {
+      throw usage_error(fmt::format("rank {} needs GPUs {}..{} ({} per process, local rank {}), and {} are visible",
+                                    rank, first, first + per_process - 1, per_process, launch.local_rank, gpus.size()));
     }
+    for (int t = 0; t < per_process; ++t) devices.push_back(gpus.at(static_cast<std::size_t>(first + t)));
   }
   const auto start = std::chrono::system_clock::now();
-  const auto ranks_json = world->gather(comm::rank_description(rank, launch, host_json(host.fingerprint), measured).dump());
-  const auto progress = [&](const std::string& step) {
-    guard.heartbeat(step);
-    if (rank == 0 && !a.quiet) std::cerr << "[" << step << "]\r" << std::flush;
+  const auto host_facts = host_json(host.fingerprint);
+
+  // Everything one rank does: its backend, its description, the sweeps of every trial.
+  struct rank_outcome {
+    std::vector<std::vector<comm::sweep_row>> trials;
+    std::vector<std::string> ranks_json;
+    std::string backend;
+    int size = 1;
+  };
+  const auto run_rank = [&](const std::shared_ptr<comm::bootstrap>& view, const core::device_info& device) {
+    rank_outcome outcome;
+    std::unique_ptr<comm::collective_backend> backend;
+#if IRONBENCH_WITH_NCCL
+    if (use_gpu) backend = comm::nccl_device_backend(view, device.index);
+#endif
+    if (!backend) backend = comm::mpi_host_backend(view);
+    outcome.backend = backend->description();
+    outcome.size = view->size();
+    outcome.ranks_json = view->gather(comm::rank_description(view->rank(), launch, host_facts, device).dump());
+    // One rank per process feeds the process's watchdog; rank 0 also shows the steps.
+    const bool beats = view->rank() % per_process == 0;
+    const bool reports = view->rank() == 0;
+    const auto progress = [&](const std::string& step) {
+      if (beats) guard.heartbeat(step);
+      if (reports && !a.quiet) std::cerr << "[" << step << "]\r" << std::flush;
+    };
+    for (int trial = 0; trial < a.trials; ++trial) {
+      std::vector<comm::sweep_row> rows;
+      for (const auto& sweep : sweeps) {
+        auto part = comm::run_sweep(*view, *backend, sweep, progress);
+        rows.insert(rows.end(), part.begin(), part.end());
+      }
+      outcome.trials.push_back(std::move(rows));
+    }
+    view->barrier();
+    return outcome;
   };
 
-  std::vector<std::vector<comm::sweep_row>> trials;
-  for (int trial = 0; trial < a.trials; ++trial) {
-    std::vector<comm::sweep_row> rows;
-    for (const auto& sweep : sweeps) {
-      auto part = comm::run_sweep(*world, *backend, sweep, progress);
-      rows.insert(rows.end(), part.begin(), part.end());
-    }
-    trials.push_back(std::move(rows));
+  rank_outcome outcome;
+  if (per_process == 1) {
+    outcome = run_rank(world, devices.front());
+  } else {
+    // Thread 0 is this (MPI's) thread: only it calls MPI. A rank that fails ends the process,
+    // since the others would wait for it at their next exchange.
+    auto group = std::make_shared<comm::thread_group>(*world, per_process);
+    std::vector<rank_outcome> outcomes(static_cast<std::size_t>(per_process));
+    const auto run_thread = [&](int t) {
+      try {
+        outcomes[static_cast<std::size_t>(t)] =
+            run_rank(std::make_shared<comm::thread_rank>(group, t), devices[static_cast<std::size_t>(t)]);
+      } catch (const std::exception& e) {
+        std::cerr << fmt::format("ironbench: error: rank {}: {}\n", rank * per_process + t, e.what());
+        std::_Exit(exit_failure);
+      }
+    };
+    std::vector<std::thread> others;
+    for (int t = 1; t < per_process; ++t) others.emplace_back(run_thread, t);
+    run_thread(0);
+    for (auto& thread : others) thread.join();
+    outcome = std::move(outcomes.front());
   }
+  const auto& trials = outcome.trials;
+  const auto& ranks_json = outcome.ranks_json;
+  const core::device_info& measured = devices.front();
   guard.heartbeat("writing results");
-  world->barrier();
   if (rank != 0) return comm::summarize(trials.front()).wrong == 0 ? exit_ok : exit_failure;
 
   if (!a.quiet) std::cerr << std::string(60, ' ') << '\r';
   auto run = rank0_run(call, start, host, ranks_json, measured);
-  run.settings = comm::settings_json(base, world->size(), backend->description(), a.trials, timeout_s);
-  run.cases = comm::cases_of(trials, world->size(), base.iterations, base.warmup_iterations);
+  run.settings = comm::settings_json(base, outcome.size, outcome.backend, a.trials, timeout_s);
+  run.settings["ranks_per_process"] = per_process;
+  run.cases = comm::cases_of(trials, outcome.size, base.iterations, base.warmup_iterations);
   core::settle_run_status(run);
   write_run_outputs(run, targets, a.outputs, host.fingerprint.hostname, start, std::cout, [&](std::ostream& out) {
     out << fmt::format("# ironbench collectives: {} ranks, {}, minBytes {} maxBytes {} step: {} warmup iters: {} "
                        "iters: {} validation: {}\n",
-                       world->size(), backend->description(), base.min_bytes, base.max_bytes,
+                       outcome.size, outcome.backend, base.min_bytes, base.max_bytes,
                        base.increment > 0 ? fmt::format("{}(bytes)", base.increment)
                                           : fmt::format("{:g}(factor)", base.factor),
                        base.warmup_iterations, base.iterations, base.check ? 1 : 0);

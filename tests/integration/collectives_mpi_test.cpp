@@ -127,7 +127,7 @@ TEST(CollectivesMpi, ADeadRankEndsTheRunWithAnError) {
 namespace ironbench::testing {
 namespace {
 
-TEST(CollectivesMpi, GraphModeOnHostMemoryIsAUsageErrorAndAForcedGpuBackendWithoutGpusToo) {
+TEST(CollectivesMpi, GraphModeThreadRanksAndAForcedGpuBackendWithoutGpusAreUsageErrors) {
   REQUIRE_MPIRUN();
   auto args = mpirun(2);
   for (auto a : {"all_reduce", "--backend", "mpi", "-G", "4", "--no-save", "-q", "--timeout", "30s"}) args.emplace_back(a);
@@ -142,6 +142,17 @@ TEST(CollectivesMpi, GraphModeOnHostMemoryIsAUsageErrorAndAForcedGpuBackendWitho
   EXPECT_TRUE(r.err.find("2 of 2 ranks have no GPU") != std::string::npos ||
               r.err.find("nccl") != std::string::npos)
       << r.err;
+  // Several ranks per process (nccl-tests' -t/-g) are GPU ranks.
+  args = mpirun(2);
+  for (auto a : {"all_reduce", "--backend", "mpi", "-t", "2", "--no-save", "-q", "--timeout", "30s"}) args.emplace_back(a);
+  r = wait_for(start_program("mpirun", args));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("--nthreads/--ngpus 2: several ranks per process need GPU collectives"), std::string::npos)
+      << r.err;
+  args = mpirun(2);
+  for (auto a : {"all_reduce", "-g", "0", "--no-save", "-q", "--timeout", "30s"}) args.emplace_back(a);
+  r = wait_for(start_program("mpirun", args));
+  EXPECT_NE(r.err.find("--nthreads and --ngpus must be at least 1"), std::string::npos) << r.err;
 }
 
 TEST(TpInferMpi, TwoRanksVerifyAndCompareWithOneDevice) {
