@@ -4,7 +4,12 @@
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #include <fmt/format.h>
+
+#if IRONBENCH_TORCH_HIP
+#include <rccl/rccl.h>  // ROCm installs RCCL's header only under this name
+#else
 #include <nccl.h>
+#endif
 
 #include "core/error.hpp"
 #include "train/mpi_group.hpp"

@@ -127,7 +127,7 @@ TEST(CollectivesMpi, ADeadRankEndsTheRunWithAnError) {
 namespace ironbench::testing {
 namespace {
 
-TEST(CollectivesMpi, GraphModeThreadRanksAndAForcedGpuBackendWithoutGpusAreUsageErrors) {
+TEST(CollectivesMpi, GraphModeRanksPerProcessAndAForcedGpuBackendWithoutGpusAreUsageErrors) {
   REQUIRE_MPIRUN();
   auto args = mpirun(2);
   for (auto a : {"all_reduce", "--backend", "mpi", "-G", "4", "--no-save", "-q", "--timeout", "30s"}) args.emplace_back(a);

@@ -34,7 +34,11 @@
 #define cudaEventSynchronize hipEventSynchronize
 #define cudaEvent_t hipEvent_t
 #define cudaFree hipFree
+#if HIP_VERSION >= 60300000
+#define cudaFreeHost hipFreeHost  // ROCm 6.3 deprecates hipHostFree for it; 6.2 the reverse
+#else
 #define cudaFreeHost hipHostFree
+#endif
 #define cudaGetDevice hipGetDevice
 #define cudaGraphDestroy hipGraphDestroy
 #define cudaGraphExecDestroy hipGraphExecDestroy
@@ -47,7 +51,11 @@
 #define cudaGetErrorName hipGetErrorName
 #define cudaGetErrorString hipGetErrorString
 #define cudaGetLastError hipGetLastError
+#if HIP_VERSION >= 60300000
+#define cudaHostAlloc hipExtHostAlloc  // ROCm 6.3 deprecates hipHostMalloc for it
+#else
 #define cudaHostAlloc hipHostMalloc
+#endif
 #define cudaHostAllocDefault hipHostMallocDefault
 #define cudaHostAllocMapped hipHostMallocMapped
 #define cudaHostAllocPortable hipHostMallocPortable
