@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 #include <thread>
 
@@ -13,6 +14,9 @@
 #include "cli/run_outputs.hpp"
 #include "comm/collective_sweep.hpp"
 #include "comm/collectives_results.hpp"
+#if IRONBENCH_WITH_GPU
+#include "comm/gpu_comm_buffer.hpp"
+#endif
 #include "comm/launch_environment.hpp"
 #include "comm/node_ranks.hpp"
 #include "comm/thread_ranks.hpp"
@@ -70,8 +74,9 @@ void add_options(CLI::App& command, collectives_arguments& a) {
       ->capture_default_str();
   command.add_option("--trials", a.trials, "Repeat the whole sweep; report mean, stdev and CV per size")->capture_default_str();
   command.add_option("--backend", a.backend,
-                     "auto (nccl/rccl where this rank has a GPU and the build has them, else mpi), mpi (host "
-                     "buffers), nccl or rccl (one GPU per rank, chosen by local rank)")
+                     "auto (nccl/rccl when every rank has a GPU and the build has them, else mpi), mpi (host "
+                     "buffers), mpi-gpu (GPU buffers handed to a GPU-aware MPI), nccl or rccl (one GPU per rank, "
+                     "chosen by local rank)")
       ->capture_default_str();
   command.add_option("--timeout", a.timeout, "End the run when a step makes no progress for this long")->capture_default_str();
   command.add_option("--inject-fault", a.inject_fault,
@@ -173,8 +178,13 @@ int execute(const collectives_arguments& a, const invocation& call) {
   const auto timeout_s = parse_duration_s(a.timeout, "--timeout");
   const auto injected = parse_fault(a.inject_fault);
   const auto targets = parse_targets(a.outputs);
-  if (a.backend != "auto" && a.backend != "mpi" && a.backend != "nccl" && a.backend != "rccl") {
-    throw usage_error(fmt::format("unknown --backend '{}' (auto, mpi, nccl, rccl)", a.backend));
+  if (a.backend != "auto" && a.backend != "mpi" && a.backend != "mpi-gpu" && a.backend != "nccl" &&
+      a.backend != "rccl") {
+    throw usage_error(fmt::format("unknown --backend '{}' (auto, mpi, mpi-gpu, nccl, rccl)", a.backend));
+  }
+  const bool mpi_gpu = a.backend == "mpi-gpu";
+  if (mpi_gpu && !IRONBENCH_WITH_GPU) {
+    throw usage_error("--backend mpi-gpu: this build has no GPU runtime (it needs CUDA or ROCm)");
   }
   if ((a.backend == "nccl" || a.backend == "rccl") && !IRONBENCH_WITH_NCCL) {
     throw usage_error(fmt::format("--backend {}: this build has no GPU collectives (it needs CUDA with NCCL or ROCm with RCCL, and MPI)",
@@ -214,7 +224,8 @@ int execute(const collectives_arguments& a, const invocation& call) {
   }
   // Every rank must take the same backend, so the choice is made together: GPU collectives
   // only when every rank has a GPU.
-  const bool wants_gpu = a.backend == "nccl" || a.backend == "rccl" || (a.backend == "auto" && IRONBENCH_WITH_NCCL);
+  const bool wants_gpu =
+      a.backend == "nccl" || a.backend == "rccl" || mpi_gpu || (a.backend == "auto" && IRONBENCH_WITH_NCCL);
   const int ranks_with_gpu = static_cast<int>(world->sum(gpus.empty() ? 0.0 : 1.0));
   const bool use_gpu = wants_gpu && ranks_with_gpu == world->size();
   if (wants_gpu && a.backend != "auto" && !use_gpu) {
@@ -225,12 +236,23 @@ int execute(const collectives_arguments& a, const invocation& call) {
                                                                                         : host.devices.notes.front())
                                                : std::string()));
   }
-  if (per_process > 1 && !use_gpu) {
+  const bool nccl = use_gpu && !mpi_gpu;
+  if (per_process > 1 && !nccl) {
     throw usage_error(fmt::format("--nthreads/--ngpus {}: several ranks per process need GPU collectives (NCCL/RCCL)",
                                   per_process));
   }
-  if (base.graph_launches > 0 && !use_gpu) {
-    throw usage_error(fmt::format("--cudagraph {}: host backends have no GPU graphs (mpi)", base.graph_launches));
+  if (base.graph_launches > 0 && !nccl) {
+    throw usage_error(fmt::format("--cudagraph {}: MPI backends have no GPU graphs", base.graph_launches));
+  }
+  if (mpi_gpu) {
+    // Device pointers handed to an MPI that does not take them crash it: ask first.
+    std::string why;
+    const auto aware = comm::mpi_gpu_aware(gpus.front().kind == core::device_kind::hip ? "hip" : "cuda", why);
+    const char* assert_aware = std::getenv("IRONBENCH_MPI_GPU_AWARE");
+    if (aware.has_value() && !*aware) throw usage_error(fmt::format("--backend mpi-gpu: this MPI is not GPU-aware ({})", why));
+    if (!aware.has_value() && (assert_aware == nullptr || std::string(assert_aware) != "1")) {
+      throw usage_error(fmt::format("--backend mpi-gpu: {}; set IRONBENCH_MPI_GPU_AWARE=1 if it does", why));
+    }
   }
   // The device of each rank of this process: one GPU per rank by local rank, or with several
   // ranks per process GPUs local rank x ranks per process + thread (nccl-tests' order).
@@ -261,7 +283,15 @@ int execute(const collectives_arguments& a, const invocation& call) {
     rank_outcome outcome;
     std::unique_ptr<comm::collective_backend> backend;
 #if IRONBENCH_WITH_NCCL
-    if (use_gpu) backend = comm::nccl_device_backend(view, device.index);
+    if (nccl) backend = comm::nccl_device_backend(view, device.index);
+#endif
+#if IRONBENCH_WITH_GPU
+    if (mpi_gpu) {
+      comm::select_gpu(device.index);
+      backend = comm::mpi_device_backend(view, {fmt::format("device buffers, {}", device.id),
+                                                [](std::size_t bytes) { return comm::gpu_comm_buffer(bytes); },
+                                                comm::gpu_copy});
+    }
 #endif
     if (!backend) backend = comm::mpi_host_backend(view);
     outcome.backend = backend->description();

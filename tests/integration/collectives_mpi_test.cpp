@@ -133,7 +133,7 @@ TEST(CollectivesMpi, GraphModeRanksPerProcessAndAForcedGpuBackendWithoutGpusAreU
   for (auto a : {"all_reduce", "--backend", "mpi", "-G", "4", "--no-save", "-q", "--timeout", "30s"}) args.emplace_back(a);
   auto r = wait_for(start_program("mpirun", args));
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.err.find("--cudagraph 4: host backends have no GPU graphs"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--cudagraph 4: MPI backends have no GPU graphs"), std::string::npos) << r.err;
   args = mpirun(2);
   for (auto a : {"all_reduce", "--backend", "nccl", "--no-save", "-q", "--timeout", "30s"}) args.emplace_back(a);
   r = wait_for(start_program("mpirun", args));
@@ -141,6 +141,14 @@ TEST(CollectivesMpi, GraphModeRanksPerProcessAndAForcedGpuBackendWithoutGpusAreU
   // Both ranks agree that two of two lack a GPU (or, in a build without NCCL, say so).
   EXPECT_TRUE(r.err.find("2 of 2 ranks have no GPU") != std::string::npos ||
               r.err.find("nccl") != std::string::npos)
+      << r.err;
+  // MPI on GPU memory needs GPUs too (and then an MPI that says it takes device pointers).
+  args = mpirun(2);
+  for (auto a : {"all_reduce", "--backend", "mpi-gpu", "--no-save", "-q", "--timeout", "30s"}) args.emplace_back(a);
+  r = wait_for(start_program("mpirun", args));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_TRUE(r.err.find("--backend mpi-gpu: 2 of 2 ranks have no GPU") != std::string::npos ||
+              r.err.find("--backend mpi-gpu: this build has no GPU runtime") != std::string::npos)
       << r.err;
   // Several ranks per process (nccl-tests' -t/-g) are GPU ranks.
   args = mpirun(2);

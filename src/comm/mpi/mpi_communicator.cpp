@@ -1,6 +1,9 @@
 #include "comm/mpi/mpi_communicator.hpp"
 
 #include <mpi.h>
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>  // Open MPI's GPU-awareness queries
+#endif
 
 #include <fmt/format.h>
 
@@ -174,7 +177,9 @@ MPI_Datatype mpi_type(element_type type) {
 
 class mpi_backend final : public collective_backend {
  public:
-  explicit mpi_backend(std::shared_ptr<bootstrap> world) : world_(std::move(world)) {
+  /// Host memory, or with `device` GPU memory handed to a GPU-aware MPI.
+  explicit mpi_backend(std::shared_ptr<bootstrap> world, std::optional<mpi_device_memory> device = std::nullopt)
+      : world_(std::move(world)), device_(std::move(device)) {
     create<blas::fp16_format>(0);
     create<blas::bf16_format>(1);
   }
@@ -188,11 +193,25 @@ class mpi_backend final : public collective_backend {
     }
   }
 
-  std::string description() const override { return world_->description() + " (host buffers)"; }
+  std::string description() const override {
+    return world_->description() + (device_ ? " (" + device_->description + ")" : " (host buffers)");
+  }
 
-  std::unique_ptr<comm_buffer> allocate(std::size_t bytes) override { return std::make_unique<host_buffer>(bytes); }
+  std::unique_ptr<comm_buffer> allocate(std::size_t bytes) override {
+    if (device_) return device_->allocate(bytes);
+    return std::make_unique<host_buffer>(bytes);
+  }
 
-  std::string unsupported(collective, element_type, reduce_op, bool) const override { return {}; }
+  std::string unsupported(collective c, element_type type, reduce_op op, bool) const override {
+    if (!device_ || !reduces(c)) return {};
+    if (type == element_type::fp16 || type == element_type::bf16) {
+      return fmt::format("{} reductions on device memory: MPI has no 16-bit float type, and its user-defined "
+                         "operators run on the host",
+                         to_string(type));
+    }
+    if (op == reduce_op::avg) return "avg on device memory: MPI has no average, and its division runs on the host";
+    return {};
+  }
 
   std::size_t run(collective c, comm_buffer* send, comm_buffer& recv, const call_shape& shape, element_type type,
                   reduce_op op, int root) override {
@@ -234,7 +253,7 @@ class mpi_backend final : public collective_backend {
         }
         return 0;
       case collective::broadcast:
-        if (!in_place && rank == root) std::memcpy(out, send->data(), shape.send_count * element_size(type));
+        if (!in_place && rank == root) copy(out, send->data(), shape.send_count * element_size(type));
         IRONBENCH_MPI_CHECK(MPI_Bcast(out, count(shape.recv_count), t, root, MPI_COMM_WORLD));
         return 0;
       case collective::alltoall: {
@@ -310,7 +329,16 @@ class mpi_backend final : public collective_backend {
     }
   }
 
+  void copy(void* to, const void* from, std::size_t bytes) const {
+    if (device_) {
+      device_->copy(to, from, bytes);
+    } else {
+      std::memcpy(to, from, bytes);
+    }
+  }
+
   std::shared_ptr<bootstrap> world_;
+  std::optional<mpi_device_memory> device_;
   MPI_Op ops16_[2][4] = {{MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL},
                          {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL}};
 };
@@ -324,6 +352,37 @@ std::shared_ptr<bootstrap> mpi_world() {
 
 std::unique_ptr<collective_backend> mpi_host_backend(std::shared_ptr<bootstrap> world) {
   return std::make_unique<mpi_backend>(std::move(world));
+}
+
+std::unique_ptr<collective_backend> mpi_device_backend(std::shared_ptr<bootstrap> world, mpi_device_memory memory) {
+  return std::make_unique<mpi_backend>(std::move(world), std::move(memory));
+}
+
+std::optional<bool> mpi_gpu_aware(const std::string& vendor, std::string& why) {
+#if defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA
+  if (vendor == "cuda") {
+    const int supported = MPIX_Query_cuda_support();
+    why = fmt::format("Open MPI's MPIX_Query_cuda_support() = {}", supported);
+    return supported != 0;
+  }
+#endif
+#if defined(OMPI_HAVE_MPI_EXT_ROCM) && OMPI_HAVE_MPI_EXT_ROCM
+  if (vendor == "hip") {
+    const int supported = MPIX_Query_rocm_support();
+    why = fmt::format("Open MPI's MPIX_Query_rocm_support() = {}", supported);
+    return supported != 0;
+  }
+#endif
+#if defined(MPIX_GPU_SUPPORT_CUDA) && defined(MPIX_GPU_SUPPORT_HIP)
+  int supported = 0;
+  if (MPIX_GPU_query_support(vendor == "hip" ? MPIX_GPU_SUPPORT_HIP : MPIX_GPU_SUPPORT_CUDA, &supported) ==
+      MPI_SUCCESS) {
+    why = fmt::format("MPICH's MPIX_GPU_query_support({}) = {}", vendor, supported);
+    return supported != 0;
+  }
+#endif
+  why = fmt::format("this MPI cannot say whether it takes {} device pointers", vendor);
+  return std::nullopt;
 }
 
 }  // namespace ironbench::comm

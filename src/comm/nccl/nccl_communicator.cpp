@@ -12,6 +12,7 @@
 #define IRONBENCH_COLLECTIVES_LIBRARY "nccl"
 #endif
 
+#include "comm/gpu_comm_buffer.hpp"
 #include "core/error.hpp"
 #include "device/gpu/gpu_check.hpp"
 #include "device/gpu/gpu_memory.hpp"
@@ -52,28 +53,6 @@ ncclRedOp_t nccl_op(reduce_op op) {
   return ncclSum;
 }
 
-class gpu_comm_buffer final : public comm_buffer {
- public:
-  // The memset and the copy run on the default stream and may still be in flight when they
-  // return; NCCL's stream does not wait for that stream, so each one is waited for here.
-  explicit gpu_comm_buffer(std::size_t bytes) : memory_(bytes) {
-    if (bytes > 0) IRONBENCH_GPU_CHECK(cudaMemset(memory_.data(), 0, bytes));
-    IRONBENCH_GPU_CHECK(cudaDeviceSynchronize());
-  }
-  void* data() override { return memory_.data(); }
-  std::size_t bytes() const override { return memory_.bytes(); }
-  void write(std::size_t offset, const void* host, std::size_t bytes) override {
-    IRONBENCH_GPU_CHECK(cudaMemcpy(memory_.data() + offset, host, bytes, cudaMemcpyHostToDevice));
-    IRONBENCH_GPU_CHECK(cudaDeviceSynchronize());
-  }
-  void read(std::size_t offset, void* host, std::size_t bytes) const override {
-    IRONBENCH_GPU_CHECK(cudaMemcpy(host, memory_.data() + offset, bytes, cudaMemcpyDeviceToHost));
-  }
-
- private:
-  device::device_buffer<std::byte> memory_;
-};
-
 class nccl_backend final : public collective_backend {
  public:
   nccl_backend(std::shared_ptr<bootstrap> world, int gpu) : world_(std::move(world)), gpu_(gpu) {
@@ -108,7 +87,7 @@ class nccl_backend final : public collective_backend {
 
   std::unique_ptr<comm_buffer> allocate(std::size_t bytes) override {
     device::use_gpu(gpu_);
-    return std::make_unique<gpu_comm_buffer>(bytes);
+    return gpu_comm_buffer(bytes);
   }
 
   std::string unsupported(collective c, element_type, reduce_op, bool in_place) const override {

@@ -8,6 +8,9 @@
 #include "comm/collective_sweep.hpp"
 #include "comm/launch_environment.hpp"
 #include "comm/node_ranks.hpp"
+#if IRONBENCH_TEST_MPI
+#include "comm/mpi/mpi_communicator.hpp"
+#endif
 
 namespace ironbench::comm {
 namespace {
@@ -291,6 +294,53 @@ TEST(CollectiveSweep, GraphModeRecordsTheTimedIterationsOnceAndReplaysThemPerLau
   EXPECT_EQ(backend.recorded_, 5);         // -n iterations recorded once
   EXPECT_EQ(backend.replayed_, 15);        // and replayed -G times
 }
+
+#if IRONBENCH_TEST_MPI
+TEST(MpiGpuAwareness, TheMpiIsAskedAndItsAnswerNamed) {
+  std::string why;
+  const auto cuda = mpi_gpu_aware("cuda", why);
+  if (cuda.has_value()) {
+    // Open MPI answers through MPIX_Query_cuda_support, MPICH through MPIX_GPU_query_support.
+    EXPECT_TRUE(why.find("MPIX_Query_cuda_support() = ") != std::string::npos ||
+                why.find("MPIX_GPU_query_support(cuda) = ") != std::string::npos)
+        << why;
+    EXPECT_NE(why.find(*cuda ? "= 1" : "= 0"), std::string::npos) << why;
+  } else {
+    EXPECT_EQ(why, "this MPI cannot say whether it takes cuda device pointers");
+  }
+}
+
+TEST(MpiGpuAwareness, DeviceMemoryBackendSkipsWhatMpiCannotReduceOnDevicesAndCopiesThroughTheGivenCopy) {
+  // "Device" memory played by host memory, so the plumbing runs in a one-rank job.
+  int copies = 0;
+  mpi_device_memory memory{"device buffers, test:0",
+                           [](std::size_t bytes) { return recording_backend(false).allocate(bytes); },
+                           [&](void* to, const void* from, std::size_t bytes) {
+                             ++copies;
+                             std::memcpy(to, from, bytes);
+                           }};
+  auto backend = mpi_device_backend(mpi_world(), memory);
+  EXPECT_NE(backend->description().find("(device buffers, test:0)"), std::string::npos);
+  EXPECT_NE(backend->unsupported(collective::all_reduce, element_type::bf16, reduce_op::sum, false).find("16-bit"),
+            std::string::npos);
+  EXPECT_NE(backend->unsupported(collective::reduce_scatter, element_type::fp32, reduce_op::avg, true).find("avg"),
+            std::string::npos);
+  EXPECT_EQ(backend->unsupported(collective::all_gather, element_type::fp16, reduce_op::sum, false), "");
+  EXPECT_EQ(backend->unsupported(collective::all_reduce, element_type::fp32, reduce_op::max, false), "");
+  sweep_settings s;
+  s.collectives = {collective::broadcast, collective::all_reduce};
+  s.min_bytes = s.max_bytes = 4096;
+  s.warmup_iterations = 0;
+  s.iterations = 2;
+  const auto rows = run_sweep(*mpi_world(), *backend, s);
+  ASSERT_EQ(rows.size(), 2u);
+  for (const auto& row : rows) {
+    EXPECT_EQ(row.out_of_place.wrong, 0) << to_string(row.c);
+    EXPECT_EQ(row.in_place.wrong, 0) << to_string(row.c);
+  }
+  EXPECT_EQ(copies, 3);  // out-of-place broadcast at the root: the check and two iterations
+}
+#endif
 
 TEST(NodeRanks, UnknownLocalRanksComeFromTheRanksSharingTheHostName) {
   const std::vector<std::string> hosts = {"node-a", "node-b", "node-a", "node-b", "node-a"};
