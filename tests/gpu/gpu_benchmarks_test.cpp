@@ -97,5 +97,18 @@ TEST(GpuCollectives, OneRankNcclRunVerifiesEveryCollectiveTypeAndOp) {
   EXPECT_NE(doc.at("settings").at("backend").get<std::string>().find("device buffers"), std::string::npos);
 }
 
+TEST(GpuTpInfer, OneRankOnTheGpuVerifiesAgainstTheReferenceAndTheSingleDeviceRun) {
+  REQUIRE_GPU(gpu);
+  const auto r = run_ironbench({"tp_infer", "--backend", "nccl", "--batch", "256,1024", "--hidden", "512", "-n", "3",
+                                "--no-save", "-q", "--json", "-"});
+  if (r.exit_code == 2 && r.err.find("no GPU collectives") != std::string::npos) GTEST_SKIP() << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = json::parse(r.out);
+  ASSERT_EQ(doc.at("cases").size(), 4u);
+  for (const auto& c : doc.at("cases")) EXPECT_EQ(c.at("status"), "valid") << c.dump();
+  EXPECT_NE(doc.at("settings").at("backend").get<std::string>().find("device buffers"), std::string::npos);
+  EXPECT_NE(doc.at("settings").at("compute").get<std::string>().find("FP32 compute"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ironbench::testing

@@ -188,6 +188,23 @@ TEST(TpInferMpi, TwoRanksVerifyAndCompareWithOneDevice) {
   EXPECT_NE(r.err.find("TP latency ms"), std::string::npos) << r.err;
 }
 
+TEST(TpInferMpi, GpuBackendsWithoutGpusAndUnknownBackendsAreUsageErrors) {
+  REQUIRE_MPIRUN();
+  auto args = mpirun(2);
+  args.back() = "tp_infer";
+  for (auto a : {"--backend", "nccl", "--no-save", "--timeout", "30s"}) args.emplace_back(a);
+  auto r = wait_for(start_program("mpirun", args));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_TRUE(r.err.find("--backend nccl: 2 of 2 ranks have no GPU") != std::string::npos ||
+              r.err.find("--backend nccl: this build has no GPU collectives") != std::string::npos)
+      << r.err;
+  args = mpirun(1);
+  args.back() = "tp_infer";
+  for (auto a : {"--backend", "shm", "--no-save"}) args.emplace_back(a);
+  r = wait_for(start_program("mpirun", args));
+  EXPECT_NE(r.err.find("unknown --backend 'shm' (auto, mpi, nccl, rccl)"), std::string::npos) << r.err;
+}
+
 TEST(TpInferMpi, ModelThatDoesNotSplitIsAUsageError) {
   REQUIRE_MPIRUN();
   auto args = mpirun(3);
