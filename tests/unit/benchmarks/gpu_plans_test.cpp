@@ -25,6 +25,18 @@ core::device_info gpu(core::device_kind kind, const std::string& arch, int index
   return d;
 }
 
+// One gemm case's parameters.
+core::parameter_set gemm_case(const std::string& provider, const std::string& dtype, std::int64_t m, std::int64_t n,
+                              std::int64_t k) {
+  core::parameter_set p;
+  p.set("provider", provider);
+  p.set("dtype", dtype);
+  p.set("M", m);
+  p.set("N", n);
+  p.set("K", k);
+  return p;
+}
+
 TEST(GpuGemmPlan, DefaultMatrixIsProvidersTimesDtypesTimesTheSevenShapes) {
   const auto h100 = gpu(core::device_kind::cuda, "sm_90");
   const auto cases = core::expand_sweep(gpu_gemm_axes(h100));
@@ -53,12 +65,7 @@ TEST(GpuGemmPlan, AmdDevicesUseTheRocmProvidersAndSkipWhatTheyLack) {
   ASSERT_EQ(axes[0].values.size(), 2u);
   EXPECT_EQ(std::get<std::string>(axes[0].values[0]), "hipblaslt");
   EXPECT_EQ(std::get<std::string>(axes[0].values[1]), "rocblas");
-  core::parameter_set p;
-  p.set("provider", std::string("rocblas"));
-  p.set("dtype", std::string("tf32"));
-  p.set("M", std::int64_t{4096});
-  p.set("N", std::int64_t{4096});
-  p.set("K", std::int64_t{4096});
+  auto p = gemm_case("rocblas", "tf32", 4096, 4096, 4096);
   EXPECT_NE(gpu_gemm_case_unsupported(p, mi300).find("rocBLAS"), std::string::npos);
   p.set("provider", std::string("cublaslt"));
   EXPECT_NE(gpu_gemm_case_unsupported(p, mi300).find("does not run on hip"), std::string::npos);
@@ -66,12 +73,7 @@ TEST(GpuGemmPlan, AmdDevicesUseTheRocmProvidersAndSkipWhatTheyLack) {
 
 TEST(GpuGemmPlan, Fp8ShapesWithoutSixteenByteLeadingDimensionsAreSkippedWithTheReason) {
   const auto h100 = gpu(core::device_kind::cuda, "sm_90");
-  core::parameter_set p;
-  p.set("provider", std::string("cublaslt"));
-  p.set("dtype", std::string("fp8"));
-  p.set("M", std::int64_t{1000});
-  p.set("N", std::int64_t{1024});
-  p.set("K", std::int64_t{4096});
+  auto p = gemm_case("cublaslt", "fp8", 1000, 1024, 4096);
   EXPECT_EQ(gpu_gemm_case_unsupported(p, h100), "");
   p.set("K", std::int64_t{4100});
   EXPECT_EQ(gpu_gemm_case_unsupported(p, h100), "fp8 GEMM needs K a multiple of 16 and N a multiple of 8 (K=4100, N=1024)");
@@ -84,12 +86,7 @@ TEST(GpuGemmPlan, Fp8ShapesWithoutSixteenByteLeadingDimensionsAreSkippedWithTheR
 
 TEST(GpuGemmPlan, MemoryAndParameterChecks) {
   const auto h100 = gpu(core::device_kind::cuda, "sm_90");
-  core::parameter_set p;
-  p.set("provider", std::string("cublaslt"));
-  p.set("dtype", std::string("bf16"));
-  p.set("M", std::int64_t{8192});
-  p.set("N", std::int64_t{8192});
-  p.set("K", std::int64_t{8192});
+  auto p = gemm_case("cublaslt", "bf16", 8192, 8192, 8192);
   const std::uint64_t matrix = 8192ull * 8192ull * 2ull;
   EXPECT_EQ(gpu_gemm_memory_required(p, h100), 3 * matrix + (512ull << 20) + (32ull << 20));
   p.set("dtype", std::string("fp8"));

@@ -106,13 +106,15 @@ TEST(CollectiveSweep, SummaryIsNcclTestsAverageAndOursAboveOneMebibyte) {
   EXPECT_DOUBLE_EQ(s.wrong, 5);
 }
 
+// The launch read from `env` instead of the process environment.
+launch_info from(const std::map<std::string, std::string>& env) {
+  return detect_launch([&env](const char* name) -> const char* {
+    const auto it = env.find(name);
+    return it == env.end() ? nullptr : it->second.c_str();
+  });
+}
+
 TEST(LaunchEnvironment, EachLauncherIsRecognised) {
-  const auto from = [](std::map<std::string, std::string> env) {
-    return detect_launch([env](const char* name) -> const char* {
-      const auto it = env.find(name);
-      return it == env.end() ? nullptr : it->second.c_str();
-    });
-  };
   auto l = from({{"OMPI_COMM_WORLD_RANK", "5"}, {"OMPI_COMM_WORLD_SIZE", "16"}, {"OMPI_COMM_WORLD_LOCAL_RANK", "5"},
                  {"OMPI_COMM_WORLD_LOCAL_SIZE", "8"}});
   EXPECT_EQ(l.launcher, "open_mpi");
@@ -138,12 +140,6 @@ TEST(LaunchEnvironment, EachLauncherIsRecognised) {
 }
 
 TEST(LaunchEnvironment, MvapichAndCrayPmiGiveLocalRanksAndAMissingOneIsKnownToBeMissing) {
-  const auto from = [](std::map<std::string, std::string> env) {
-    return detect_launch([env](const char* name) -> const char* {
-      const auto it = env.find(name);
-      return it == env.end() ? nullptr : it->second.c_str();
-    });
-  };
   auto l = from({{"MV2_COMM_WORLD_RANK", "6"}, {"MV2_COMM_WORLD_SIZE", "8"}, {"MV2_COMM_WORLD_LOCAL_RANK", "2"},
                  {"MV2_COMM_WORLD_LOCAL_SIZE", "4"}});
   EXPECT_EQ(l.launcher, "mvapich");
