@@ -201,7 +201,7 @@ int execute(const collectives_arguments& a, const invocation& call) {
   const int rank = world->rank();
   const int per_process = a.threads * a.gpus_per_thread;
   if (a.threads < 1 || a.gpus_per_thread < 1) throw usage_error("--nthreads and --ngpus must be at least 1");
-  if (base.root >= world->size() * per_process) {
+  if (base.root < 0 || base.root >= world->size() * per_process) {
     throw usage_error(fmt::format("--root {} is not a rank (the job has {})", base.root, world->size() * per_process));
   }
   if (rank == 0) prepare_results_dir(a.outputs);
@@ -245,13 +245,18 @@ int execute(const collectives_arguments& a, const invocation& call) {
     throw usage_error(fmt::format("--cudagraph {}: MPI backends have no GPU graphs", base.graph_launches));
   }
   if (mpi_gpu) {
-    // Device pointers handed to an MPI that does not take them crash it: ask first.
+    // Device pointers handed to an MPI that does not take them crash it: ask first. Some
+    // GPU-aware builds answer no (Open MPI's query is known to), so the user may overrule.
+    // Every rank decides together, so that none goes on alone.
     std::string why;
     const auto aware = comm::mpi_gpu_aware(gpus.front().kind == core::device_kind::hip ? "hip" : "cuda", why);
-    const char* assert_aware = std::getenv("IRONBENCH_MPI_GPU_AWARE");
-    if (aware.has_value() && !*aware) throw usage_error(fmt::format("--backend mpi-gpu: this MPI is not GPU-aware ({})", why));
-    if (!aware.has_value() && (assert_aware == nullptr || std::string(assert_aware) != "1")) {
-      throw usage_error(fmt::format("--backend mpi-gpu: {}; set IRONBENCH_MPI_GPU_AWARE=1 if it does", why));
+    const char* asserted = std::getenv("IRONBENCH_MPI_GPU_AWARE");
+    const bool overruled = asserted != nullptr && std::string(asserted) == "1";
+    const bool ok = aware.value_or(false) || overruled;
+    if (world->min(ok ? 1.0 : 0.0) == 0.0) {
+      throw usage_error(fmt::format("--backend mpi-gpu: {} on rank {}{}; set IRONBENCH_MPI_GPU_AWARE=1 if it is GPU-aware",
+                                    aware.has_value() ? "this MPI says it is not GPU-aware (" + why + ")" : why, rank,
+                                    ok ? " (another rank's MPI said no)" : ""));
     }
   }
   // The device of each rank of this process: one GPU per rank by local rank, or with several
@@ -262,10 +267,14 @@ int execute(const collectives_arguments& a, const invocation& call) {
   } else if (per_process == 1) {
     devices.push_back(gpus.at(static_cast<std::size_t>(comm::gpu_for(launch, static_cast<int>(gpus.size())))));
   } else {
+    // Decided together: a process short of GPUs must not leave the others waiting in NCCL.
     const int first = launch.local_rank * per_process;
-    if (first + per_process > static_cast<int>(gpus.size())) {
-      throw usage_error(fmt::format("rank {} needs GPUs {}..{} ({} per process, local rank {}), and {} are visible",
-                                    rank, first, first + per_process - 1, per_process, launch.local_rank, gpus.size()));
+    const bool fits = first + per_process <= static_cast<int>(gpus.size());
+    if (world->min(fits ? 1.0 : 0.0) == 0.0) {
+      throw usage_error(fmt::format("{} ranks per process take GPUs local rank x {} onwards; rank {} (local rank {}) "
+                                    "sees {} GPUs{}",
+                                    per_process, per_process, rank, launch.local_rank, gpus.size(),
+                                    fits ? ", enough, but another process has too few" : ", too few"));
     }
     for (int t = 0; t < per_process; ++t) devices.push_back(gpus.at(static_cast<std::size_t>(first + t)));
   }

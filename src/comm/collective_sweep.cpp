@@ -81,25 +81,28 @@ placement_result measure(bootstrap& world, collective_backend& backend, const sw
     result.wrong = world.sum(static_cast<double>(
         count_wrong(c, s.op, s.type, shape, rank, ranks, s.root, output.data())));
   }
-  // The iterations' slices (one, unless the backend rotates), made before the clock starts.
+  // The slices the iterations reach (one, unless the backend rotates; never more than there
+  // are iterations), made before the clock starts.
+  const std::size_t reached =
+      std::min(layout.slices, static_cast<std::size_t>(std::max({s.warmup_iterations, s.iterations, 1})));
   std::vector<std::unique_ptr<comm_buffer>> sends, recvs;
-  for (std::size_t slice = 0; slice < layout.slices; ++slice) {
+  for (std::size_t slice = 0; slice < reached; ++slice) {
     sends.push_back(send_at(slice));
     recvs.push_back(recv_at(slice));
   }
   const auto iteration = [&](int i) {
-    const auto slice = static_cast<std::size_t>(i) % layout.slices;
+    const auto slice = static_cast<std::size_t>(i) % layout.slices;  // < reached, as i < max(-w, -n)
     (void)backend.run(c, sends[slice].get(), *recvs[slice], shape, s.type, s.op, s.root);
   };
   for (int i = 0; i < s.warmup_iterations; ++i) iteration(i);
   backend.synchronize();
-  int timed_iterations = s.iterations;
+  double timed_iterations = s.iterations;
   if (s.graph_launches > 0) {
     // As nccl-tests -G: the -n iterations recorded once, the recording replayed -G times.
     backend.begin_graph();
     for (int i = 0; i < s.iterations; ++i) iteration(i);
     backend.end_graph();
-    timed_iterations = s.iterations * s.graph_launches;
+    timed_iterations = static_cast<double>(s.iterations) * s.graph_launches;
   }
   world.barrier();
   const auto start = clock_type::now();
@@ -110,6 +113,7 @@ placement_result measure(bootstrap& world, collective_backend& backend, const sw
   }
   backend.synchronize();
   const double seconds = std::chrono::duration<double>(clock_type::now() - start).count() / timed_iterations;
+  if (s.graph_launches > 0) backend.discard_graph();  // before the buffers it refers to are freed
   const double average = world.sum(seconds) / ranks;
   result.ran = true;
   result.time_us = average * 1e6;

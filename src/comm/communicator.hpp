@@ -74,6 +74,8 @@ class collective_backend {
   virtual void end_graph() {}
   /// Enqueues the recorded calls once more.
   virtual void replay_graph() {}
+  /// Frees the recording (it refers to buffers about to be freed).
+  virtual void discard_graph() {}
 };
 
 }  // namespace ironbench::comm

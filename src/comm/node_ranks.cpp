@@ -14,7 +14,11 @@ constexpr std::size_t name_bytes = 256;
 }
 
 void assign_local_ranks_by_host(launch_info& launch, bootstrap& world, const std::string& host_name) {
-  if (launch.local_rank_known || world.size() < 2) return;
+  if (world.size() < 2) return;
+  // A launcher's local rank counts only when its rank and size are MPI's: variables left
+  // over from an enclosing job (Slurm's, under mpiexec inside sbatch) are not this job's.
+  const bool trusted = launch.local_rank_known && launch.size == world.size() && launch.rank == world.rank();
+  if (world.min(trusted ? 1.0 : 0.0) == 1.0) return;
   std::array<char, name_bytes> mine{};
   std::memcpy(mine.data(), host_name.data(), std::min(host_name.size(), name_bytes - 1));
   std::vector<char> all(name_bytes * static_cast<std::size_t>(world.size()));
@@ -25,10 +29,8 @@ void assign_local_ranks_by_host(launch_info& launch, bootstrap& world, const std
     ++same;
     if (r < world.rank()) ++below;
   }
-  if (launch.size != world.size()) {
-    launch.rank = world.rank();
-    launch.size = world.size();
-  }
+  launch.rank = world.rank();
+  launch.size = world.size();
   launch.local_rank = below;
   launch.local_size = same;
   launch.local_rank_known = true;

@@ -9,7 +9,8 @@
 
 namespace ironbench::comm {
 
-/// When `launch` has no local rank and the job has several ranks, sets local_rank to the
+/// When some rank's `launch` has no local rank, or a rank or size that is not MPI's (variables
+/// of an enclosing job), and the job has several ranks: sets every rank's local_rank to the
 /// number of lower ranks on the same host and local_size to the ranks on it, from every
 /// rank's `host_name` (a collective call: every rank must make it).
 void assign_local_ranks_by_host(launch_info& launch, bootstrap& world, const std::string& host_name);

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <future>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -13,6 +12,7 @@
 #include "benchmarks/gpu/copy_kernels.hpp"
 #include "benchmarks/gpu/copy_support.hpp"
 #include "benchmarks/gpu/gpu_timing.hpp"
+#include "core/side_thread.hpp"
 #include "device/gpu/gpu_memory.hpp"
 #include "device/gpu/gpu_stream.hpp"
 
@@ -118,16 +118,18 @@ class gpu_copy_benchmark final : public core::benchmark {
       state.note("timing", "device events");
     } else if (both_ways && !pinned) {
       // A copy from pageable memory returns once the host has staged it, one into pageable
-      // memory once it is complete: from one thread the two directions would take turns.
+      // memory once it is complete: from one thread the two directions would take turns. The
+      // upload's thread is started once, outside the timed region.
+      core::side_thread uploader([&] {
+        device::use_gpu(device.index);
+        enqueue_to_device();
+        first.synchronize();
+      });
       state.measure_host([&] {
-        auto upload = std::async(std::launch::async, [&] {
-          device::use_gpu(device.index);
-          enqueue_to_device();
-          first.synchronize();
-        });
+        uploader.start();
         enqueue_to_host();
         second.synchronize();
-        upload.get();
+        uploader.wait();
       });
       state.note("timing", "host clock around the copies, each direction issued by its own host thread");
     } else {

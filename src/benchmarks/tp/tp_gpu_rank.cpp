@@ -47,6 +47,8 @@ struct tp_gpu_rank::state {
       for (std::int64_t j = 0; j < f; ++j) host[static_cast<std::size_t>(c * f + j)] = tp_w2(j, c, s);
     }
     upload(w2_t, host);
+    // A copy from pageable memory may return before it lands; the GEMMs' stream does not wait.
+    IRONBENCH_GPU_CHECK(cudaDeviceSynchronize());
     first = prepared(b, w, h, x.data(), w1_t.data(), partial.data());
     second = prepared(b, h, f, activations.data(), w2_t.data(), z.data());
   }
@@ -112,6 +114,7 @@ std::vector<float> tp_gpu_rank::output() const {
 tp_gpu_rank::gather_function tp_gpu_rank::local_gather() {
   return [](const float* send, float* receive, std::size_t count) {
     IRONBENCH_GPU_CHECK(cudaMemcpy(receive, send, count * sizeof(float), cudaMemcpyDeviceToDevice));
+    IRONBENCH_GPU_CHECK(cudaDeviceSynchronize());  // a device copy does not wait for itself
   };
 }
 

@@ -373,12 +373,22 @@ std::optional<bool> mpi_gpu_aware(const std::string& vendor, std::string& why) {
     return supported != 0;
   }
 #endif
-#if defined(MPIX_GPU_SUPPORT_CUDA) && defined(MPIX_GPU_SUPPORT_HIP)
-  int supported = 0;
-  if (MPIX_GPU_query_support(vendor == "hip" ? MPIX_GPU_SUPPORT_HIP : MPIX_GPU_SUPPORT_CUDA, &supported) ==
-      MPI_SUCCESS) {
-    why = fmt::format("MPICH's MPIX_GPU_query_support({}) = {}", vendor, supported);
-    return supported != 0;
+#if defined(MPIX_GPU_SUPPORT_CUDA)
+  if (vendor == "cuda") {
+    int supported = 0;
+    if (MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA, &supported) == MPI_SUCCESS) {
+      why = fmt::format("MPICH's MPIX_GPU_query_support(CUDA) = {}", supported);
+      return supported != 0;
+    }
+  }
+#endif
+#if defined(MPIX_GPU_SUPPORT_HIP)
+  if (vendor == "hip") {
+    int supported = 0;
+    if (MPIX_GPU_query_support(MPIX_GPU_SUPPORT_HIP, &supported) == MPI_SUCCESS) {
+      why = fmt::format("MPICH's MPIX_GPU_query_support(HIP) = {}", supported);
+      return supported != 0;
+    }
   }
 #endif
   why = fmt::format("this MPI cannot say whether it takes {} device pointers", vendor);

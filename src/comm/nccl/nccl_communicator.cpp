@@ -165,6 +165,7 @@ class nccl_backend final : public collective_backend {
     IRONBENCH_GPU_CHECK(cudaGraphInstantiateWithFlags(&graph_exec_, graph_, 0));
   }
   void replay_graph() override { IRONBENCH_GPU_CHECK(cudaGraphLaunch(graph_exec_, stream_->get())); }
+  void discard_graph() override { release_graph(); }
 
   // Waits for the stream, watching the communicator: a peer that failed or vanished shows as
   // an asynchronous error, which aborts the communicator and throws, instead of a wait that

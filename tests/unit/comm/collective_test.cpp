@@ -298,7 +298,7 @@ TEST(MpiGpuAwareness, TheMpiIsAskedAndItsAnswerNamed) {
   if (cuda.has_value()) {
     // Open MPI answers through MPIX_Query_cuda_support, MPICH through MPIX_GPU_query_support.
     EXPECT_TRUE(why.find("MPIX_Query_cuda_support() = ") != std::string::npos ||
-                why.find("MPIX_GPU_query_support(cuda) = ") != std::string::npos)
+                why.find("MPIX_GPU_query_support(CUDA) = ") != std::string::npos)
         << why;
     EXPECT_NE(why.find(*cuda ? "= 1" : "= 0"), std::string::npos) << why;
   } else {
@@ -353,12 +353,24 @@ TEST(NodeRanks, UnknownLocalRanksComeFromTheRanksSharingTheHostName) {
     EXPECT_EQ(launch.size, 5);
     EXPECT_EQ(gpu_for(launch, 8), expected[static_cast<std::size_t>(r)]);
   }
-  // A local rank the launcher gave is kept.
+  // A local rank the launcher gave for this job is kept; one from an enclosing job (its
+  // rank and size are not MPI's, as Slurm's under mpiexec inside sbatch) is not.
   hosts_bootstrap world(hosts, 4);
   launch_info given;
+  given.rank = 4;
+  given.size = 5;
   given.local_rank = 7;
   assign_local_ranks_by_host(given, world, "node-a");
   EXPECT_EQ(given.local_rank, 7);
+  launch_info stale;
+  stale.launcher = "slurm";
+  stale.rank = 0;
+  stale.size = 1;
+  stale.local_rank = 0;
+  assign_local_ranks_by_host(stale, world, "node-a");
+  EXPECT_EQ(stale.local_rank, 2);
+  EXPECT_EQ(stale.rank, 4);
+  EXPECT_EQ(stale.size, 5);
 }
 
 }  // namespace
