@@ -9,6 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/gpu_ranks.hpp"
 #include "cli/live_host.hpp"
 #include "cli/rank_run.hpp"
 #include "cli/run_outputs.hpp"
@@ -218,24 +219,10 @@ int execute(const collectives_arguments& a, const invocation& call) {
   auto launch = comm::detect_launch();
   comm::assign_local_ranks_by_host(launch, *world, comm::this_host_name());
   const auto host = detect_live_host();
-  std::vector<core::device_info> gpus;
-  for (const auto& d : host.devices.devices) {
-    if (d.kind != core::device_kind::cpu) gpus.push_back(d);
-  }
-  // Every rank must take the same backend, so the choice is made together: GPU collectives
-  // only when every rank has a GPU.
-  const bool wants_gpu =
-      a.backend == "nccl" || a.backend == "rccl" || mpi_gpu || (a.backend == "auto" && IRONBENCH_WITH_NCCL);
-  const int ranks_with_gpu = static_cast<int>(world->sum(gpus.empty() ? 0.0 : 1.0));
-  const bool use_gpu = wants_gpu && ranks_with_gpu == world->size();
-  if (wants_gpu && a.backend != "auto" && !use_gpu) {
-    throw usage_error(fmt::format("--backend {}: {} of {} ranks have no GPU{}", a.backend, world->size() - ranks_with_gpu,
-                                  world->size(),
-                                  gpus.empty() ? fmt::format(" (rank {}: {})", rank,
-                                                             host.devices.notes.empty() ? "none found"
-                                                                                        : host.devices.notes.front())
-                                               : std::string()));
-  }
+  const auto gpus = gpus_of(host);
+  const bool use_gpu = every_rank_takes_gpus(
+      *world, a.backend, a.backend == "nccl" || a.backend == "rccl" || mpi_gpu || (a.backend == "auto" && IRONBENCH_WITH_NCCL),
+      host);
   const bool nccl = use_gpu && !mpi_gpu;
   if (per_process > 1 && !nccl) {
     throw usage_error(fmt::format("--nthreads/--ngpus {}: several ranks per process need GPU collectives (NCCL/RCCL)",

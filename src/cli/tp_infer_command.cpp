@@ -17,6 +17,7 @@
 #include "blas/openblas.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/gpu_ranks.hpp"
 #include "cli/live_host.hpp"
 #include "cli/rank_run.hpp"
 #include "cli/run_outputs.hpp"
@@ -191,17 +192,11 @@ int execute(const tp_arguments& a, const invocation& call) {
   guard.heartbeat("start-up: describing every rank");
   const auto host = detect_live_host();
   // GPUs (NCCL/RCCL for the gather) when every rank has one, as collectives decides.
-  std::vector<core::device_info> gpus;
-  for (const auto& d : host.devices.devices) {
-    if (d.kind != core::device_kind::cpu) gpus.push_back(d);
-  }
-  const bool wants_gpu = a.backend == "nccl" || a.backend == "rccl" || (a.backend == "auto" && IRONBENCH_WITH_NCCL);
-  const int ranks_with_gpu = static_cast<int>(world->sum(gpus.empty() ? 0.0 : 1.0));
-  if (wants_gpu && a.backend != "auto" && ranks_with_gpu < ranks) {
-    throw usage_error(fmt::format("--backend {}: {} of {} ranks have no GPU", a.backend, ranks - ranks_with_gpu, ranks));
-  }
+  const bool use_gpus = every_rank_takes_gpus(
+      *world, a.backend, a.backend == "nccl" || a.backend == "rccl" || (a.backend == "auto" && IRONBENCH_WITH_NCCL), host);
   std::optional<core::device_info> gpu;
-  if (wants_gpu && ranks_with_gpu == ranks) {
+  if (use_gpus) {
+    const auto gpus = gpus_of(host);
     gpu = gpus.at(static_cast<std::size_t>(comm::gpu_for(launch, static_cast<int>(gpus.size()))));
   }
   const core::device_info measured = gpu ? *gpu : host.devices.devices.front();

@@ -18,7 +18,6 @@ class thread_group {
  public:
   /// `process` must outlive the group; `threads` >= 1.
   thread_group(bootstrap& process, int threads);
-  [[nodiscard]] int threads() const { return threads_; }
 
  private:
   friend class thread_rank;
@@ -49,7 +48,6 @@ class thread_rank final : public bootstrap {
   void broadcast_bytes(void* data, std::size_t bytes) override;
   void all_gather_bytes(const void* send, void* receive, std::size_t bytes_per_rank) override;
 
-  [[nodiscard]] int thread() const { return thread_; }
 
  private:
   enum class fold { sum, max, min };

@@ -127,40 +127,36 @@ TEST(CollectivesMpi, ADeadRankEndsTheRunWithAnError) {
 namespace ironbench::testing {
 namespace {
 
+// `command` with `args` on `ranks` ranks that must fail; returns its standard error.
+std::string failing_run(int ranks, const char* command, std::initializer_list<const char*> args) {
+  auto line = mpirun(ranks);
+  line.back() = command;
+  for (auto a : args) line.emplace_back(a);
+  for (auto a : {"--no-save", "-q", "--timeout", "30s"}) line.emplace_back(a);
+  const auto r = wait_for(start_program("mpirun", line));
+  EXPECT_NE(r.exit_code, 0) << r.err;
+  return r.err;
+}
+
 TEST(CollectivesMpi, GraphModeRanksPerProcessAndAForcedGpuBackendWithoutGpusAreUsageErrors) {
   REQUIRE_MPIRUN();
-  auto args = mpirun(2);
-  for (auto a : {"all_reduce", "--backend", "mpi", "-G", "4", "--no-save", "-q", "--timeout", "30s"}) args.emplace_back(a);
-  auto r = wait_for(start_program("mpirun", args));
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.err.find("--cudagraph 4: MPI backends have no GPU graphs"), std::string::npos) << r.err;
-  args = mpirun(2);
-  for (auto a : {"all_reduce", "--backend", "nccl", "--no-save", "-q", "--timeout", "30s"}) args.emplace_back(a);
-  r = wait_for(start_program("mpirun", args));
-  EXPECT_NE(r.exit_code, 0);
+  auto err = failing_run(2, "collectives", {"all_reduce", "--backend", "mpi", "-G", "4"});
+  EXPECT_NE(err.find("--cudagraph 4: MPI backends have no GPU graphs"), std::string::npos) << err;
   // Both ranks agree that two of two lack a GPU (or, in a build without NCCL, say so).
-  EXPECT_TRUE(r.err.find("2 of 2 ranks have no GPU") != std::string::npos ||
-              r.err.find("nccl") != std::string::npos)
-      << r.err;
+  err = failing_run(2, "collectives", {"all_reduce", "--backend", "nccl"});
+  EXPECT_TRUE(err.find("2 of 2 ranks have no GPU") != std::string::npos || err.find("nccl") != std::string::npos)
+      << err;
   // MPI on GPU memory needs GPUs too (and then an MPI that says it takes device pointers).
-  args = mpirun(2);
-  for (auto a : {"all_reduce", "--backend", "mpi-gpu", "--no-save", "-q", "--timeout", "30s"}) args.emplace_back(a);
-  r = wait_for(start_program("mpirun", args));
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_TRUE(r.err.find("--backend mpi-gpu: 2 of 2 ranks have no GPU") != std::string::npos ||
-              r.err.find("--backend mpi-gpu: this build has no GPU runtime") != std::string::npos)
-      << r.err;
+  err = failing_run(2, "collectives", {"all_reduce", "--backend", "mpi-gpu"});
+  EXPECT_TRUE(err.find("--backend mpi-gpu: 2 of 2 ranks have no GPU") != std::string::npos ||
+              err.find("--backend mpi-gpu: this build has no GPU runtime") != std::string::npos)
+      << err;
   // Several ranks per process (nccl-tests' -t/-g) are GPU ranks.
-  args = mpirun(2);
-  for (auto a : {"all_reduce", "--backend", "mpi", "-t", "2", "--no-save", "-q", "--timeout", "30s"}) args.emplace_back(a);
-  r = wait_for(start_program("mpirun", args));
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.err.find("--nthreads/--ngpus 2: several ranks per process need GPU collectives"), std::string::npos)
-      << r.err;
-  args = mpirun(2);
-  for (auto a : {"all_reduce", "-g", "0", "--no-save", "-q", "--timeout", "30s"}) args.emplace_back(a);
-  r = wait_for(start_program("mpirun", args));
-  EXPECT_NE(r.err.find("--nthreads and --ngpus must be at least 1"), std::string::npos) << r.err;
+  err = failing_run(2, "collectives", {"all_reduce", "--backend", "mpi", "-t", "2"});
+  EXPECT_NE(err.find("--nthreads/--ngpus 2: several ranks per process need GPU collectives"), std::string::npos)
+      << err;
+  err = failing_run(2, "collectives", {"all_reduce", "-g", "0"});
+  EXPECT_NE(err.find("--nthreads and --ngpus must be at least 1"), std::string::npos) << err;
 }
 
 TEST(TpInferMpi, TwoRanksVerifyAndCompareWithOneDevice) {
@@ -190,19 +186,12 @@ TEST(TpInferMpi, TwoRanksVerifyAndCompareWithOneDevice) {
 
 TEST(TpInferMpi, GpuBackendsWithoutGpusAndUnknownBackendsAreUsageErrors) {
   REQUIRE_MPIRUN();
-  auto args = mpirun(2);
-  args.back() = "tp_infer";
-  for (auto a : {"--backend", "nccl", "--no-save", "--timeout", "30s"}) args.emplace_back(a);
-  auto r = wait_for(start_program("mpirun", args));
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_TRUE(r.err.find("--backend nccl: 2 of 2 ranks have no GPU") != std::string::npos ||
-              r.err.find("--backend nccl: this build has no GPU collectives") != std::string::npos)
-      << r.err;
-  args = mpirun(1);
-  args.back() = "tp_infer";
-  for (auto a : {"--backend", "shm", "--no-save"}) args.emplace_back(a);
-  r = wait_for(start_program("mpirun", args));
-  EXPECT_NE(r.err.find("unknown --backend 'shm' (auto, mpi, nccl, rccl)"), std::string::npos) << r.err;
+  auto err = failing_run(2, "tp_infer", {"--backend", "nccl"});
+  EXPECT_TRUE(err.find("--backend nccl: 2 of 2 ranks have no GPU") != std::string::npos ||
+              err.find("--backend nccl: this build has no GPU collectives") != std::string::npos)
+      << err;
+  err = failing_run(1, "tp_infer", {"--backend", "shm"});
+  EXPECT_NE(err.find("unknown --backend 'shm' (auto, mpi, nccl, rccl)"), std::string::npos) << err;
 }
 
 TEST(TpInferMpi, ModelThatDoesNotSplitIsAUsageError) {

@@ -359,36 +359,26 @@ std::unique_ptr<collective_backend> mpi_device_backend(std::shared_ptr<bootstrap
 }
 
 std::optional<bool> mpi_gpu_aware(const std::string& vendor, std::string& why) {
+  // The first query this MPI has for `vendor` answers; `supported` is its result.
+  [[maybe_unused]] const auto answer = [&](const char* query, int supported) {
+    why = fmt::format("{} = {}", query, supported);
+    return std::optional<bool>(supported != 0);
+  };
+  [[maybe_unused]] int supported = 0;
 #if defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA
-  if (vendor == "cuda") {
-    const int supported = MPIX_Query_cuda_support();
-    why = fmt::format("Open MPI's MPIX_Query_cuda_support() = {}", supported);
-    return supported != 0;
-  }
+  if (vendor == "cuda") return answer("Open MPI's MPIX_Query_cuda_support()", MPIX_Query_cuda_support());
 #endif
 #if defined(OMPI_HAVE_MPI_EXT_ROCM) && OMPI_HAVE_MPI_EXT_ROCM
-  if (vendor == "hip") {
-    const int supported = MPIX_Query_rocm_support();
-    why = fmt::format("Open MPI's MPIX_Query_rocm_support() = {}", supported);
-    return supported != 0;
-  }
+  if (vendor == "hip") return answer("Open MPI's MPIX_Query_rocm_support()", MPIX_Query_rocm_support());
 #endif
 #if defined(MPIX_GPU_SUPPORT_CUDA)
-  if (vendor == "cuda") {
-    int supported = 0;
-    if (MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA, &supported) == MPI_SUCCESS) {
-      why = fmt::format("MPICH's MPIX_GPU_query_support(CUDA) = {}", supported);
-      return supported != 0;
-    }
+  if (vendor == "cuda" && MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA, &supported) == MPI_SUCCESS) {
+    return answer("MPICH's MPIX_GPU_query_support(CUDA)", supported);
   }
 #endif
 #if defined(MPIX_GPU_SUPPORT_HIP)
-  if (vendor == "hip") {
-    int supported = 0;
-    if (MPIX_GPU_query_support(MPIX_GPU_SUPPORT_HIP, &supported) == MPI_SUCCESS) {
-      why = fmt::format("MPICH's MPIX_GPU_query_support(HIP) = {}", supported);
-      return supported != 0;
-    }
+  if (vendor == "hip" && MPIX_GPU_query_support(MPIX_GPU_SUPPORT_HIP, &supported) == MPI_SUCCESS) {
+    return answer("MPICH's MPIX_GPU_query_support(HIP)", supported);
   }
 #endif
   why = fmt::format("this MPI cannot say whether it takes {} device pointers", vendor);
