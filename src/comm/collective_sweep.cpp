@@ -64,8 +64,17 @@ placement_result measure(bootstrap& world, collective_backend& backend, const sw
   const auto recv_at = [&](std::size_t slice) {
     return std::make_unique<buffer_slice>(*recv_whole, slice * layout.stride_bytes, recv_bytes);
   };
-  auto send = send_at(0);
-  auto recv = recv_at(0);
+  // The slices the iterations reach (one, unless the backend rotates; never more than there
+  // are iterations), made before the clock starts. The input and the check use slice 0.
+  const std::size_t reached =
+      std::min(layout.slices, static_cast<std::size_t>(std::max({s.warmup_iterations, s.iterations, 1})));
+  std::vector<std::unique_ptr<comm_buffer>> sends, recvs;
+  for (std::size_t slice = 0; slice < reached; ++slice) {
+    sends.push_back(send_at(slice));
+    recvs.push_back(recv_at(slice));
+  }
+  comm_buffer* send = sends.front().get();
+  comm_buffer* recv = recvs.front().get();
   std::size_t input_offset = 0;
   if (in_place && c == collective::all_gather) input_offset = static_cast<std::size_t>(rank) * shape.send_count * element;
   auto& input_buffer = in_place ? *recv : *send;
@@ -74,21 +83,12 @@ placement_result measure(bootstrap& world, collective_backend& backend, const sw
   result.wrong = -1;
   std::size_t output_offset = 0;
   if (s.check) {
-    output_offset = backend.run(c, send.get(), *recv, shape, s.type, s.op, s.root);
+    output_offset = backend.run(c, send, *recv, shape, s.type, s.op, s.root);
     backend.synchronize();
     std::vector<unsigned char> output(shape.recv_count * element);
     recv->read(output_offset, output.data(), output.size());
     result.wrong = world.sum(static_cast<double>(
         count_wrong(c, s.op, s.type, shape, rank, ranks, s.root, output.data())));
-  }
-  // The slices the iterations reach (one, unless the backend rotates; never more than there
-  // are iterations), made before the clock starts.
-  const std::size_t reached =
-      std::min(layout.slices, static_cast<std::size_t>(std::max({s.warmup_iterations, s.iterations, 1})));
-  std::vector<std::unique_ptr<comm_buffer>> sends, recvs;
-  for (std::size_t slice = 0; slice < reached; ++slice) {
-    sends.push_back(send_at(slice));
-    recvs.push_back(recv_at(slice));
   }
   const auto iteration = [&](int i) {
     const auto slice = static_cast<std::size_t>(i) % layout.slices;  // < reached, as i < max(-w, -n)
