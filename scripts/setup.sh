@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Installs every Debian/Ubuntu package ironbench needs to build and test.
 # Works on Debian 12 and Ubuntu 22.04 or newer, as root or through sudo.
-#   scripts/setup.sh            build and test dependencies
-#   scripts/setup.sh --dry-run  print the package list and exit
+#   scripts/setup.sh                         install the build and test dependencies with apt
+#   scripts/setup.sh --dry-run               print the package list and exit
+# Without root (apt-get download; the machine's compiler, CMake, CUDA and PyTorch are used):
+#   scripts/setup.sh --bundle FILE           download the packages into one archive FILE
+#   scripts/setup.sh --prefix DIR            download and unpack them into DIR
+#   scripts/setup.sh --prefix DIR --from FILE  unpack a bundle made elsewhere into DIR
+# then `. DIR/env.sh` before `cmake --preset release` (docs/deps-prefix.md).
 set -euo pipefail
 
 packages=(
@@ -30,8 +35,60 @@ optional_packages=(
   libtorch-dev             # ironbench train on CPUs (libtorch 1.13 on Debian 12); GPU machines use PyTorch's
 )
 
-if [[ "${1:-}" == "--dry-run" ]]; then
+# What a bundle holds: the libraries and headers, not the toolchain (the machine's own compiler,
+# CMake and GPU toolkit build with them), plus pkg-config.
+bundle_packages=(pkgconf)
+for p in "${packages[@]}"; do
+  case $p in build-essential | cmake | ninja-build | pkg-config | git | ca-certificates | python3-venv) ;;
+  *) bundle_packages+=("$p") ;;
+  esac
+done
+
+usage() {
+  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+mode=install bundle= prefix= from=
+while (($#)); do
+  case $1 in
+  --dry-run) mode=dry-run ;;
+  --bundle) (($# > 1)) || usage; bundle=$2; shift ;;
+  --prefix) (($# > 1)) || usage; prefix=$2; shift ;;
+  --from) (($# > 1)) || usage; from=$2; shift ;;
+  -h | --help) usage ;;
+  *) echo "setup: unknown option '$1' (see --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+if [[ $mode == dry-run ]]; then
   printf '%s\n' "${packages[@]}" "${optional_packages[@]}"
+  exit 0
+fi
+
+if [[ -n $bundle || -n $prefix ]]; then
+  source "$(dirname "$0")/lib/deps_prefix.sh"
+  [[ -z $from || -n $prefix ]] || { echo "setup: --from needs --prefix DIR" >&2; exit 2; }
+  [[ -z $from || -z $bundle ]] || { echo "setup: --from and --bundle are exclusive" >&2; exit 2; }
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  if [[ -n $from ]]; then
+    [[ -r $from ]] || { echo "setup: cannot read bundle '$from'" >&2; exit 2; }
+    tar -xf "$from" -C "$work"
+  else
+    (cd "$work" && deps_download "${bundle_packages[@]}")
+  fi
+  if [[ -n $bundle ]]; then
+    bundle=$(realpath -m "$bundle")
+    mkdir -p "$(dirname "$bundle")"
+    tar -cf "$bundle" -C "$work" .
+    echo "setup: bundle of $(grep -c . "$work/packages.txt") packages written to $bundle ($(du -h "$bundle" | cut -f1))" >&2
+  fi
+  if [[ -n $prefix ]]; then
+    [[ ! -e $prefix || -z $(ls -A "$prefix") ]] || { echo "setup: prefix '$prefix' exists and is not empty" >&2; exit 2; }
+    mkdir -p "$prefix"
+    deps_make_prefix "$work" "$(realpath "$prefix")"
+  fi
   exit 0
 fi
 

@@ -2,6 +2,9 @@
 // verified) or skipped with a reason the device explains. Without a GPU they skip, saying why.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <sstream>
+
 #include "core/json.hpp"
 #include "process.hpp"
 
@@ -108,6 +111,51 @@ TEST(GpuTpInfer, OneRankOnTheGpuVerifiesAgainstTheReferenceAndTheSingleDeviceRun
   for (const auto& c : doc.at("cases")) EXPECT_EQ(c.at("status"), "valid") << c.dump();
   EXPECT_NE(doc.at("settings").at("backend").get<std::string>().find("device buffers"), std::string::npos);
   EXPECT_NE(doc.at("settings").at("compute").get<std::string>().find("FP32 compute"), std::string::npos);
+}
+
+// nvidia-smi's CSV answer for `fields` on the GPU at `bus_id`, split at commas; empty when
+// nvidia-smi is missing or fails.
+std::vector<std::string> nvidia_smi_query(const std::string& bus_id, const std::string& fields) {
+  const auto r = wait_for(start_program(
+      "nvidia-smi", {"--query-gpu=" + fields, "--format=csv,noheader,nounits", "--id=" + bus_id}));
+  std::vector<std::string> values;
+  if (r.exit_code != 0) return values;
+  std::stringstream line(lines_of(r.out).at(0));
+  for (std::string v; std::getline(line, v, ',');) values.push_back(v.substr(v.find_first_not_of(' ')));
+  return values;
+}
+
+TEST(GpuTelemetry, NvmlReadingsAgreeWithNvidiaSmi) {
+  REQUIRE_GPU(gpu);
+  const auto info = json::parse(run_ironbench({"sysinfo", "--json"}).out);
+  json device;
+  for (const auto& d : info.at("devices")) device = d.at("id") == gpu ? d : device;
+  const auto& props = device.at("properties");
+  if (props.value("vendor", "") != "cuda") GTEST_SKIP() << "not an NVIDIA GPU: nvidia-smi does not describe it";
+  const auto smi = nvidia_smi_query(props.at("pci_bus_id"), "driver_version,power.limit,clocks.max.sm,memory.total,pci.bus_id");
+  if (smi.empty()) GTEST_SKIP() << "nvidia-smi not found or failed";
+  ASSERT_EQ(smi.size(), 5u);
+  const auto& nvml = props.at("telemetry");
+  ASSERT_TRUE(nvml.value("available", false)) << nvml.dump();
+  EXPECT_EQ(nvml.at("driver_version"), smi[0]);
+  EXPECT_NEAR(nvml.at("power_limit_w").get<double>(), std::stod(smi[1]), 1.0);
+  EXPECT_EQ(nvml.at("sm_clock_max_mhz").get<double>(), std::stod(smi[2]));
+  // nvidia-smi's memory.total is in MiB; the runtime's total may leave out a reserved part.
+  EXPECT_NEAR(device.at("memory_bytes").get<double>() / 1048576.0, std::stod(smi[3]), 0.02 * std::stod(smi[3]));
+
+  // A case's samples lie within what nvidia-smi reads around it (temperature, SM clock range).
+  const auto before = nvidia_smi_query(props.at("pci_bus_id"), "temperature.gpu");
+  const auto doc = run_on_gpu(gpu, {"gemm", "--axis", "dtype=bf16", "--axis", "M=4096", "--max-time", "1s"});
+  const auto after = nvidia_smi_query(props.at("pci_bus_id"), "temperature.gpu");
+  ASSERT_FALSE(before.empty() || after.empty());
+  const auto& telemetry = doc.at("cases").at(0).at("telemetry");
+  ASSERT_TRUE(telemetry.contains("temperature_c")) << telemetry.dump();
+  const double low = std::min(std::stod(before[0]), std::stod(after[0])) - 3;
+  const double high = std::max(std::stod(before[0]), std::stod(after[0])) + 3;
+  EXPECT_GE(telemetry.at("temperature_c").at("mean").get<double>(), low) << telemetry.dump();
+  EXPECT_LE(telemetry.at("temperature_c").at("max").get<double>(), high) << telemetry.dump();
+  EXPECT_LE(telemetry.at("sm_clock_mhz").at("max").get<double>(), std::stod(smi[2])) << telemetry.dump();
+  EXPECT_GT(telemetry.at("power_w").at("max").get<double>(), 0.0) << telemetry.dump();
 }
 
 }  // namespace
