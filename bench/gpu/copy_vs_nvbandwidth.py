@@ -2,15 +2,20 @@
 """ironbench copy against nvbandwidth, side by side: host-to-device and device-to-host copies
 from pinned memory by the copy engines and by kernels (nvbandwidth testcases
 host_to_device_memcpy_ce, device_to_host_memcpy_ce, host_to_device_memcpy_sm,
-device_to_host_memcpy_sm) with nvbandwidth's 512 MiB buffers, in alternation; ratio
-ironbench / nvbandwidth (goal >= 0.95).
+device_to_host_memcpy_sm) and the device-local copy (device_local_copy; both count its bytes
+once) with nvbandwidth's 512 MiB buffers, in alternation; ratio ironbench / nvbandwidth (goal
+>= 0.95). nvbandwidth copies pinned memory only: the pageable copies are compared with
+PyTorch's (a tensor in ordinary memory .to("cuda") and back, timed with CUDA events).
 
 nvbandwidth is built outside this project, from its own repository; pass its binary.
 Usage: bench/gpu/copy_vs_nvbandwidth.py --nvbandwidth /path/to/nvbandwidth [--ironbench ...]"""
 import argparse, json, re, statistics, subprocess
 
 CASES = [("h2d", "ce", "host_to_device_memcpy_ce"), ("d2h", "ce", "device_to_host_memcpy_ce"),
-         ("h2d", "sm", "host_to_device_memcpy_sm"), ("d2h", "sm", "device_to_host_memcpy_sm")]
+         ("h2d", "sm", "host_to_device_memcpy_sm"), ("d2h", "sm", "device_to_host_memcpy_sm"),
+         ("d2d", "ce", "device_local_copy")]
+PAGEABLE = [("h2d_pageable", "ce"), ("d2h_pageable", "ce")]
+SIZE = 512 * 2**20
 
 
 def nvbandwidth(binary, testcase):
@@ -25,15 +30,34 @@ def nvbandwidth(binary, testcase):
 
 def ironbench(binary, device):
     out = subprocess.run([binary, "run", "copy", "--device", device, "--no-save", "-q", "--json", "-",
-                          "--axis", "path=h2d,d2h", "--axis", "size=512M"],
+                          "--axis", "path=h2d,d2h,d2d,h2d_pageable,d2h_pageable", "--axis", "size=512M"],
                          check=True, capture_output=True, text=True).stdout
     rates = {}
     for case in json.loads(out)["cases"]:
+        if case["status"] == "skipped":  # kernels cannot reach pageable memory
+            continue
         if case["status"] != "valid":
             raise SystemExit(f"ironbench case not valid: {case}")
         metric = {m["name"]: m["value"] for m in case["metrics"]}
         rates[(case["params"]["path"], case["params"]["engine"])] = metric["bandwidth"]
     return rates
+
+
+def torch_pageable(path, repeats=20):
+    import torch
+    host = torch.randn(SIZE // 4)  # ordinary (pageable) memory
+    device = host.to("cuda")
+    copy = (lambda: host.to("cuda")) if path == "h2d_pageable" else (lambda: device.to("cpu"))
+    copy()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    times = []
+    for _ in range(repeats):
+        start.record()
+        copy()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) / 1e3)
+    return SIZE / statistics.median(times) / 1e9
 
 
 def main():
@@ -49,12 +73,15 @@ def main():
             ours.setdefault(k, []).append(v)
         for path, engine, testcase in CASES:
             theirs.setdefault((path, engine), []).append(nvbandwidth(args.nvbandwidth, testcase))
-    print("| copy | engine | ironbench GB/s | nvbandwidth GB/s | ratio |")
-    print("| --- | --- | ---: | ---: | ---: |")
-    for path, engine, _ in CASES:
+        for path, engine in PAGEABLE:
+            theirs.setdefault((path, engine), []).append(torch_pageable(path))
+    print("| copy | engine | ironbench GB/s | peer | peer GB/s | ratio |")
+    print("| --- | --- | ---: | --- | ---: | ---: |")
+    rows = [(p, e, f"nvbandwidth {t}") for p, e, t in CASES] + [(p, e, "PyTorch .to()") for p, e in PAGEABLE]
+    for path, engine, peer in rows:
         mine = statistics.median(ours[(path, engine)])
         other = statistics.median(theirs[(path, engine)])
-        print(f"| {path} | {engine} | {mine:.1f} | {other:.1f} | {mine / other:.3f} |")
+        print(f"| {path} | {engine} | {mine:.1f} | {peer} | {other:.1f} | {mine / other:.3f} |")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """ironbench stream on a GPU against BabelStream's CUDA (or HIP) build, side by side: both
-run fp64 copy and triad on arrays of the same size, in alternation, ROUNDS times; the table
+run fp64 copy, mul, add, triad, dot and nstream on arrays of the same size, in alternation, ROUNDS times; the table
 gives each one's GB/s (BabelStream's best-of-run figure and its average, ironbench's median
 and best), the ratio ironbench / BabelStream (goal >= 1.00) and ironbench's % of the HBM
 datasheet bandwidth (goal >= 90 %).
@@ -10,6 +10,9 @@ Usage: bench/gpu/stream_vs_babelstream.py --babelstream /path/to/cuda-stream
                                           [--ironbench build/release/ironbench] [--size-mib 1024]"""
 import argparse, json, re, statistics, subprocess
 
+# Arrays each kernel reads plus writes, as both tools count its bytes.
+KERNELS = {"copy": 2, "mul": 2, "add": 3, "triad": 3, "dot": 2, "nstream": 4}
+
 
 def babelstream(binary, elements):
     out = subprocess.run([binary, "--arraysize", str(elements), "--numtimes", "100"],
@@ -17,17 +20,17 @@ def babelstream(binary, elements):
     rates = {}
     for line in out.splitlines():
         # Function    MBytes/sec  Min (sec)   Max         Average
-        m = re.match(r"^(Copy|Triad)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)", line)
+        m = re.match(r"^(Copy|Mul|Add|Triad|Dot|Nstream)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)", line)
         if m:
+            kernel = m.group(1).lower()
             best_mbs, average_s = float(m.group(2)), float(m.group(5))
-            weight = 2 if m.group(1) == "Copy" else 3
-            rates[m.group(1).lower()] = (best_mbs / 1e3, weight * elements * 8 / average_s / 1e9)
+            rates[kernel] = (best_mbs / 1e3, KERNELS[kernel] * elements * 8 / average_s / 1e9)
     return rates
 
 
 def ironbench(binary, device, size_mib):
     out = subprocess.run([binary, "run", "stream", "--device", device, "--no-save", "-q", "--json", "-",
-                          "--axis", "kernel=copy,triad", "--axis", f"size={size_mib}M"],
+                          "--axis", "kernel=" + ",".join(KERNELS), "--axis", f"size={size_mib}M"],
                          check=True, capture_output=True, text=True).stdout
     rates = {}
     for case in json.loads(out)["cases"]:
@@ -57,7 +60,10 @@ def main():
     print(f"fp64, {args.size_mib} MiB per array, {args.rounds} rounds (medians of rounds)")
     print("| kernel | ironbench median GB/s | ironbench best | % of HBM peak | BabelStream best GB/s | BabelStream average | ratio (median / average) | ratio (best / best) |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for k in ("copy", "triad"):
+    for k in KERNELS:
+        if k not in theirs:
+            print(f"| {k} | - | - | - | not in BabelStream's output | - | - | - |")
+            continue
         med = statistics.median(v[0] for v in ours[k])
         best = statistics.median(v[1] for v in ours[k])
         pct = statistics.median(v[2] for v in ours[k]) if ours[k][0][2] is not None else float("nan")

@@ -139,7 +139,17 @@ if ! step build build; then
   exit 1
 fi
 ib=$build_dir/ironbench
+# The Python peers run with the machine's own libraries; the ironbench they start needs the
+# prefix's (Open MPI's libraries find each other through LD_LIBRARY_PATH): a wrapper sets them.
+ib_for_python=$ib
+if [[ -n $deps ]]; then
+  ib_for_python=$outdir/ironbench
+  printf '#!/bin/sh\n. "%s/env.sh"\nexec "%s" "$@"\n' "$deps" "$ib" >"$ib_for_python"
+  chmod +x "$ib_for_python"
+fi
 step sysinfo "$ib" sysinfo
+torch_why=$(machine_python -c 'import torch, triton
+if not torch.cuda.is_available(): print("PyTorch sees no GPU")' 2>&1 | tail -n 1)
 
 # ---- GPU tests and measurements
 run_gpu_steps() {
@@ -152,7 +162,11 @@ run_gpu_steps() {
     train_args=(--model small:32 --repeats 1)
     sweep=(-b 8 -e 64M -f 8)
   fi
-  step gemm_vs_torch machine_python "$repo/bench/gpu/gemm_vs_torch.py" --ironbench "$ib" "${gemm_args[@]}"
+  if [[ -z $torch_why ]]; then
+    step gemm_vs_torch machine_python "$repo/bench/gpu/gemm_vs_torch.py" --ironbench "$ib_for_python" "${gemm_args[@]}"
+  else
+    skip gemm_vs_torch "PyTorch with Triton is needed: $torch_why"
+  fi
   if ! $quick; then
     step gemm_cublaslt_vs_cublas "$ib" run gemm --device cuda:0 --axis dtype=fp16,bf16 --axis provider=cublaslt,cublas \
       --axis M=8192 --no-save --md - --json "$outdir/raw/gemm_providers.json"
@@ -163,7 +177,7 @@ run_gpu_steps() {
   fi
   if [[ -n $babelstream_src ]] && step babelstream_build build_peer babelstream "$babelstream_src" \
     -DMODEL=cuda -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" -DCUDA_ARCH="sm_$arch"; then
-    step stream_vs_babelstream machine_python "$repo/bench/gpu/stream_vs_babelstream.py" --ironbench "$ib" \
+    step stream_vs_babelstream machine_python "$repo/bench/gpu/stream_vs_babelstream.py" --ironbench "$ib_for_python" \
       --babelstream "$outdir/peers/babelstream/build/cuda-stream" "${stream_args[@]}"
   elif [[ -z $babelstream_src ]]; then
     skip stream_vs_babelstream "no --babelstream source given"
@@ -171,13 +185,15 @@ run_gpu_steps() {
   if [[ -n $nvbandwidth_src ]] && step nvbandwidth_build build_peer nvbandwidth "$nvbandwidth_src" \
     -DCMAKE_CUDA_ARCHITECTURES="$arch" -DCMAKE_PREFIX_PATH="$outdir/peer-deps/usr" \
     -DBoost_INCLUDE_DIR="$outdir/peer-deps/usr/include"; then
-    step copy_vs_nvbandwidth machine_python "$repo/bench/gpu/copy_vs_nvbandwidth.py" --ironbench "$ib" \
+    step copy_vs_nvbandwidth machine_python "$repo/bench/gpu/copy_vs_nvbandwidth.py" --ironbench "$ib_for_python" \
       --nvbandwidth "$outdir/peers/nvbandwidth/build/nvbandwidth" "${stream_args[@]}"
   elif [[ -z $nvbandwidth_src ]]; then
     skip copy_vs_nvbandwidth "no --nvbandwidth source given"
   fi
-  if [[ -x $build_dir/ironbench-train ]]; then
-    step train_vs_pytorch machine_python "$repo/bench/train_vs_pytorch.py" --ironbench "$ib" --device cuda \
+  if [[ -n $torch_why ]]; then
+    skip train_vs_pytorch "PyTorch is needed: $torch_why"
+  elif [[ -x $build_dir/ironbench-train ]]; then
+    step train_vs_pytorch machine_python "$repo/bench/train_vs_pytorch.py" --ironbench "$ib_for_python" --device cuda \
       --dtype bf16 --steps 10 --warmup 3 "${train_args[@]}"
   else
     skip train_vs_pytorch "ironbench-train was not built (no libtorch found)"

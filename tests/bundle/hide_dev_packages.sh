@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs "$@" in a private mount namespace in which the system's copies of ironbench's
-# development packages (headers, CMake and pkg-config files, link-time .so names, MPI's
-# wrappers) are hidden, so that a build can only succeed from a prefix made by
+# development packages (headers, CMake and pkg-config files, MPI's wrappers, pkg-config) are
+# hidden, so that a build can only succeed from a prefix made by
 # scripts/setup.sh --prefix. Needs root (for the namespace); "$@" is usually a command that
 # drops to an unprivileged user.
 set -euo pipefail
@@ -16,9 +16,10 @@ for d in /usr/include/fmt /usr/include/CLI /usr/include/nlohmann /usr/include/gt
   $lib/openblas-openmp $lib/openblas-pthread; do
   hide_dir "$d"
 done
-for f in /usr/include/simdjson.h /usr/include/sqlite3.h /usr/include/pcre2.h /usr/bin/mpicc /usr/bin/mpirun \
-  /usr/bin/pkg-config /usr/bin/pkgconf $lib/libfmt.so $lib/libsqlite3.so $lib/libcurl.so $lib/libsimdjson.so \
-  $lib/libpcre2-8.so $lib/libevent.so $lib/libopenblas.so $lib/libopenblas.so.0 $lib/libfmt.so.9 $lib/libsimdjson.so.14; do
+# Files only: a bind mount follows links, so the libraries' .so links (which point at the
+# runtime libraries the system itself uses) stay; the checks look at where the build found them.
+for f in /usr/include/simdjson.h /usr/include/sqlite3.h /usr/include/pcre2.h /usr/include/curl/curl.h \
+  /usr/bin/mpicc.openmpi /usr/bin/pkgconf /usr/bin/curl-config; do
   hide_file "$f"
 done
 exec "$@"
