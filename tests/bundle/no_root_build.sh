@@ -22,11 +22,17 @@ run_user() { "${as_user[@]}" "$@"; }
 cd "$work"
 run_user "$source_dir/scripts/setup.sh" --bundle "$work/bundle.tar"
 # No GPU here: CUDA and libtorch stay off so that the build takes minutes, not the GPU build's.
-"${hide[@]}" "${as_user[@]}" "$source_dir/bench/gpu/verify.sh" "$work/out" --bundle "$work/bundle.tar" \
-  --build-dir "$work/build" --cmake-arg -DIRONBENCH_CUDA=OFF --cmake-arg -DIRONBENCH_TORCH=OFF || true
-
 summary=$work/out/summary.md
 fail() { echo "FAILED: $*"; cat "$summary" 2>/dev/null; exit 1; }
+if ((${#hide[@]})); then
+  for header in /usr/include/fmt/format.h /usr/include/nlohmann/json.hpp /usr/include/CLI/CLI.hpp /usr/include/gtest/gtest.h; do
+    "${hide[@]}" test ! -e "$header" || fail "$header is still visible in the namespace"
+  done
+fi
+rc=0
+"${hide[@]}" "${as_user[@]}" "$source_dir/bench/gpu/verify.sh" "$work/out" --bundle "$work/bundle.tar" \
+  --build-dir "$work/build" --cmake-arg -DIRONBENCH_CUDA=OFF --cmake-arg -DIRONBENCH_TORCH=OFF || rc=$?
+((rc == 0)) || fail "verify.sh exited with $rc"
 [[ -s $summary ]] || fail "no summary written"
 grep -q '^| deps | ok' "$summary" || fail "the bundle was not unpacked"
 grep -q '^| build | ok' "$summary" || fail "the build failed: $(tail -n 20 "$work/out/logs/build.log")"
