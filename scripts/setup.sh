@@ -48,7 +48,7 @@ usage() {
   sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
-mode=install bundle= prefix= from=
+mode=install bundle='' prefix='' from=''
 while (($#)); do
   case $1 in
   --dry-run) mode=dry-run ;;
@@ -61,6 +61,7 @@ while (($#)); do
   shift
 done
 
+[[ -z $from || -n $prefix ]] || { echo "setup: --from FILE needs --prefix DIR" >&2; exit 2; }
 if [[ $mode == dry-run ]]; then
   printf '%s\n' "${packages[@]}" "${optional_packages[@]}"
   exit 0
@@ -68,7 +69,6 @@ fi
 
 if [[ -n $bundle || -n $prefix ]]; then
   source "$(dirname "$0")/lib/deps_prefix.sh"
-  [[ -z $from || -n $prefix ]] || { echo "setup: --from needs --prefix DIR" >&2; exit 2; }
   [[ -z $from || -z $bundle ]] || { echo "setup: --from and --bundle are exclusive" >&2; exit 2; }
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT

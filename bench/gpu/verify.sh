@@ -13,13 +13,13 @@
 #   --babelstream SRC    BabelStream's source (a directory or a .tar.gz): built and compared with
 #   --nvbandwidth SRC    nvbandwidth's source (directory or .tar.gz; needs Boost program_options)
 #   --peer-deps DIR      .deb files the peers need (Boost), unpacked in OUTDIR/peer-deps
-#   --quick              fewer shapes, sizes and repeats (about 3 minutes after the build)
+#   --quick              bf16 only, one round, GPT Small, a sweep to 64 MiB (for a short slot)
 #   --jobs N             build jobs (default: all cores)
 #   --cmake-arg ARG      one more argument for CMake's configure step (repeatable)
 set -uo pipefail
 
 usage() {
-  sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 die() {
@@ -156,7 +156,7 @@ if not torch.cuda.is_available(): print("PyTorch sees no GPU")' 2>&1 | tail -n 1
 # ---- GPU tests and measurements
 run_gpu_steps() {
   step gpu_tests ctest --test-dir "$build_dir" -R '^(Gpu|TorchTrainingGpu)' --output-on-failure --timeout 600
-  local gemm_args=() stream_args=() train_args=(--model small:32,medium:16,large:8,1.5b:4 --repeats 3)
+  local gemm_args=() stream_args=() train_args=(--model "small:32,medium:16,large:8,1.5b:4" --repeats 3)
   local sweep=(-b 8 -e 1G -f 2)
   if $quick; then
     gemm_args=(--dtypes bf16 --rounds 1)
