@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Functions for scripts/setup.sh: ironbench's Debian/Ubuntu packages fetched without root
 # (apt-get download), kept as one archive (a bundle) and unpacked into a private prefix.
 # Sourced, not run. Each function prints what it does on stderr.
@@ -59,7 +60,8 @@ deps_unpack_deb() {
 # a build and a run need.
 deps_fix_prefix() {
   local prefix=$1 multiarch lib link target
-  multiarch=$(ls "$prefix/usr/lib" | grep -m1 -- '-linux-gnu$')
+  local dirs=("$prefix"/usr/lib/*-linux-gnu)
+  multiarch=${dirs[0]##*/}
   lib=$prefix/usr/lib/$multiarch
   while IFS= read -r link; do
     target=$(readlink "$link")
