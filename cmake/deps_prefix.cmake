@@ -3,7 +3,8 @@
 # from the environment that DIR/env.sh sets, makes the build look there first for headers,
 # libraries, CMake packages, pkg-config files and MPI's compiler wrapper, and writes the
 # prefix's library folders into every binary's RPATH (DT_RPATH, which also covers the
-# libraries those libraries load), so that the binaries run without LD_LIBRARY_PATH.
+# libraries those libraries load). Open MPI's libraries carry a RUNPATH of their own, which
+# wins over that: runs that load them need DIR/env.sh (its LD_LIBRARY_PATH).
 set(IRONBENCH_DEPS "$ENV{IRONBENCH_DEPS}" CACHE PATH "Prefix made by scripts/setup.sh --prefix (empty: the system's packages)")
 if(IRONBENCH_DEPS)
   if(NOT EXISTS "${IRONBENCH_DEPS}/usr/include")

@@ -82,7 +82,6 @@ export PKG_CONFIG_PATH="$lib/pkgconfig:$lib/openblas-openmp/pkgconfig:$prefix/us
 export CMAKE_PREFIX_PATH="$prefix/usr\${CMAKE_PREFIX_PATH:+:\$CMAKE_PREFIX_PATH}"
 export LD_LIBRARY_PATH="$lib:$lib/openblas-openmp:$lib/openmpi/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
 export OPAL_PREFIX="$prefix/usr"
-export PMIX_INSTALL_PREFIX="$prefix/usr"
 ENV
 }
 

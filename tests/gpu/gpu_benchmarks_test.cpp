@@ -113,16 +113,21 @@ TEST(GpuTpInfer, OneRankOnTheGpuVerifiesAgainstTheReferenceAndTheSingleDeviceRun
   EXPECT_NE(doc.at("settings").at("compute").get<std::string>().find("FP32 compute"), std::string::npos);
 }
 
-// nvidia-smi's CSV answer for `fields` on the GPU at `bus_id`, split at commas; empty when
-// nvidia-smi is missing or fails.
-std::vector<std::string> nvidia_smi_query(const std::string& bus_id, const std::string& fields) {
+// nvidia-smi's CSV answer for `fields` on the GPU at `bus_id`, split at commas; exit code 127
+// when nvidia-smi cannot be started (not installed).
+struct smi_answer {
+  int exit_code = -1;
+  std::string err;
+  std::vector<std::string> values;
+};
+smi_answer nvidia_smi_query(const std::string& bus_id, const std::string& fields) {
   const auto r = wait_for(start_program(
       "nvidia-smi", {"--query-gpu=" + fields, "--format=csv,noheader,nounits", "--id=" + bus_id}));
-  std::vector<std::string> values;
-  if (r.exit_code != 0) return values;
+  smi_answer answer{r.exit_code, r.err, {}};
+  if (r.exit_code != 0 || r.out.empty()) return answer;
   std::stringstream line(lines_of(r.out).at(0));
-  for (std::string v; std::getline(line, v, ',');) values.push_back(v.substr(v.find_first_not_of(' ')));
-  return values;
+  for (std::string v; std::getline(line, v, ',');) answer.values.push_back(v.substr(v.find_first_not_of(' ')));
+  return answer;
 }
 
 TEST(GpuTelemetry, NvmlReadingsAgreeWithNvidiaSmi) {
@@ -132,8 +137,10 @@ TEST(GpuTelemetry, NvmlReadingsAgreeWithNvidiaSmi) {
   for (const auto& d : info.at("devices")) device = d.at("id") == gpu ? d : device;
   const auto& props = device.at("properties");
   if (props.value("vendor", "") != "cuda") GTEST_SKIP() << "not an NVIDIA GPU: nvidia-smi does not describe it";
-  const auto smi = nvidia_smi_query(props.at("pci_bus_id"), "driver_version,power.limit,clocks.max.sm,memory.total,pci.bus_id");
-  if (smi.empty()) GTEST_SKIP() << "nvidia-smi not found or failed";
+  const auto answer = nvidia_smi_query(props.at("pci_bus_id"), "driver_version,power.limit,clocks.max.sm,memory.total,pci.bus_id");
+  if (answer.exit_code == 127) GTEST_SKIP() << "nvidia-smi is not installed: nothing to compare NVML's readings with";
+  ASSERT_EQ(answer.exit_code, 0) << "nvidia-smi failed on an NVIDIA GPU: " << answer.err;
+  const auto& smi = answer.values;
   ASSERT_EQ(smi.size(), 5u);
   const auto& nvml = props.at("telemetry");
   ASSERT_TRUE(nvml.value("available", false)) << nvml.dump();
@@ -144,9 +151,9 @@ TEST(GpuTelemetry, NvmlReadingsAgreeWithNvidiaSmi) {
   EXPECT_NEAR(device.at("memory_bytes").get<double>() / 1048576.0, std::stod(smi[3]), 0.02 * std::stod(smi[3]));
 
   // A case's samples lie within what nvidia-smi reads around it (temperature, SM clock range).
-  const auto before = nvidia_smi_query(props.at("pci_bus_id"), "temperature.gpu");
+  const auto before = nvidia_smi_query(props.at("pci_bus_id"), "temperature.gpu").values;
   const auto doc = run_on_gpu(gpu, {"gemm", "--axis", "dtype=bf16", "--axis", "M=4096", "--max-time", "1s"});
-  const auto after = nvidia_smi_query(props.at("pci_bus_id"), "temperature.gpu");
+  const auto after = nvidia_smi_query(props.at("pci_bus_id"), "temperature.gpu").values;
   ASSERT_FALSE(before.empty() || after.empty());
   const auto& telemetry = doc.at("cases").at(0).at("telemetry");
   ASSERT_TRUE(telemetry.contains("temperature_c")) << telemetry.dump();
