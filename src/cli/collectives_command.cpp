@@ -9,10 +9,10 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/gpu_ranks.hpp"
-#include "cli/live_host.hpp"
-#include "cli/rank_run.hpp"
-#include "cli/run_outputs.hpp"
+#include "comm/gpu_ranks.hpp"
+#include "session/live_host.hpp"
+#include "session/run_setup.hpp"
+#include "cli/option_groups.hpp"
 #include "comm/collective_sweep.hpp"
 #include "comm/collectives_results.hpp"
 #if IRONBENCH_WITH_GPU
@@ -45,7 +45,7 @@ struct collectives_arguments {
   int threads = 1, gpus_per_thread = 1;
   std::string datatypes = "fp32", ops = "sum", backend = "auto", timeout = "300s", inject_fault;
   bool quiet = false;
-  output_options outputs;
+  report::output_options outputs;
 };
 
 void add_options(CLI::App& command, collectives_arguments& a) {
@@ -178,7 +178,7 @@ int execute(const collectives_arguments& a, const invocation& call) {
   const auto base = base_settings(a);
   const auto timeout_s = parse_duration_s(a.timeout, "--timeout");
   const auto injected = parse_fault(a.inject_fault);
-  const auto targets = parse_targets(a.outputs);
+  const auto targets = report::parse_targets(a.outputs);
   if (a.backend != "auto" && a.backend != "mpi" && a.backend != "mpi-gpu" && a.backend != "nccl" &&
       a.backend != "rccl") {
     throw usage_error(fmt::format("unknown --backend '{}' (auto, mpi, mpi-gpu, nccl, rccl)", a.backend));
@@ -205,7 +205,7 @@ int execute(const collectives_arguments& a, const invocation& call) {
   if (base.root < 0 || base.root >= world->size() * per_process) {
     throw usage_error(fmt::format("--root {} is not a rank (the job has {})", base.root, world->size() * per_process));
   }
-  if (rank == 0) prepare_results_dir(a.outputs);
+  if (rank == 0) report::prepare_results_dir(a.outputs);
   comm::watchdog guard(std::chrono::duration<double>(timeout_s), rank);
   if (injected.rank == rank && injected.kind == "exit") {
     std::cerr << fmt::format("ironbench: rank {} exits now (--inject-fault exit@{})\n", rank, rank);
@@ -218,11 +218,10 @@ int execute(const collectives_arguments& a, const invocation& call) {
   guard.heartbeat("start-up: describing every rank");
   auto launch = comm::detect_launch();
   comm::assign_local_ranks_by_host(launch, *world, comm::this_host_name());
-  const auto host = detect_live_host();
-  const auto gpus = gpus_of(host);
-  const bool use_gpu = every_rank_takes_gpus(
-      *world, a.backend, a.backend == "nccl" || a.backend == "rccl" || mpi_gpu || (a.backend == "auto" && IRONBENCH_WITH_NCCL),
-      host);
+  const auto host = session::detect_live_host();
+  const auto gpus = comm::gpus_of(host.devices.devices);
+  const bool use_gpu = comm::every_rank_takes_gpus(
+      *world, a.backend, a.backend == "nccl" || a.backend == "rccl" || mpi_gpu || (a.backend == "auto" && IRONBENCH_WITH_NCCL), host.devices.devices, host.devices.notes);
   const bool nccl = use_gpu && !mpi_gpu;
   if (per_process > 1 && !nccl) {
     throw usage_error(fmt::format("--nthreads/--ngpus {}: several ranks per process need GPU collectives (NCCL/RCCL)",
@@ -266,7 +265,7 @@ int execute(const collectives_arguments& a, const invocation& call) {
     for (int t = 0; t < per_process; ++t) devices.push_back(gpus.at(static_cast<std::size_t>(first + t)));
   }
   const auto start = std::chrono::system_clock::now();
-  const auto host_facts = host_json(host.fingerprint);
+  const auto host_facts = session::host_json(host.fingerprint);
 
   // Everything one rank does: its backend, its description, the sweeps of every trial.
   struct rank_outcome {
@@ -342,12 +341,12 @@ int execute(const collectives_arguments& a, const invocation& call) {
   if (rank != 0) return comm::summarize(trials.front()).wrong == 0 ? exit_ok : exit_failure;
 
   if (!a.quiet) std::cerr << std::string(60, ' ') << '\r';
-  auto run = rank0_run(call, start, host, ranks_json, measured);
+  auto run = session::rank0_run(call.argv, start, host, ranks_json, measured);
   run.settings = comm::settings_json(base, outcome.size, outcome.backend, a.trials, timeout_s);
   run.settings["ranks_per_process"] = per_process;
   run.cases = comm::cases_of(trials, outcome.size, base.iterations, base.warmup_iterations);
   core::settle_run_status(run);
-  write_run_outputs(run, targets, a.outputs, host.fingerprint.hostname, start, std::cout, [&](std::ostream& out) {
+  report::write_run_outputs(run, targets, a.outputs, host.fingerprint.hostname, start, std::cout, [&](std::ostream& out) {
     out << fmt::format("# ironbench collectives: {} ranks, {}, minBytes {} maxBytes {} step: {} warmup iters: {} "
                        "iters: {} validation: {}\n",
                        outcome.size, outcome.backend, base.min_bytes, base.max_bytes,

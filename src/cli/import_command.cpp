@@ -8,11 +8,11 @@
 #include <iostream>
 #include <sstream>
 
-#include "cli/build_description.hpp"
+#include "session/run_setup.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/live_host.hpp"
-#include "cli/run_outputs.hpp"
+#include "session/live_host.hpp"
+#include "cli/option_groups.hpp"
 #include "core/error.hpp"
 #include "report/output.hpp"
 #include "results/babelstream_import.hpp"
@@ -31,7 +31,7 @@ struct import_arguments {
   std::string collective;  // nccl-tests: when the output does not name its test
   int ranks = 0;           // nccl-tests: when the output lists no ranks
   std::string device;      // every format: the device the numbers were measured on
-  output_options outputs;
+  report::output_options outputs;
 };
 
 std::string read_text(const std::string& path) {
@@ -65,29 +65,28 @@ int execute(const import_arguments& a, const invocation& call) {
     throw usage_error(fmt::format("--collective and --ranks apply to nccl-tests, not {}", a.format));
   }
   if (a.ranks < 0) throw usage_error(fmt::format("--ranks must be positive, not {}", a.ranks));
-  const auto targets = parse_targets(a.outputs);
-  prepare_results_dir(a.outputs);
-  core::run_result run;
-  run.tool = build_description();
-  run.argv = call.argv;
+  const auto targets = report::parse_targets(a.outputs);
+  report::prepare_results_dir(a.outputs);
   const auto now = std::chrono::system_clock::now();
-  run.start_time = run.end_time = utc_time(now, "%Y-%m-%dT%H:%M:%SZ");
+  std::vector<core::case_result> cases;
   for (const auto& file : a.files) {
     for (auto& c : import_file(a, file)) {
       if (!a.device.empty()) c.device = a.device;
-      run.cases.push_back(std::move(c));
+      cases.push_back(std::move(c));
     }
   }
+  const auto host = session::detect_live_host();
+  auto run = session::start_run(call.argv, host, now);
+  run.end_time = run.start_time;
+  run.cases = std::move(cases);
   // The host of an import is where it was imported, not where it was measured: say so.
   run.settings = {{"imported", a.format}, {"files", a.files},
                   {"note", "measured elsewhere; the host fingerprint is the importing machine's"}};
   if (!a.collective.empty()) run.settings["collective"] = a.collective;
   if (a.ranks > 0) run.settings["ranks"] = a.ranks;
   if (!a.device.empty()) run.settings["device"] = a.device;
-  const auto host = detect_live_host();
-  run.host = host_json(host.fingerprint);
   core::settle_run_status(run);
-  write_run_outputs(run, targets, a.outputs, host.fingerprint.hostname, now, std::cout,
+  report::write_run_outputs(run, targets, a.outputs, host.fingerprint.hostname, now, std::cout,
                     [&](std::ostream& out) { report::write_console(run, out); });
   return exit_ok;
 }

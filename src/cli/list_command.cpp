@@ -7,7 +7,7 @@
 #include "benchmarks/builtin.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/live_host.hpp"
+#include "session/live_host.hpp"
 #include "report/text_table.hpp"
 
 namespace ironbench::cli {
@@ -55,7 +55,7 @@ command_action add_list_command(CLI::App& app) {
     (void)command;
     core::registry registry;
     benchmarks::register_builtin_benchmarks(registry);
-    const auto host = detect_live_host();
+    const auto host = session::detect_live_host();
     for (const auto* b : registry.all()) print_benchmark(*b, host.devices.devices);
     for (const auto& note : host.devices.notes) std::cout << "note: " << note << '\n';
     std::cout << "Override an axis with --axis NAME=VALUES, e.g. --axis size=1M:8G:x2 "

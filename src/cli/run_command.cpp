@@ -8,13 +8,13 @@
 #include <iostream>
 
 #include "benchmarks/builtin.hpp"
-#include "cli/build_description.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/interrupt.hpp"
-#include "cli/live_host.hpp"
+#include "session/live_host.hpp"
+#include "session/run_setup.hpp"
 #include "cli/progress_printer.hpp"
-#include "cli/run_outputs.hpp"
+#include "cli/option_groups.hpp"
 #include "core/error.hpp"
 #include "core/result_json.hpp"
 #include "core/runner.hpp"
@@ -29,7 +29,7 @@ struct run_arguments {
   std::vector<std::string> benchmarks;
   std::string devices = "all";
   std::vector<std::string> axes;
-  output_options outputs;
+  report::output_options outputs;
   bool quiet = false;
   std::string warmup = "0.1s", min_time, max_time = "3s", min_sample_time = "100us";
   std::string min_reps = "5", max_reps = "1000", target_cv = "0.01";
@@ -78,25 +78,21 @@ core::measurement_settings parse_settings(const run_arguments& a) {
 
 int execute(const run_arguments& a, const invocation& call) {
   const auto settings = parse_settings(a);
-  const auto targets = parse_targets(a.outputs);
+  const auto targets = report::parse_targets(a.outputs);
   core::run_options options;
   options.benchmarks = a.benchmarks;
   options.settings = settings;
   for (const auto& text : a.axes) options.overrides.push_back(core::parse_axis_override(text));
 
-  const auto host = detect_live_host();
+  const auto host = session::detect_live_host();
   const auto devices = device::select_devices(host.devices, a.devices);
   core::registry registry;
   benchmarks::register_builtin_benchmarks(registry);
   const auto plan = core::plan_run(registry, devices, options);
-  prepare_results_dir(a.outputs);
+  report::prepare_results_dir(a.outputs);
 
-  core::run_result run;
-  run.tool = build_description();
-  run.argv = call.argv;
   const auto start = std::chrono::system_clock::now();
-  run.start_time = utc_time(start, "%Y-%m-%dT%H:%M:%SZ");
-  run.host = host_json(host.fingerprint);
+  auto run = session::start_run(call.argv, host, start);
   run.devices = devices;
   run.settings = core::to_json(settings);
   run.settings["device_notes"] = host.devices.notes;
@@ -107,9 +103,9 @@ int execute(const run_arguments& a, const invocation& call) {
   options.cancel = &install_interrupt_flag();
   options.monitor = telemetry::gpu_case_monitors(std::chrono::milliseconds(a.telemetry_interval_ms));
   core::execute_plan(plan, options, run, progress_printer(std::cerr, a.quiet));
-  run.end_time = utc_time(std::chrono::system_clock::now(), "%Y-%m-%dT%H:%M:%SZ");
+  session::finish_run(run);
 
-  write_run_outputs(run, targets, a.outputs, host.fingerprint.hostname, start, std::cout,
+  report::write_run_outputs(run, targets, a.outputs, host.fingerprint.hostname, start, std::cout,
                     [&](std::ostream& console) { report::write_console(run, console); });
   if (run.status == core::run_status::interrupted) return exit_interrupted;
   return run.status == core::run_status::valid ? exit_ok : exit_failure;

@@ -11,13 +11,14 @@
 #include <iostream>
 #include <limits>
 
-#include "cli/build_description.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/interrupt.hpp"
-#include "cli/live_host.hpp"
-#include "cli/run_outputs.hpp"
+#include "session/live_host.hpp"
+#include "session/run_setup.hpp"
+#include "cli/option_groups.hpp"
 #include "core/error.hpp"
+#include "core/utc_time.hpp"
 #include "core/units.hpp"
 #include "report/output.hpp"
 #include "serve/datasets.hpp"
@@ -59,7 +60,7 @@ struct serve_arguments {
   std::string receive_time = "kernel";
   std::string ca_cert;
   bool insecure = false;
-  output_options outputs;
+  report::output_options outputs;
 };
 
 std::vector<double> parse_number_list(const std::string& text, const char* flag) {
@@ -180,9 +181,9 @@ int execute(const serve_arguments& a, const invocation& call) {
   if ((a.dataset_name == "custom" || a.dataset_name == "sharegpt") && a.dataset_path.empty()) {
     throw usage_error(fmt::format("--dataset-name {} needs --dataset-path", a.dataset_name));
   }
-  const auto targets = parse_targets(a.outputs);
-  std::ostream& console = console_stream(targets);
-  prepare_results_dir(a.outputs);
+  const auto targets = report::parse_targets(a.outputs);
+  std::ostream& console = report::console_stream(targets);
+  report::prepare_results_dir(a.outputs);
   if (a.save_result) {
     std::error_code ec;
     std::filesystem::create_directories(a.result_dir, ec);
@@ -190,13 +191,9 @@ int execute(const serve_arguments& a, const invocation& call) {
   }
 
   const auto& cancel = install_interrupt_flag();
-  const auto host = detect_live_host();
+  const auto host = session::detect_live_host();
   const auto start = std::chrono::system_clock::now();
-  core::run_result run;
-  run.tool = build_description();
-  run.argv = call.argv;
-  run.start_time = utc_time(start, "%Y-%m-%dT%H:%M:%SZ");
-  run.host = host_json(host.fingerprint);
+  auto run = session::start_run(call.argv, host, start);
   run.devices = {host.devices.devices.front()};
   std::vector<json> points;
   bool any_invalid = false;
@@ -328,7 +325,7 @@ int execute(const serve_arguments& a, const invocation& call) {
       run.settings["best_under_itl_limit"] = best;
     }
   }
-  run.end_time = utc_time(std::chrono::system_clock::now(), "%Y-%m-%dT%H:%M:%SZ");
+  session::finish_run(run);
   run.settings["authorization"] = authorized ? "API key from $" + a.api_key_env : "none";
   run.settings["endpoints"] = load.base_urls;
   if (cancel.load()) {
@@ -336,7 +333,7 @@ int execute(const serve_arguments& a, const invocation& call) {
     run.status_reason = "interrupted; the requests measured so far are kept";
   }
   core::settle_run_status(run);
-  write_run_outputs(run, targets, a.outputs, host.fingerprint.hostname, start, std::cout, [](std::ostream&) {});
+  report::write_run_outputs(run, targets, a.outputs, host.fingerprint.hostname, start, std::cout, [](std::ostream&) {});
   if (run.status == core::run_status::interrupted) return exit_interrupted;
   return any_invalid ? exit_failure : exit_ok;
 }

@@ -3,11 +3,11 @@
 
 #include <iostream>
 
-#include "cli/build_description.hpp"
+#include "session/build_description.hpp"
 #include "cli/commands.hpp"
 #include "device/gpu/gpu_summary.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/live_host.hpp"
+#include "session/live_host.hpp"
 #include "core/units.hpp"
 
 namespace ironbench::cli {
@@ -17,12 +17,12 @@ command_action add_sysinfo_command(CLI::App& app) {
   auto json_output = std::make_shared<bool>(false);
   command->add_flag("--json", *json_output, "Print JSON instead of text");
   return [json_output] {
-    const auto host = detect_live_host();
+    const auto host = session::detect_live_host();
     if (*json_output) {
       json devices = json::array();
       for (const auto& d : host.devices.devices) devices.push_back(core::to_json(d));
-      const json document{{"tool", build_description()},
-                          {"host", host_json(host.fingerprint)},
+      const json document{{"tool", session::build_description()},
+                          {"host", session::host_json(host.fingerprint)},
                           {"devices", devices},
                           {"device_notes", host.devices.notes}};
       std::cout << document.dump(2) << '\n';

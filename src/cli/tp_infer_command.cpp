@@ -17,10 +17,10 @@
 #include "blas/openblas.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/gpu_ranks.hpp"
-#include "cli/live_host.hpp"
-#include "cli/rank_run.hpp"
-#include "cli/run_outputs.hpp"
+#include "comm/gpu_ranks.hpp"
+#include "session/live_host.hpp"
+#include "session/run_setup.hpp"
+#include "cli/option_groups.hpp"
 #include "comm/collectives_results.hpp"
 #include "comm/launch_environment.hpp"
 #include "comm/node_ranks.hpp"
@@ -42,7 +42,7 @@ struct tp_arguments {
   std::string batch = "128,512,2048", hidden = "1024", timeout = "600s", backend = "auto";
   int iterations = 10, warmup_iterations = 2;
   bool quiet = false;
-  output_options outputs;
+  report::output_options outputs;
 };
 
 struct timing {
@@ -158,7 +158,7 @@ int execute(const tp_arguments& a, const invocation& call) {
   const auto cases = core::expand_sweep(axes);
   if (a.iterations < 1 || a.warmup_iterations < 0) throw usage_error("need --iters >= 1 and --warmup_iters >= 0");
   const auto timeout_s = parse_duration_s(a.timeout, "--timeout");
-  const auto targets = parse_targets(a.outputs);
+  const auto targets = report::parse_targets(a.outputs);
 #if !IRONBENCH_WITH_MPI
   (void)call;
   (void)cases;
@@ -180,7 +180,7 @@ int execute(const tp_arguments& a, const invocation& call) {
       throw usage_error(fmt::format("F = 4 x hidden = {} does not split over {} ranks", 4 * p.integer("hidden"), ranks));
     }
   }
-  if (rank == 0) prepare_results_dir(a.outputs);
+  if (rank == 0) report::prepare_results_dir(a.outputs);
   comm::watchdog guard(std::chrono::duration<double>(timeout_s), rank);
   auto launch = comm::detect_launch();
   comm::assign_local_ranks_by_host(launch, *world, comm::this_host_name());
@@ -190,13 +190,13 @@ int execute(const tp_arguments& a, const invocation& call) {
     blas::openblas_set_threads(std::max(1, cores / std::max(1, launch.local_size)));
   }
   guard.heartbeat("start-up: describing every rank");
-  const auto host = detect_live_host();
+  const auto host = session::detect_live_host();
   // GPUs (NCCL/RCCL for the gather) when every rank has one, as collectives decides.
-  const bool use_gpus = every_rank_takes_gpus(
-      *world, a.backend, a.backend == "nccl" || a.backend == "rccl" || (a.backend == "auto" && IRONBENCH_WITH_NCCL), host);
+  const bool use_gpus = comm::every_rank_takes_gpus(
+      *world, a.backend, a.backend == "nccl" || a.backend == "rccl" || (a.backend == "auto" && IRONBENCH_WITH_NCCL), host.devices.devices, host.devices.notes);
   std::optional<core::device_info> gpu;
   if (use_gpus) {
-    const auto gpus = gpus_of(host);
+    const auto gpus = comm::gpus_of(host.devices.devices);
     gpu = gpus.at(static_cast<std::size_t>(comm::gpu_for(launch, static_cast<int>(gpus.size()))));
   }
   const core::device_info measured = gpu ? *gpu : host.devices.devices.front();
@@ -211,7 +211,7 @@ int execute(const tp_arguments& a, const invocation& call) {
 #endif
   const auto start = std::chrono::system_clock::now();
   const auto ranks_json =
-      world->gather(comm::rank_description(rank, launch, host_json(host.fingerprint), measured).dump());
+      world->gather(comm::rank_description(rank, launch, session::host_json(host.fingerprint), measured).dump());
 
   core::run_result run;
   report::text_table table;
@@ -285,7 +285,7 @@ int execute(const tp_arguments& a, const invocation& call) {
   guard.heartbeat("writing results");
   if (rank != 0) return exit_ok;
   auto measured_cases = std::move(run.cases);
-  run = rank0_run(call, start, host, ranks_json, measured);
+  run = session::rank0_run(call.argv, start, host, ranks_json, measured);
   run.cases = std::move(measured_cases);
   run.settings = {{"ranks", ranks},
                   {"backend", collectives},
@@ -296,7 +296,7 @@ int execute(const tp_arguments& a, const invocation& call) {
                   {"single_device", gpu ? "the same model on rank 0's GPU alone"
                                         : "the same model on rank 0 alone, with rank 0's threads"}};
   core::settle_run_status(run);
-  write_run_outputs(run, targets, a.outputs, host.fingerprint.hostname, start, std::cout, [&](std::ostream& out) {
+  report::write_run_outputs(run, targets, a.outputs, host.fingerprint.hostname, start, std::cout, [&](std::ostream& out) {
     out << fmt::format("tp_infer: {} ranks ({}; {}), {} iterations after {} warm-up\n", ranks, collectives, engine,
                        a.iterations, a.warmup_iterations);
     table.render_text(out);

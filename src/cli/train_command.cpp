@@ -13,9 +13,9 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/interrupt.hpp"
-#include "cli/live_host.hpp"
-#include "cli/rank_run.hpp"
-#include "cli/run_outputs.hpp"
+#include "session/live_host.hpp"
+#include "session/run_setup.hpp"
+#include "cli/option_groups.hpp"
 #include "comm/collectives_results.hpp"
 #include "comm/launch_environment.hpp"
 #include "comm/watchdog.hpp"
@@ -82,7 +82,7 @@ struct train_arguments {
   bool no_fused = false;
   bool quiet = false;
   train::train_settings settings;
-  output_options outputs;
+  report::output_options outputs;
 };
 
 std::vector<std::int64_t> parse_list(const std::string& name, const std::string& text) {
@@ -165,7 +165,7 @@ torch::Device pick_device(const std::string& text, const comm::launch_info& laun
 }
 
 /// The device_info ironbench's own enumeration has for the training device.
-core::device_info measured_device(const live_host& host, torch::Device device) {
+core::device_info measured_device(const session::live_host& host, torch::Device device) {
   const std::string wanted = device.is_cpu() ? "cpu" : fmt::format("{}:{}", IRONBENCH_TORCH_HIP ? "hip" : "cuda",
                                                                      static_cast<int>(device.index()));
   for (const auto& d : host.devices.devices) {
@@ -226,22 +226,22 @@ int execute(train_arguments& a, const invocation& call) {
   const auto& settings = plan.settings;
   const bool distributed = plan.distributed;
   const int world_size = plan.world_size, rank = plan.rank;
-  const auto targets = parse_targets(a.outputs);
+  const auto targets = report::parse_targets(a.outputs);
 
   const auto cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int threads = a.threads > 0 ? a.threads : std::max(1, cores / std::max(1, launch.local_size));
   at::set_num_threads(threads);
-  if (rank == 0) prepare_results_dir(a.outputs);
+  if (rank == 0) report::prepare_results_dir(a.outputs);
   comm::watchdog guard(std::chrono::duration<double>(plan.timeout_s), rank);
   guard.heartbeat("start-up: describing the host");
-  const auto host = detect_live_host();
+  const auto host = session::detect_live_host();
   const auto start = std::chrono::system_clock::now();
   std::vector<std::string> rank_descriptions;
   const auto measured = measured_device(host, device);
   if (distributed) {
-    rank_descriptions = describe_ranks(comm::rank_description(rank, launch, host_json(host.fingerprint), measured).dump());
+    rank_descriptions = describe_ranks(comm::rank_description(rank, launch, session::host_json(host.fingerprint), measured).dump());
   }
-  auto& console = console_stream(targets);
+  auto& console = report::console_stream(targets);
   const auto monitors = telemetry::gpu_case_monitors(std::chrono::milliseconds(a.telemetry_interval_ms));
   const auto& cancel = install_interrupt_flag();
   bool interrupted = false;
@@ -300,7 +300,7 @@ int execute(train_arguments& a, const invocation& call) {
   train::add_scaling_efficiency(cases);
 
   guard.heartbeat("writing results");
-  auto run = rank0_run(call, start, host, rank_descriptions, measured);
+  auto run = session::rank0_run(call.argv, start, host, rank_descriptions, measured);
   if (!distributed) run.host.erase("ranks");
   run.cases = std::move(cases);
   run.telemetry = std::move(telemetry_series);
@@ -310,7 +310,7 @@ int execute(train_arguments& a, const invocation& call) {
     run.status_reason = "interrupted (SIGINT or SIGTERM); the steps measured so far are kept";
   }
   core::settle_run_status(run);
-  write_run_outputs(run, targets, a.outputs, host.fingerprint.hostname, start, std::cout, [&](std::ostream& out) {
+  report::write_run_outputs(run, targets, a.outputs, host.fingerprint.hostname, start, std::cout, [&](std::ostream& out) {
     train::render_training_table(run, out);
     out << fmt::format("run {}{}\n", core::to_string(run.status),
                        run.status_reason.empty() ? "" : ": " + run.status_reason);

@@ -1,7 +1,7 @@
 // ironbench version: what this binary was built from and with.
 #include <iostream>
 
-#include "cli/build_description.hpp"
+#include "session/build_description.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 
@@ -10,7 +10,7 @@ namespace ironbench::cli {
 command_action add_version_command(CLI::App& app) {
   app.add_subcommand("version", "Print the version, build options and libraries");
   return [] {
-    std::cout << build_description().dump(2) << '\n';
+    std::cout << session::build_description().dump(2) << '\n';
     return exit_ok;
   };
 }

@@ -10,15 +10,10 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 namespace ironbench {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 [[noreturn]] void bad_value(std::string_view what, std::string_view text, std::string_view hint) {
   throw usage_error(fmt::format("invalid {} '{}': {}", what, text, hint));

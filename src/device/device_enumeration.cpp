@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "device/cpu/cpu_device.hpp"
 #include "device/gpu/gpu_enumeration.hpp"
 
@@ -26,11 +27,7 @@ std::vector<core::device_info> select_devices(const device_enumeration& found, s
                                      [&](const core::device_info& s) { return s.id == d.id; });
     if (!present) selected.push_back(d);
   };
-  std::size_t start = 0;
-  while (start <= spec.size()) {
-    const auto end = std::min(spec.find(',', start), spec.size());
-    const auto name = spec.substr(start, end - start);
-    start = end + 1;
+  for (const auto& name : split(spec)) {
     bool matched = false;
     for (const auto& d : found.devices) {
       if (name == "all" || name == d.id || name == core::to_string(d.kind)) {

@@ -9,14 +9,6 @@ namespace ironbench::platform {
 
 namespace fs = std::filesystem;
 
-std::string_view trim(std::string_view text) {
-  constexpr std::string_view space = " \t\r\n\v\f";
-  const auto first = text.find_first_not_of(space);
-  if (first == std::string_view::npos) return {};
-  const auto last = text.find_last_not_of(space);
-  return text.substr(first, last - first + 1);
-}
-
 std::optional<std::int64_t> parse_int(std::string_view text) {
   text = trim(text);
   if (!text.empty() && text.front() == '+') text.remove_prefix(1);

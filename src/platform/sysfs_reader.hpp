@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/text.hpp"
+
 namespace ironbench::platform {
 
 /// Reads files below `root`. Every path argument is relative to the root ("proc/cpuinfo"; a
@@ -57,8 +59,6 @@ class sysfs_reader {
   bool live_ = false;
 };
 
-/// `text` without leading and trailing whitespace.
-[[nodiscard]] std::string_view trim(std::string_view text);
 
 /// Parses a whole string (after trimming) as a decimal integer; nullopt when it is not one.
 [[nodiscard]] std::optional<std::int64_t> parse_int(std::string_view text);

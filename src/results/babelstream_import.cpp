@@ -52,7 +52,7 @@ std::string take_validation_error(const std::string& line, std::vector<std::stri
   for (const char* marker : {"Validation failed", "FAILED validation", "Sum was "}) {
     const auto at = line.find(marker);
     if (at != std::string::npos) {
-      errors.push_back(trim(line.substr(at)));
+      errors.push_back(trim_copy(line.substr(at)));
       return line.substr(0, at);
     }
   }
@@ -67,7 +67,7 @@ class csv_parser {
     babelstream_report report;
     report.format = "csv";
     for (std::size_t i = 0; i < lines.size(); ++i) {
-      const auto content = trim(take_validation_error(lines[i], report.validation_errors));
+      const auto content = trim_copy(take_validation_error(lines[i], report.validation_errors));
       if (content.empty() || content.find(',') == std::string::npos) continue;
       const auto fields = split_fields(content, ',');
       if (fields[0] == "function" || fields[0] == "phase") {
@@ -157,10 +157,10 @@ babelstream_report parse_console(const std::vector<std::string>& lines, const st
   std::string unit;
   bool in_table = false;
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    const auto content = trim(take_validation_error(lines[i], report.validation_errors));
+    const auto content = trim_copy(take_validation_error(lines[i], report.validation_errors));
     std::smatch m;
     if (std::regex_search(content, m, version)) report.version = m[1].str();
-    else if (std::regex_search(content, m, implementation)) report.implementation = trim(m[1].str());
+    else if (std::regex_search(content, m, implementation)) report.implementation = trim_copy(m[1].str());
     else if (std::regex_search(content, m, times)) num_times = parse_unsigned(m[1].str()).value_or(0);
     else if (std::regex_search(content, m, elements)) n = parse_unsigned(m[1].str()).value_or(0);
     else if (std::regex_search(content, m, precision)) element_bytes = m[1].str() == "double" ? 8 : 4;
@@ -226,9 +226,9 @@ double babelstream_unit_bytes(const std::string& unit) {
 
 babelstream_report parse_babelstream(const std::string& text, const std::string& source) {
   const auto lines = split_lines(text);
-  if (trim(text).empty()) throw usage_error(fmt::format("{}: empty file, no BabelStream output", source));
+  if (trim_copy(text).empty()) throw usage_error(fmt::format("{}: empty file, no BabelStream output", source));
   const bool csv = std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
-    const auto t = trim(l);
+    const auto t = trim_copy(l);
     return t.starts_with("function,") || t.starts_with("phase,");
   });
   auto report = csv ? csv_parser(source).parse(lines) : parse_console(lines, source);

@@ -43,7 +43,7 @@ bool is_reduce_op(const std::string& redop) {
 // "all_reduce_perf", "./build/all_reduce_perf_mpi" -> "all_reduce"; "" when not a program of
 // nccl-tests.
 std::string collective_of_program(const std::string& program) {
-  std::string name = file_name_of(trim(program));
+  std::string name = file_name_of(trim_copy(program));
   for (const std::string suffix : {".exe", "_mpi"}) {
     if (name.size() > suffix.size() && name.ends_with(suffix)) name.resize(name.size() - suffix.size());
   }
@@ -101,7 +101,7 @@ class text_parser {
     std::string previous_comment;
     for (std::size_t i = 0; i < lines.size(); ++i) {
       const auto line = without_mpi_tag(lines[i]);
-      const auto content = trim(line);
+      const auto content = trim_copy(line);
       if (content.empty()) continue;
       if (content.front() == '#') {
         comment(content, previous_comment, i + 1);
@@ -158,7 +158,7 @@ class text_parser {
         throw usage_error(fmt::format("{}: line {}: implausible rank line", source_, line));
       }
       current_.devices.push_back({static_cast<int>(*rank_number), m[2].str(), static_cast<int>(*device), m[4].str(),
-                                  trim(m[5].str())});
+                                  trim_copy(m[5].str())});
     } else if (std::regex_search(content, m, average)) {
       const auto value = parse_number(m[1].str());
       if (!value) {
@@ -375,9 +375,9 @@ nccl_tests_report parse_json_document(const json& doc, const std::string& source
       throw usage_error(fmt::format("{}: {} has an implausible size {}", source, where, row.bytes));
     }
     row.type = json_text(e.at("type"));
-    row.redop = e.contains("redop") ? trim(json_text(e.at("redop"))) : std::string();
+    row.redop = e.contains("redop") ? trim_copy(json_text(e.at("redop"))) : std::string();
     if (e.contains("root")) {
-      const auto root = parse_integer(trim(json_text(e.at("root"))));
+      const auto root = parse_integer(trim_copy(json_text(e.at("root"))));
       if (!root) throw usage_error(fmt::format("{}: {}.root is {}, not a rank", source, where, e.at("root").dump()));
       row.root = root;
     }
@@ -464,7 +464,7 @@ std::string device_summary(const std::vector<nccl_tests_device>& devices) {
 }  // namespace
 
 std::vector<nccl_tests_report> parse_nccl_tests(const std::string& text, const std::string& source) {
-  const auto content = trim(text);
+  const auto content = trim_copy(text);
   if (content.empty()) throw usage_error(fmt::format("{}: empty file, no nccl-tests output", source));
   if (content.front() == '{') return {parse_json(content, source)};
   auto reports = text_parser(source).parse(text);

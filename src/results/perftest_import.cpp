@@ -6,16 +6,10 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 namespace ironbench::results {
 namespace {
-
-std::string trim(const std::string& s) {
-  const auto begin = s.find_first_not_of(" \t\r");
-  if (begin == std::string::npos) return {};
-  const auto end = s.find_last_not_of(" \t\r");
-  return s.substr(begin, end - begin + 1);
-}
 
 // " Dual-port       : OFF\t\tDevice         : mlx5_0" holds two "key : value" pairs, separated
 // by tabs (or, where a terminal copy turned them into spaces, by a run of spaces before the
@@ -26,8 +20,8 @@ void read_parameters(const std::string& line, std::map<std::string, std::string>
     const std::string segment = *it;
     const auto colon = segment.find(':');
     if (colon == std::string::npos) continue;
-    const auto key = trim(segment.substr(0, colon));
-    const auto value = trim(segment.substr(colon + 1));
+    const auto key = trim_copy(segment.substr(0, colon));
+    const auto value = trim_copy(segment.substr(colon + 1));
     if (!key.empty() && !value.empty()) parameters.emplace(key, value);
   }
 }

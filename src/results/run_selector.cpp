@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "core/result_json.hpp"
 #include "results/baselines.hpp"
 #include "results/results_store.hpp"
@@ -39,12 +40,7 @@ comparison_side select_side(const std::string& text, const std::function<results
   }
   if (text.find('=') != std::string::npos) {
     run_filter filter;
-    std::size_t start = 0;
-    while (start <= text.size()) {
-      const auto comma = std::min(text.find(',', start), text.size());
-      filter.tags.insert(parse_tag(text.substr(start, comma - start), "selector"));
-      start = comma + 1;
-    }
+    for (const auto& tag : split(text)) filter.tags.insert(parse_tag(tag, "selector"));
     auto& database = store();
     for (const auto& run : database.list(filter)) side.runs.push_back(database.load(run.id));
     if (side.runs.empty()) {

@@ -65,7 +65,7 @@ std::string without_non_finite(const std::string& text) {
 }
 
 std::vector<json> objects_of(const std::string& text, const std::string& source) {
-  const auto content = without_non_finite(trim(text));
+  const auto content = without_non_finite(trim_copy(text));
   std::vector<json> objects;
   try {
     auto doc = json::parse(content);
@@ -80,7 +80,7 @@ std::vector<json> objects_of(const std::string& text, const std::string& source)
     // JSON Lines: one object per line.
     const auto lines = split_lines(content);
     for (std::size_t i = 0; i < lines.size(); ++i) {
-      if (trim(lines[i]).empty()) continue;
+      if (trim_copy(lines[i]).empty()) continue;
       try {
         objects.push_back(json::parse(lines[i]));
       } catch (const json::parse_error& e) {
@@ -174,7 +174,7 @@ vllm_result result_of(const json& object, std::size_t index, std::size_t count, 
 }  // namespace
 
 std::vector<vllm_result> parse_vllm_results(const std::string& text, const std::string& source) {
-  if (trim(text).empty()) throw usage_error(fmt::format("{}: empty file, no vLLM results", source));
+  if (trim_copy(text).empty()) throw usage_error(fmt::format("{}: empty file, no vLLM results", source));
   const auto objects = objects_of(text, source);
   std::vector<vllm_result> results;
   for (std::size_t i = 0; i < objects.size(); ++i) {

@@ -1,6 +1,5 @@
-#include "cli/run_outputs.hpp"
+#include "report/run_outputs.hpp"
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,9 +8,10 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "core/utc_time.hpp"
 #include "results/results_store.hpp"
 
-namespace ironbench::cli {
+namespace ironbench::report {
 namespace {
 
 // Where the run is saved: <dir>/<UTC time>-<host>.json, never overwriting an earlier run.
@@ -29,33 +29,23 @@ std::filesystem::path saved_run_path(const std::string& dir, const std::string& 
 
 }  // namespace
 
-void add_output_options(CLI::App& command, output_options& o) {
-  command.add_option("--json", o.json_path, "Also write the run as JSON to PATH ('-' = stdout)");
-  command.add_option("--csv", o.csv_path, "Also write one CSV row per case to PATH ('-' = stdout)");
-  command.add_option("--md", o.markdown_path, "Also write Markdown tables to PATH ('-' = stdout)");
-  command.add_option("--results-dir", o.results_dir, "Directory where every run is saved as JSON")->capture_default_str();
-  command.add_option("--db", o.database, "Results database (default: $IRONBENCH_DB or ~/.local/share/ironbench/results.db)");
-  command.add_option("--tag", o.tags, "Label the run KEY=VALUE, e.g. --tag env=vm --tag gpu=mi300x (repeatable)");
-  command.add_flag("--no-save", o.no_save, "Neither save the run under --results-dir nor store it in the database");
-}
-
-std::vector<report::output_target> parse_targets(const output_options& o) {
-  std::vector<report::output_target> targets;
-  if (!o.json_path.empty()) targets.push_back({report::output_format::json, o.json_path});
-  if (!o.csv_path.empty()) targets.push_back({report::output_format::csv, o.csv_path});
-  if (!o.markdown_path.empty()) targets.push_back({report::output_format::markdown, o.markdown_path});
+std::vector<output_target> parse_targets(const output_options& o) {
+  std::vector<output_target> targets;
+  if (!o.json_path.empty()) targets.push_back({output_format::json, o.json_path});
+  if (!o.csv_path.empty()) targets.push_back({output_format::csv, o.csv_path});
+  if (!o.markdown_path.empty()) targets.push_back({output_format::markdown, o.markdown_path});
   std::size_t to_stdout = 0;
   for (const auto& t : targets) {
-    report::check_output_target(t);
+    check_output_target(t);
     to_stdout += t.path == "-" ? 1 : 0;
   }
   if (to_stdout > 1) throw usage_error("only one of --json, --csv, --md can write to standard output");
   return targets;
 }
 
-std::ostream& console_stream(const std::vector<report::output_target>& targets) {
+std::ostream& console_stream(const std::vector<output_target>& targets) {
   const bool stdout_taken =
-      std::any_of(targets.begin(), targets.end(), [](const report::output_target& t) { return t.path == "-"; });
+      std::any_of(targets.begin(), targets.end(), [](const output_target& t) { return t.path == "-"; });
   return stdout_taken ? std::cerr : std::cout;
 }
 
@@ -68,20 +58,15 @@ void prepare_results_dir(const output_options& o) {
   if (ec) throw usage_error(fmt::format("cannot create --results-dir {}: {}", o.results_dir, ec.message()));
 }
 
-std::string utc_time(std::chrono::system_clock::time_point t, const char* format) {
-  return fmt::format(fmt::runtime(std::string("{:") + format + "}"),
-                     fmt::gmtime(std::chrono::system_clock::to_time_t(t)));
-}
-
-void write_run_outputs(core::run_result run, const std::vector<report::output_target>& targets,
+void write_run_outputs(core::run_result run, const std::vector<output_target>& targets,
                        const output_options& options, const std::string& hostname,
                        std::chrono::system_clock::time_point start, std::ostream& out,
                        const std::function<void(std::ostream&)>& console) {
   // Write everything that can be written, then report the first failure.
   std::string write_failure;
-  auto attempt = [&](const report::output_target& target) {
+  auto attempt = [&](const output_target& target) {
     try {
-      report::write_output(run, target, out);
+      write_output(run, target, out);
     } catch (const std::exception& e) {
       if (write_failure.empty()) write_failure = e.what();
     }
@@ -91,7 +76,7 @@ void write_run_outputs(core::run_result run, const std::vector<report::output_ta
   std::string saved, stored;
   if (!options.no_save) {
     saved = saved_run_path(options.results_dir, hostname, start).string();
-    attempt({report::output_format::json, saved});
+    attempt({output_format::json, saved});
     try {
       results::results_store store(results::database_path(options.database));
       const auto id = store.save(run, write_failure.empty() ? std::filesystem::absolute(saved).string() : "");
@@ -107,4 +92,4 @@ void write_run_outputs(core::run_result run, const std::vector<report::output_ta
   if (!write_failure.empty()) throw error(write_failure);
 }
 
-}  // namespace ironbench::cli
+}  // namespace ironbench::report

@@ -1,8 +1,6 @@
-// Where a run's results go, shared by every command that measures (run, collectives): the
-// --json/--csv/--md targets, the saved copy under --results-dir, and the console.
+// Where a run's results go, shared by every workload that measures: the --json/--csv/--md
+// targets, the saved copy under --results-dir, the results database, and the console.
 #pragma once
-
-#include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <functional>
@@ -13,7 +11,7 @@
 #include "core/result.hpp"
 #include "report/output.hpp"
 
-namespace ironbench::cli {
+namespace ironbench::report {
 
 struct output_options {
   std::string json_path, csv_path, markdown_path;
@@ -23,29 +21,23 @@ struct output_options {
   bool no_save = false;             ///< neither the saved JSON copy nor the database
 };
 
-/// Adds --json, --csv, --md, --results-dir, --db, --tag and --no-save to `command`.
-void add_output_options(CLI::App& command, output_options& options);
-
 /// The requested targets, checked (writable, at most one on stdout) before anything runs.
-[[nodiscard]] std::vector<report::output_target> parse_targets(const output_options& options);
+[[nodiscard]] std::vector<output_target> parse_targets(const output_options& options);
 
 /// Where human-readable output goes: stderr when a target writes to stdout, else stdout.
-[[nodiscard]] std::ostream& console_stream(const std::vector<report::output_target>& targets);
+[[nodiscard]] std::ostream& console_stream(const std::vector<output_target>& targets);
 
 /// Before anything is measured: creates --results-dir and opens (creating or migrating) the
 /// results database unless --no-save, and checks every --tag. Usage error when one cannot.
 void prepare_results_dir(const output_options& options);
 
-/// `t` formatted in UTC with a strftime format.
-[[nodiscard]] std::string utc_time(std::chrono::system_clock::time_point t, const char* format);
-
 /// Writes every target, the saved copy and the database row (the run carries the --tag
 /// labels), then the console report (to stderr when a target writes to stdout) through
 /// `console`, "saved: PATH" and "stored: run ID in DB". Throws the first write failure after
 /// writing everything else.
-void write_run_outputs(core::run_result run, const std::vector<report::output_target>& targets,
+void write_run_outputs(core::run_result run, const std::vector<output_target>& targets,
                        const output_options& options, const std::string& hostname,
                        std::chrono::system_clock::time_point start, std::ostream& out,
                        const std::function<void(std::ostream&)>& console);
 
-}  // namespace ironbench::cli
+}  // namespace ironbench::report

@@ -4,8 +4,8 @@
 
 #include "core/json.hpp"
 
-namespace ironbench::cli {
+namespace ironbench::session {
 
 [[nodiscard]] json build_description();
 
-}  // namespace ironbench::cli
+}  // namespace ironbench::session

@@ -1,9 +1,9 @@
-#include "cli/build_description.hpp"
+#include "session/build_description.hpp"
 
 #include "blas/openblas.hpp"
 #include "ironbench/build_config.hpp"
 
-namespace ironbench::cli {
+namespace ironbench::session {
 
 json build_description() {
   return json{{"name", "ironbench"},
@@ -18,4 +18,4 @@ json build_description() {
               {"libraries", {{"openblas", blas::openblas_config()}}}};
 }
 
-}  // namespace ironbench::cli
+}  // namespace ironbench::session

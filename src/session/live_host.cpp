@@ -1,10 +1,10 @@
-#include "cli/live_host.hpp"
+#include "session/live_host.hpp"
 
 #include "blas/openblas.hpp"
 #include "device/cpu/cpu_clock.hpp"
 #include "telemetry/case_telemetry.hpp"
 
-namespace ironbench::cli {
+namespace ironbench::session {
 
 live_host detect_live_host() {
   live_host host;
@@ -22,4 +22,4 @@ json host_json(const platform::host_fingerprint& host) {
   return json::parse(platform::to_json(host).dump());
 }
 
-}  // namespace ironbench::cli
+}  // namespace ironbench::session

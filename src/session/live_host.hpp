@@ -6,7 +6,7 @@
 #include "device/device_enumeration.hpp"
 #include "platform/host_fingerprint.hpp"
 
-namespace ironbench::cli {
+namespace ironbench::session {
 
 struct live_host {
   platform::host_fingerprint fingerprint;
@@ -18,4 +18,4 @@ struct live_host {
 /// The fingerprint as an ironbench JSON value.
 [[nodiscard]] json host_json(const platform::host_fingerprint& host);
 
-}  // namespace ironbench::cli
+}  // namespace ironbench::session

@@ -1,0 +1,27 @@
+// The option groups several commands share, declared once so that every command spells and
+// documents them alike.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "report/run_outputs.hpp"
+
+namespace ironbench::cli {
+
+/// Adds --json, --csv, --md, --results-dir, --db, --tag and --no-save to `command`.
+void add_output_options(CLI::App& command, report::output_options& options);
+
+/// Adds -q,--quiet; `what` says what it silences ("No progress lines").
+void add_quiet_flag(CLI::App& command, bool& quiet, const std::string& what = "No progress lines");
+
+/// Adds --timeout DURATION (e.g. 300s, 2m) with `help`; parse it with parse_duration_s.
+void add_timeout_option(CLI::App& command, std::string& timeout,
+                        const std::string& help = "End the run when a step makes no progress for this long");
+
+/// Adds nccl-tests' -n,--iters and -w,--warmup_iters, each with its help text.
+void add_iteration_options(CLI::App& command, int& iterations, int& warmup_iterations, const std::string& iterations_help,
+                           const std::string& warmup_help);
+
+}  // namespace ironbench::cli

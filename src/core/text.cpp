@@ -1,0 +1,81 @@
+#include "core/text.hpp"
+
+namespace ironbench {
+
+std::string_view trim(std::string_view text) {
+  constexpr std::string_view space = " \t\r\n\v\f";
+  const auto first = text.find_first_not_of(space);
+  if (first == std::string_view::npos) return {};
+  const auto last = text.find_last_not_of(space);
+  return text.substr(first, last - first + 1);
+}
+
+std::string trim_copy(std::string_view text) { return std::string(trim(text)); }
+
+std::vector<std::string> split(std::string_view text, char separator) {
+  std::vector<std::string> items;
+  std::size_t start = 0;
+  while (true) {
+    const auto end = text.find(separator, start);
+    items.emplace_back(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+    if (end == std::string_view::npos) return items;
+    start = end + 1;
+  }
+}
+
+std::vector<std::string> split_non_empty(std::string_view text, char separator) {
+  std::vector<std::string> items;
+  for (auto& item : split(text, separator)) {
+    if (!item.empty()) items.push_back(std::move(item));
+  }
+  return items;
+}
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    auto end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (end < text.size() || !line.empty()) lines.push_back(std::move(line));
+    start = end + 1;
+  }
+  return lines;
+}
+
+std::vector<std::string> split_whitespace(std::string_view line) {
+  std::vector<std::string> fields;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+    const auto start = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') ++i;
+    if (i > start) fields.emplace_back(line.substr(start, i - start));
+  }
+  return fields;
+}
+
+std::vector<std::string> split_fields(std::string_view line, char separator) {
+  std::vector<std::string> fields;
+  std::size_t start = 0;
+  while (true) {
+    const auto end = line.find(separator, start);
+    fields.push_back(trim_copy(line.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start)));
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  return fields;
+}
+
+std::string join(const std::vector<std::string>& items, std::string_view separator) {
+  std::string joined;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) joined += separator;
+    joined += items[i];
+  }
+  return joined;
+}
+
+}  // namespace ironbench

@@ -1,0 +1,31 @@
+#include "session/run_setup.hpp"
+
+#include "core/utc_time.hpp"
+#include "session/build_description.hpp"
+
+namespace ironbench::session {
+
+core::run_result start_run(const std::vector<std::string>& argv, const live_host& host,
+                           std::chrono::system_clock::time_point start) {
+  core::run_result run;
+  run.tool = build_description();
+  run.argv = argv;
+  run.start_time = iso8601_utc(start);
+  run.host = host_json(host.fingerprint);
+  return run;
+}
+
+void finish_run(core::run_result& run) { run.end_time = iso8601_utc_now(); }
+
+core::run_result rank0_run(const std::vector<std::string>& argv, std::chrono::system_clock::time_point start,
+                           const live_host& host, const std::vector<std::string>& rank_descriptions,
+                           const core::device_info& measured) {
+  auto run = start_run(argv, host, start);
+  finish_run(run);
+  run.host["ranks"] = json::array();
+  for (const auto& text : rank_descriptions) run.host["ranks"].push_back(json::parse(text));
+  run.devices = {measured};
+  return run;
+}
+
+}  // namespace ironbench::session
