@@ -45,27 +45,9 @@ struct buffer_rotation {
 [[nodiscard]] buffer_rotation rotation_of(const call_shape& shape, std::size_t element_bytes, std::size_t max_bytes,
                                           bool rotates);
 
-/// One placement of one row.
-struct placement_result {
-  bool ran = false;
-  std::string skipped;   ///< why not, when !ran
-  double time_us = 0;    ///< per iteration, averaged over ranks
-  double algbw_gbs = 0;  ///< algorithm bytes / time / 1e9
-  double busbw_gbs = 0;  ///< algbw x bus factor
-  double wrong = 0;      ///< wrong elements summed over ranks (-1: not checked)
-};
-
-/// One line of the table: a collective at one size.
-struct sweep_row {
-  collective c;
-  element_type type;
-  reduce_op op;
-  int root;
-  std::size_t bytes;
-  call_shape shape;
-  placement_result out_of_place;
-  placement_result in_place;
-};
+/// The rows of a sweep (schema/collective_rows.hpp).
+using schema::placement_result;
+using schema::sweep_row;
 
 /// Called before each measured step (a watchdog's heartbeat).
 using sweep_progress = std::function<void(const std::string& step)>;
@@ -75,15 +57,8 @@ using sweep_progress = std::function<void(const std::string& step)>;
 [[nodiscard]] std::vector<sweep_row> run_sweep(bootstrap& world, collective_backend& backend,
                                                const sweep_settings& settings, const sweep_progress& progress = {});
 
-/// nccl-tests' "Avg bus bandwidth" (mean busbw over every size and placement that ran), the
-/// same over sizes >= 1 MiB, and the highest busbw with its size.
-struct bandwidth_summary {
-  double average_gbs = 0;
-  double average_from_1mib_gbs = 0;
-  double peak_gbs = 0;
-  std::size_t peak_bytes = 0;
-  double wrong = 0;  ///< over every row and placement
-};
-[[nodiscard]] bandwidth_summary summarize(const std::vector<sweep_row>& rows);
+/// nccl-tests' bandwidth summary of rows (schema/collective_rows.hpp).
+using schema::bandwidth_summary;
+using schema::summarize;
 
 }  // namespace ironbench::comm

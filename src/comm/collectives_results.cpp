@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/statistics.hpp"
+#include "schema/collective_case.hpp"
 
 namespace ironbench::comm {
 
@@ -48,21 +49,17 @@ std::vector<core::case_result> cases_of(const std::vector<std::vector<sweep_row>
       };
       const auto& first = pick(row);
       if (!first.ran && first.skipped.empty()) continue;  // placement not requested
-      core::case_result c;
-      c.benchmark = "collectives";
-      c.device = fmt::format("{} ranks", ranks);
-      c.params.set("collective", std::string(to_string(row.c)));
-      c.params.set("dtype", std::string(to_string(row.type)));
-      c.params.set("op", std::string(reduces(row.c) ? to_string(row.op) : "none"));
-      c.params.set("root", std::int64_t{row.root});
-      c.params.set("size", static_cast<std::int64_t>(row.bytes));
-      c.params.set("placement", std::string(in_place ? "in-place" : "out-of-place"));
-      c.params.set("ranks", std::int64_t{ranks});
-      c.param_units["size"] = "B";
+      schema::collective_case_fields f;
+      f.collective = to_string(row.c);
+      f.dtype = to_string(row.type);
+      f.op = reduces(row.c) ? to_string(row.op) : "none";
+      f.root = row.root;
+      f.size = row.bytes;
+      f.in_place = in_place;
+      f.ranks = ranks;
+      f.skipped = first.ran ? std::string() : first.skipped;
       if (!first.ran) {
-        c.status = core::case_status::skipped;
-        c.reason = first.skipped;
-        cases.push_back(std::move(c));
+        cases.push_back(schema::collective_case(f));
         continue;
       }
       std::vector<double> seconds, busbw, algbw;
@@ -83,27 +80,24 @@ std::vector<core::case_result> cases_of(const std::vector<std::vector<sweep_row>
       m.total_iterations = static_cast<std::size_t>(iterations + warmup_iterations) * trials.size();
       m.stop = core::stop_reason::max_reps;
       m.time_s = core::summarize(seconds);
-      c.timing = m;
-      c.work.bytes_written = row.shape.algorithm_bytes;
+      f.timing = m;
+      f.count = row.shape.param_count;
       const auto busbw_stats = core::summarize(busbw);
-      const auto algbw_stats = core::summarize(algbw);
-      c.metrics.push_back({"time_us", m.time_s.mean * 1e6, "us", "time per iteration, mean over ranks and trials"});
-      c.metrics.push_back({"algbw", algbw_stats.mean, "GB/s", "algorithm bytes / time (nccl-tests algbw)"});
-      c.metrics.push_back({"busbw", busbw_stats.mean, "GB/s", "algbw x bus factor (nccl-tests busbw)"});
+      f.time_us = m.time_s.mean * 1e6;
+      f.time_description = "time per iteration, mean over ranks and trials";
+      f.algbw_gbs = core::summarize(algbw).mean;
+      f.busbw_gbs = busbw_stats.mean;
       if (trials.size() > 1) {
-        c.metrics.push_back({"busbw_stdev", busbw_stats.stddev, "GB/s", "sample stdev of busbw over trials"});
-        c.metrics.push_back({"busbw_cv", busbw_stats.mean > 0 ? busbw_stats.stddev / busbw_stats.mean : 0, "",
-                             "busbw stdev / mean over trials"});
+        f.busbw_spread.push_back({"busbw_stdev", busbw_stats.stddev, "GB/s", "sample stdev of busbw over trials"});
+        f.busbw_spread.push_back({"busbw_cv", busbw_stats.mean > 0 ? busbw_stats.stddev / busbw_stats.mean : 0, "",
+                                  "busbw stdev / mean over trials"});
       }
-      c.metrics.push_back({"wrong", checked ? wrong : -1, "elements", "wrong output elements over every rank (-1: not checked)"});
+      f.wrong = checked ? wrong : -1;
+      auto c = schema::collective_case(f);
+      c.work.bytes_written = row.shape.algorithm_bytes;
       c.notes["bus_factor"] = fmt::format("{:g}", row.shape.bus_factor);
-      c.notes["count"] = std::to_string(row.shape.param_count);
-      if (!checked) c.notes["verification"] = "not checked (--check 0)";
-      if (checked) c.notes["verification"] = "every output element of every rank against its exact value";
-      if (wrong > 0) {
-        c.status = core::case_status::invalid;
-        c.reason = fmt::format("#wrong = {:.0f}", wrong);
-      }
+      c.notes["verification"] =
+          checked ? "every output element of every rank against its exact value" : "not checked (--check 0)";
       cases.push_back(std::move(c));
     }
   }

@@ -10,6 +10,8 @@
 #include "core/json.hpp"
 #include "core/statistics.hpp"
 #include "results/import_text.hpp"
+#include "schema/collective_case.hpp"
+#include "schema/collective_names.hpp"
 
 namespace ironbench::results {
 namespace {
@@ -29,7 +31,8 @@ bool is_known_collective(const std::string& name) {
 }
 
 bool reduces(const std::string& collective) {
-  return collective == "all_reduce" || collective == "reduce_scatter" || collective == "reduce";
+  const auto c = schema::collective_from_string(collective);
+  return c && schema::reduces(*c);
 }
 
 bool takes_root(const std::string& collective) {
@@ -37,7 +40,7 @@ bool takes_root(const std::string& collective) {
 }
 
 bool is_reduce_op(const std::string& redop) {
-  return redop == "sum" || redop == "prod" || redop == "max" || redop == "min" || redop == "avg" || redop == "mulsum";
+  return schema::reduce_op_from_string(redop).has_value() || redop == "mulsum";
 }
 
 // "all_reduce_perf", "./build/all_reduce_perf_mpi" -> "all_reduce"; "" when not a program of
@@ -476,14 +479,7 @@ std::vector<nccl_tests_report> parse_nccl_tests(const std::string& text, const s
   return reports;
 }
 
-std::string ironbench_dtype(const std::string& type) {
-  static const std::map<std::string, std::string> names = {
-      {"char", "int8"},  {"int8", "int8"},      {"int", "int32"},    {"int32", "int32"},
-      {"half", "fp16"},  {"float16", "fp16"},   {"bfloat16", "bf16"}, {"float", "fp32"},
-      {"float32", "fp32"}, {"double", "fp64"}, {"float64", "fp64"}};
-  const auto it = names.find(type);
-  return it == names.end() ? type : it->second;
-}
+std::string ironbench_dtype(const std::string& type) { return schema::dtype_of_nccl_tests_type(type); }
 
 std::string nccl_tests_collective(const nccl_tests_report& report, const std::string& source,
                                   const nccl_tests_options& options) {
@@ -543,39 +539,36 @@ std::vector<core::case_result> nccl_tests_cases(const nccl_tests_report& report,
     for (const bool in_place : {false, true}) {
       const auto& p = in_place ? row.in_place : row.out_of_place;
       if (!p.present) continue;
-      core::case_result c;
-      c.benchmark = "collectives";
-      c.device = ranks > 0 ? fmt::format("{} ranks", ranks) : std::string("unknown ranks");
-      c.params.set("collective", collective);
-      c.params.set("dtype", ironbench_dtype(row.type));
-      c.params.set("op", reduces(collective) ? (row.redop.empty() ? std::string("unknown") : row.redop) : std::string("none"));
-      c.params.set("root", std::int64_t{row.root.value_or(-1)});
-      c.params.set("size", static_cast<std::int64_t>(row.bytes));
-      c.params.set("placement", std::string(in_place ? "in-place" : "out-of-place"));
-      c.params.set("ranks", std::int64_t{ranks});
-      c.param_units["size"] = "B";
+      schema::collective_case_fields f;
+      f.collective = collective;
+      f.dtype = ironbench_dtype(row.type);
+      f.op = reduces(collective) ? (row.redop.empty() ? std::string("unknown") : row.redop) : std::string("none");
+      f.root = row.root.value_or(-1);
+      f.size = row.bytes;
+      f.in_place = in_place;
+      f.ranks = ranks;
+      f.count = row.count;
       if (!p.iteration_times_us.empty()) {
         core::measurement m;
         for (double t : p.iteration_times_us) m.samples_s.push_back(t * 1e-6);
         m.total_iterations = m.samples_s.size();
         m.time_s = core::summarize(m.samples_s);
-        c.timing = m;
-        c.notes["timing"] = "every iteration's time from nccl-tests' JSON (-I 1)";
+        f.timing = m;
       }
-      c.metrics.push_back({"time_us", p.time_us, "us",
-                           report.cpu_time ? "CPU time per iteration (nccl-tests -C)" : "time per iteration (nccl-tests)"});
-      c.metrics.push_back({"algbw", p.algbw_gbs, "GB/s", "algorithm bytes / time (nccl-tests algbw)"});
-      c.metrics.push_back({"busbw", p.busbw_gbs, "GB/s", "algbw x bus factor (nccl-tests busbw)"});
+      f.time_us = p.time_us;
+      f.time_description = report.cpu_time ? "CPU time per iteration (nccl-tests -C)" : "time per iteration (nccl-tests)";
+      f.algbw_gbs = p.algbw_gbs;
+      f.busbw_gbs = p.busbw_gbs;
       const bool counted = p.wrong.has_value() && !report.wrong_is_max_error;
-      c.metrics.push_back({"wrong", counted ? *p.wrong : -1, "elements",
-                           "wrong output elements over every rank (-1: not checked)"});
+      f.wrong = counted ? *p.wrong : -1;
+      auto c = schema::collective_case(f);
+      if (f.timing) c.notes["timing"] = "every iteration's time from nccl-tests' JSON (-I 1)";
       if (report.wrong_is_max_error && p.wrong) {
         c.metrics.push_back({"max_error", *p.wrong, "", "largest deviation from the expected values (nccl-tests < 2.13)"});
       }
       c.notes["source"] = source;
       c.notes["imported_from"] = fmt::format("nccl-tests {} output{}", report.format,
                                              report.program.empty() ? "" : " of " + file_name_of(report.program));
-      c.notes["count"] = std::to_string(row.count);
       c.notes["nccl_tests_type"] = row.type;
       if (!report.version_line.empty()) c.notes["version"] = report.version_line;
       if (!report.devices.empty()) c.notes["devices"] = device_summary(report.devices);
@@ -587,10 +580,6 @@ std::vector<core::case_result> nccl_tests_cases(const nccl_tests_report& report,
         c.notes["verification"] = "nccl-tests' check of the output (#wrong)";
       } else {
         c.notes["verification"] = checked ? "not reported (N/A)" : "not checked (nccl-tests -c 0)";
-      }
-      if (counted && *p.wrong > 0) {
-        c.status = core::case_status::invalid;
-        c.reason = fmt::format("#wrong = {:g}", *p.wrong);
       }
       cases.push_back(std::move(c));
     }
