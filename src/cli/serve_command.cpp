@@ -38,7 +38,8 @@ struct serve_arguments {
 serve::sweep_settings to_settings(const serve_arguments& a) {
   auto s = a.sweep;
   auto& load = s.load;
-  load.base_urls = a.base_urls.empty() ? std::vector<std::string>{fmt::format("http://{}:{}", a.host, a.port)} : a.base_urls;
+  load.base_urls = a.base_urls;
+  if (load.base_urls.empty()) load.base_urls = {fmt::format("http://{}:{}", a.host, a.port)};
   serve::normalize_base_urls(load.base_urls);
   load.api = load.endpoint.find("chat") != std::string::npos ? serve::openai_api::chat : serve::openai_api::completions;
   load.stream = !a.no_stream;
@@ -51,7 +52,9 @@ serve::sweep_settings to_settings(const serve_arguments& a) {
   s.body.stream = load.stream;
   if (!a.extra_body.empty()) {
     s.body.extra = json::parse(a.extra_body, nullptr, false);
-    if (s.body.extra.is_discarded() || !s.body.extra.is_object()) throw usage_error("--extra-body must be a JSON object");
+    if (s.body.extra.is_discarded() || !s.body.extra.is_object()) {
+      throw usage_error("--extra-body must be a JSON object");
+    }
   }
   s.selection = serve::parse_metric_selection(a.percentile_metrics, a.metric_percentiles);
   s.slo = serve::parse_goodput(a.goodput);
@@ -103,22 +106,31 @@ void add_options(CLI::App& c, serve_arguments& a) {
   auto& d = s.datasets;
   c.add_option("--random-input-len", d.random.input_len, "Prompt tokens (random dataset)")->capture_default_str();
   c.add_option("--random-output-len", d.random.output_len, "Output tokens (max_tokens)")->capture_default_str();
-  c.add_option("--random-range-ratio", d.random.range_ratio, "Lengths vary uniformly by this ratio")->capture_default_str();
-  c.add_option("--random-prefix-len", d.random.prefix_len, "Tokens of a prefix shared by every prompt")->capture_default_str();
+  c.add_option("--random-range-ratio", d.random.range_ratio, "Lengths vary uniformly by this ratio")
+      ->capture_default_str();
+  c.add_option("--random-prefix-len", d.random.prefix_len, "Tokens of a prefix shared by every prompt")
+      ->capture_default_str();
   c.add_option("--custom-output-len", d.custom_output_len, "max_tokens of custom prompts")->capture_default_str();
-  c.add_option("--prefix-repetition-prefix-len", d.prefix_repetition.prefix_len, "Tokens of each shared prefix")->capture_default_str();
-  c.add_option("--prefix-repetition-suffix-len", d.prefix_repetition.suffix_len, "Random tokens after the prefix")->capture_default_str();
-  c.add_option("--prefix-repetition-num-prefixes", d.prefix_repetition.num_prefixes, "Distinct prefixes")->capture_default_str();
+  c.add_option("--prefix-repetition-prefix-len", d.prefix_repetition.prefix_len, "Tokens of each shared prefix")
+      ->capture_default_str();
+  c.add_option("--prefix-repetition-suffix-len", d.prefix_repetition.suffix_len, "Random tokens after the prefix")
+      ->capture_default_str();
+  c.add_option("--prefix-repetition-num-prefixes", d.prefix_repetition.num_prefixes, "Distinct prefixes")
+      ->capture_default_str();
   c.add_option("--prefix-repetition-output-len", d.prefix_repetition.output_len, "max_tokens")->capture_default_str();
-  c.add_option("--sharegpt-output-len", d.sharegpt_output_len, "max_tokens of ShareGPT prompts (0: the reference reply's length)");
+  c.add_option("--sharegpt-output-len", d.sharegpt_output_len,
+               "max_tokens of ShareGPT prompts (0: the reference reply's length)");
   c.add_option("--num-prompts", s.num_prompts, "Requests per point")->capture_default_str();
-  c.add_option("--num-prompts-per-concurrency", s.num_prompts_per_concurrency, "Requests per point = this x max concurrency");
+  c.add_option("--num-prompts-per-concurrency", s.num_prompts_per_concurrency,
+               "Requests per point = this x max concurrency");
   c.add_option("--max-concurrency", a.max_concurrency, "Requests in flight at most; a list sweeps (4,8,16,...)");
-  c.add_option("--request-rate", a.request_rate, "Requests per second (inf: all at once); a list sweeps")->capture_default_str();
+  c.add_option("--request-rate", a.request_rate, "Requests per second (inf: all at once); a list sweeps")
+      ->capture_default_str();
   c.add_option("--burstiness", s.load.burstiness, "Gamma shape of the gaps (1: Poisson)")->capture_default_str();
   c.add_flag("--ignore-eos", s.body.ignore_eos, "Ask the server to ignore end-of-sequence");
   c.add_flag("--no-stream", a.no_stream, "Non-streaming requests (TTFT = E2EL)");
-  c.add_option("--percentile-metrics", a.percentile_metrics, "Metrics with percentiles: ttft,tpot,itl,e2el")->capture_default_str();
+  c.add_option("--percentile-metrics", a.percentile_metrics, "Metrics with percentiles: ttft,tpot,itl,e2el")
+      ->capture_default_str();
   c.add_option("--metric-percentiles", a.metric_percentiles, "Percentiles, e.g. 50,90,99")->capture_default_str();
   c.add_option("--goodput", a.goodput, "SLOs: ttft:MS tpot:MS e2el:MS");
   c.add_option("--seed", s.load.seed, "Seed of prompts and arrivals")->capture_default_str();
@@ -129,14 +141,20 @@ void add_options(CLI::App& c, serve_arguments& a) {
   c.add_option("--result-filename", s.save.result_filename, "File name of a single point's result");
   c.add_option("--header", s.load.headers, "Extra HTTP header 'Name: value' (repeatable; not written to results)");
   c.add_option("--extra-body", a.extra_body, "JSON object merged into every request body");
-  c.add_option("--api-key-env", s.api_key_env, "Environment variable holding the API key (never written)")->capture_default_str();
-  c.add_option("--balance", a.balance, "Across several --base-url: round-robin or least-outstanding")->capture_default_str();
+  c.add_option("--api-key-env", s.api_key_env, "Environment variable holding the API key (never written)")
+      ->capture_default_str();
+  c.add_option("--balance", a.balance, "Across several --base-url: round-robin or least-outstanding")
+      ->capture_default_str();
   add_timeout_option(c, a.timeout, "Per-request time limit");
-  c.add_option("--stall-timeout", a.stall_timeout, "Fail a request that receives nothing for this long")->capture_default_str();
+  c.add_option("--stall-timeout", a.stall_timeout, "Fail a request that receives nothing for this long")
+      ->capture_default_str();
   c.add_option("--max-itl-ms", s.limit.max_ms, "Report the highest throughput whose ITL statistic stays under this");
-  c.add_option("--itl-limit-statistic", s.limit.statistic, "median, mean or p99 ... for --max-itl-ms")->capture_default_str();
-  c.add_option("--itl-limit-metric", s.limit.metric, "itl (pooled gaps) or tpot (per request) for --max-itl-ms")->capture_default_str();
-  c.add_option("--max-lateness-ms", s.load.max_lateness_p99_ms, "p99 send lateness above which a point is INVALID")->capture_default_str();
+  c.add_option("--itl-limit-statistic", s.limit.statistic, "median, mean or p99 ... for --max-itl-ms")
+      ->capture_default_str();
+  c.add_option("--itl-limit-metric", s.limit.metric, "itl (pooled gaps) or tpot (per request) for --max-itl-ms")
+      ->capture_default_str();
+  c.add_option("--max-lateness-ms", s.load.max_lateness_p99_ms, "p99 send lateness above which a point is INVALID")
+      ->capture_default_str();
   c.add_option("--ca-cert", s.load.ca_file, "https: PEM file of the CA certificates to verify the server with");
   c.add_flag("--insecure", a.insecure, "https: accept any server certificate (self-signed test endpoints)");
   c.add_option("--receive-time", a.receive_time,

@@ -126,6 +126,68 @@ void check_sweep_settings(const sweep_settings& s) {
   }
 }
 
+namespace {
+
+// One point: sends the warm-ups, measures `requests` (load's rate and concurrency), reports
+// and saves it, and adds its case and vLLM object to `out`. True when it was interrupted.
+bool run_point(const sweep_settings& s, const load_settings& load, std::vector<prepared_request> requests, bool named,
+               const std::atomic<bool>* cancel, const sweep_callbacks& callbacks, sweep_outcome& out) {
+  const double concurrency = load.max_concurrency, rate = load.request_rate;
+  if (s.num_warmups > 0) {
+    std::vector<prepared_request> warm(requests.begin(), requests.begin() + s.num_warmups);
+    requests.erase(requests.begin(), requests.begin() + s.num_warmups);
+    auto warm_settings = load;
+    warm_settings.request_rate = std::numeric_limits<double>::infinity();
+    (void)run_load(warm, warm_settings, cancel);
+  }
+  say(callbacks.progress,
+      fmt::format("serve: {} requests, max concurrency {}, request rate {}, {} endpoint(s)\n", requests.size(),
+                  concurrency > 0 ? fmt::format("{:g}", concurrency) : "unlimited",
+                  schema::request_rate_text(rate), load.base_urls.size()));
+  const auto result = run_load(requests, load, cancel);
+  const auto metrics = serving_metrics(result.records, result.duration_s, s.slo, s.selection);
+  point_description description;
+  description.date = utc_time(std::chrono::system_clock::now(), "%Y%m%d-%H%M%S");
+  description.api = load.api;
+  description.model = s.body.model;
+  description.tokenizer = s.tokenizer;
+  description.num_prompts = requests.size();
+  description.request_rate = rate;
+  description.burstiness = load.burstiness;
+  description.max_concurrency = concurrency > 0 ? static_cast<int>(concurrency) : 0;
+  const auto vllm = vllm_point_json(description, metrics, result);
+  std::ostringstream summary;
+  write_serving_summary(summary, metrics, result, s.selection);
+  say(callbacks.console, summary.str());
+  if (s.save.save_result) {
+    const auto name = named ? s.save.result_filename
+                          : result_file_name(vllm, rate, description.max_concurrency, description.date);
+    say(callbacks.console, "saved: " + write_result_file(vllm, result, s.save, name).string() + "\n");
+  }
+  auto c = point_case(load, concurrency, rate, requests.size(), metrics, result);
+  c.notes["result"] = vllm.dump();
+  if (!result.valid) {
+    c.status = core::case_status::invalid;
+    c.reason = result.invalid_reason;
+    out.invalid = true;
+  }
+  // Not one request succeeded (server down, wrong URL or endpoint): say so in one line.
+  if (!result.records.empty() && metrics.at(schema::vllm_key::completed).get<std::size_t>() == 0 &&
+      !result.interrupted) {
+    const auto& first = result.records.front();
+    c.status = core::case_status::failed;
+    c.reason = fmt::format("no request succeeded; the first failed with {}: {}", first.error_class, first.error);
+    say(callbacks.progress, fmt::format("ironbench: error: no request to {} succeeded ({}: {})\n", first.endpoint,
+                                        first.error_class, first.error));
+    out.invalid = true;
+  }
+  out.cases.push_back(std::move(c));
+  out.points.push_back(vllm);
+  return result.interrupted;
+}
+
+}  // namespace
+
 sweep_outcome run_sweep(const sweep_settings& s, const std::atomic<bool>* cancel, const sweep_callbacks& callbacks) {
   check_sweep_settings(s);
   prepare_result_dir(s.save);
@@ -141,11 +203,12 @@ sweep_outcome run_sweep(const sweep_settings& s, const std::atomic<bool>* cancel
     load.headers.push_back(std::string("Authorization: Bearer ") + key);  // never stored in results
     authorized = true;
   }
-  const auto& dataset = dataset_named(s.dataset_name);
   // Random token ids come from the tokenizer's vocabulary when there is one (as vLLM draws
   // them), else from [100, 32000).
-  const std::int64_t vocab = tokenizer && tokenizer->vocab_size() > 200 ? static_cast<std::int64_t>(tokenizer->vocab_size())
-                                                                        : random_dataset{}.vocab_size;
+  const std::int64_t vocab = tokenizer && tokenizer->vocab_size() > 200
+                                 ? static_cast<std::int64_t>(tokenizer->vocab_size())
+                                 : random_dataset{}.vocab_size;
+  const auto& dataset = dataset_named(s.dataset_name);
   const bool single_point = s.concurrencies.size() * s.rates.size() == 1;
   sweep_outcome out;
   for (double concurrency : s.concurrencies) {
@@ -156,68 +219,18 @@ sweep_outcome run_sweep(const sweep_settings& s, const std::atomic<bool>* cancel
       const std::int64_t count = s.num_prompts_per_concurrency > 0 && concurrency > 0
                                      ? s.num_prompts_per_concurrency * static_cast<std::int64_t>(concurrency)
                                      : s.num_prompts;
-      const dataset_inputs inputs{s.datasets, s.body,   s.dataset_path,  static_cast<std::size_t>(count + s.num_warmups),
-                                  s.load.seed, tokenizer.get(), vocab};
-      auto requests = dataset.build(inputs);
-      if (s.num_warmups > 0) {
-        std::vector<prepared_request> warm(requests.begin(), requests.begin() + s.num_warmups);
-        requests.erase(requests.begin(), requests.begin() + s.num_warmups);
-        auto warm_settings = load;
-        warm_settings.request_rate = std::numeric_limits<double>::infinity();
-        (void)run_load(warm, warm_settings, cancel);
-      }
-      say(callbacks.progress,
-          fmt::format("serve: {} requests, max concurrency {}, request rate {}, {} endpoint(s)\n", requests.size(),
-                      concurrency > 0 ? fmt::format("{:g}", concurrency) : "unlimited",
-                      schema::request_rate_text(rate), load.base_urls.size()));
-      const auto result = run_load(requests, load, cancel);
-      const auto metrics = serving_metrics(result.records, result.duration_s, s.slo, s.selection);
-      point_description description;
-      description.date = utc_time(std::chrono::system_clock::now(), "%Y%m%d-%H%M%S");
-      description.api = load.api;
-      description.model = s.body.model;
-      description.tokenizer = s.tokenizer;
-      description.num_prompts = requests.size();
-      description.request_rate = rate;
-      description.burstiness = load.burstiness;
-      description.max_concurrency = concurrency > 0 ? static_cast<int>(concurrency) : 0;
-      const auto vllm = vllm_point_json(description, metrics, result);
-      std::ostringstream summary;
-      write_serving_summary(summary, metrics, result, s.selection);
-      say(callbacks.console, summary.str());
-      if (s.save.save_result) {
-        const auto name = !s.save.result_filename.empty() && out.points.empty() && single_point
-                              ? s.save.result_filename
-                              : result_file_name(vllm, rate, description.max_concurrency, description.date);
-        say(callbacks.console, "saved: " + write_result_file(vllm, result, s.save, name).string() + "\n");
-      }
-      auto c = point_case(load, concurrency, rate, requests.size(), metrics, result);
-      c.notes["result"] = vllm.dump();
-      if (!result.valid) {
-        c.status = core::case_status::invalid;
-        c.reason = result.invalid_reason;
-        out.invalid = true;
-      }
-      // Not one request succeeded (server down, wrong URL or endpoint): say so in one line.
-      if (!result.records.empty() && metrics.at(schema::vllm_key::completed).get<std::size_t>() == 0 &&
-          !result.interrupted) {
-        const auto& first = result.records.front();
-        c.status = core::case_status::failed;
-        c.reason = fmt::format("no request succeeded; the first failed with {}: {}", first.error_class, first.error);
-        say(callbacks.progress, fmt::format("ironbench: error: no request to {} succeeded ({}: {})\n", first.endpoint,
-                                            first.error_class, first.error));
-        out.invalid = true;
-      }
-      out.cases.push_back(std::move(c));
-      out.points.push_back(vllm);
-      if (result.interrupted) break;
+      const auto total = static_cast<std::size_t>(count + s.num_warmups);
+      const dataset_inputs inputs{s.datasets, s.body, s.dataset_path, total, s.load.seed, tokenizer.get(), vocab};
+      const bool named = !s.save.result_filename.empty() && out.points.empty() && single_point;
+      if (run_point(s, load, dataset.build(inputs), named, cancel, callbacks, out)) break;
     }
   }
   const auto& limit = s.limit;
   if (limit.max_ms > 0 && !out.points.empty()) {
     const int best = best_point_under_limit(out.points, limit.metric, limit.statistic, limit.max_ms);
     if (best < 0) {
-      say(callbacks.console, fmt::format("no point kept {} {} under {} ms\n", limit.statistic, limit.metric, limit.max_ms));
+      say(callbacks.console,
+          fmt::format("no point kept {} {} under {} ms\n", limit.statistic, limit.metric, limit.max_ms));
     } else {
       const auto& p = out.points[static_cast<std::size_t>(best)];
       say(callbacks.console,

@@ -29,7 +29,8 @@ struct itl_limit {
 };
 
 /// Everything a sweep needs. load.request_rate, load.max_concurrency and load.tokenizer are
-/// set per point by run_sweep; the Authorization header comes from $api_key_env.
+/// set per point by run_sweep; load.seed seeds the prompts as well as the arrivals; the
+/// Authorization header comes from $api_key_env.
 struct sweep_settings {
   load_settings load;
   body_settings body;

@@ -49,8 +49,8 @@ json vllm_point_json(const point_description& p, const json& metrics, const load
                              ? "output tokens from usage.completion_tokens, else from the tokenizer; "
                                "output_token_count_mismatches counts requests where the two differ"
                              : "output tokens from usage.completion_tokens; without usage, the count of token "
-                               "events with text (approximate: no --tokenizer); prompt lengths of text prompts are word "
-                               "counts (approximate)";
+                               "events with text (approximate: no --tokenizer); prompt lengths of text prompts "
+                               "are word counts (approximate)";
   return vllm;
 }
 

@@ -21,8 +21,9 @@ std::string temp_file(const std::string& name, const std::string& text) {
 std::string file_for(std::string_view dataset) {
   if (dataset == "custom") return temp_file("custom.jsonl", "{\"prompt\": \"a b c d\"}\n");
   if (dataset == "sharegpt") {
-    const json conversations = json::array({{{"conversations", json::array({{{"from", "human"}, {"value", "one two three four"}},
-                                                                          {{"from", "gpt"}, {"value", "a b c d e"}}})}}});
+    const json turns = json::array({{{"from", "human"}, {"value", "one two three four"}},
+                                    {{"from", "gpt"}, {"value", "a b c d e"}}});
+    const json conversations = json::array({{{"conversations", turns}}});
     return temp_file("sharegpt.json", conversations.dump());
   }
   return {};

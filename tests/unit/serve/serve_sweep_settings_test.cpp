@@ -84,7 +84,8 @@ TEST(ServeSweepSettings, RatesAndConcurrencies) {
   const std::string whole = "--max-concurrency takes whole numbers";
   EXPECT_EQ(check_message([](sweep_settings& s) { s.concurrencies = {-1}; }), whole);
   EXPECT_EQ(check_message([](sweep_settings& s) { s.concurrencies = {1.5}; }), whole);
-  EXPECT_EQ(check_message([](sweep_settings& s) { s.concurrencies = {std::numeric_limits<double>::infinity()}; }), whole);
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(check_message([&](sweep_settings& s) { s.concurrencies = {inf}; }), whole);
   EXPECT_EQ(check_message([](sweep_settings& s) { s.num_prompts = 0; }), "--num-prompts must be at least 1");
 }
 
@@ -102,12 +103,13 @@ TEST(ServeSweepSettings, HeadersCertificatesAndTokenizer) {
             "--header takes 'Name: value', not 'X-Trace'");
   EXPECT_EQ(check_message([](sweep_settings& s) { s.load.ca_file = "/nonexistent/ca.pem"; }),
             "--ca-cert takes a file of PEM certificates: /nonexistent/ca.pem not found");
+  const std::string tokenizer = "--tokenizer takes a tokenizer.json file (or a directory holding one): ";
   EXPECT_EQ(check_message([](sweep_settings& s) { s.tokenizer = "/nonexistent/tokenizer.json"; }),
-            "--tokenizer takes a tokenizer.json file (or a directory holding one): /nonexistent/tokenizer.json not found");
-  const auto dir = std::filesystem::temp_directory_path();
+            tokenizer + "/nonexistent/tokenizer.json not found");
+  const auto dir = std::filesystem::temp_directory_path() / "ironbench_serve_no_tokenizer";
+  std::filesystem::create_directories(dir);
   EXPECT_EQ(check_message([&](sweep_settings& s) { s.tokenizer = dir.string(); }),
-            "--tokenizer takes a tokenizer.json file (or a directory holding one): " + (dir / "tokenizer.json").string() +
-                " not found");
+            tokenizer + (dir / "tokenizer.json").string() + " not found");
 }
 
 TEST(ServeSweepSettings, RunSweepChecksBeforeSending) {
