@@ -7,29 +7,30 @@
 
 #include "core/error.hpp"
 #include "results/import_text.hpp"
+#include "schema/serving.hpp"
 
 namespace ironbench::results {
 namespace {
 
-// The metrics ironbench's serve cases carry, in their order (src/cli/serve_command.cpp).
-const std::vector<std::string>& serve_metric_names() {
-  static const std::vector<std::string> names = {"request_throughput", "output_throughput", "total_token_throughput",
-                                                 "median_ttft_ms",     "median_tpot_ms",    "median_itl_ms",
-                                                 "mean_e2el_ms"};
-  return names;
-}
-
 bool is_latency_statistic(const std::string& key) {
-  static const std::regex statistic(R"(^(mean|median|std|p\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el)_ms$)");
+  static const std::regex statistic(
+      fmt::format(R"(^(mean|median|std|p\d+(?:\.\d+)?)_({})_ms$)", fmt::join(schema::latency_metrics(), "|")));
   return std::regex_match(key, statistic);
 }
 
 // Other numbers of the result kept as values: throughputs and token totals.
 const std::set<std::string>& other_numeric_keys() {
-  static const std::set<std::string> keys = {"request_throughput",      "output_throughput",   "total_token_throughput",
-                                             "request_goodput",         "max_output_tokens_per_s",
-                                             "max_concurrent_requests", "total_input_tokens",  "total_output_tokens"};
+  namespace key = schema::vllm_key;
+  static const std::set<std::string> keys = {key::request_throughput,      key::output_throughput,
+                                             key::total_token_throughput,  key::request_goodput,
+                                             key::max_output_tokens_per_s, key::max_concurrent_requests,
+                                             key::total_input_tokens,      key::total_output_tokens};
   return keys;
+}
+
+// benchmark_serving.py of early 2025 wrote "request_goodput:" (with the colon).
+std::string name_of(const std::string& field) {
+  return field == "request_goodput:" ? std::string(schema::vllm_key::request_goodput) : field;
 }
 
 // Python's json module writes NaN and Infinity (an empty statistic, an unlimited rate),
@@ -115,11 +116,14 @@ std::string string_at(const json& object, const std::string& key) {
 }
 
 vllm_result result_of(const json& object, std::size_t index, std::size_t count, const std::string& source) {
+  namespace key = schema::vllm_key;
   const auto where = count > 1 ? fmt::format("{}: result {}", source, index) : source;
   if (!object.is_object()) throw usage_error(fmt::format("{}: JSON, but not a vLLM bench serve result (not an object)", where));
   bool has_metric = false;
-  for (const auto& [key, value] : object.items()) {
-    if (is_latency_statistic(key) || key == "request_throughput" || key == "output_throughput") has_metric = true;
+  for (const auto& [field, value] : object.items()) {
+    if (is_latency_statistic(field) || field == key::request_throughput || field == key::output_throughput) {
+      has_metric = true;
+    }
   }
   if (!has_metric) {
     throw usage_error(fmt::format("{}: JSON, but not a vLLM bench serve result (no request_throughput, "
@@ -129,15 +133,15 @@ vllm_result result_of(const json& object, std::size_t index, std::size_t count, 
   vllm_result r;
   r.index = index;
   r.original = object;
-  r.backend = string_at(object, "backend");
-  r.model_id = string_at(object, "model_id");
-  r.tokenizer_id = string_at(object, "tokenizer_id");
-  r.date = string_at(object, "date");
-  r.burstiness = number_at(object, "burstiness", where);
-  r.duration_s = number_at(object, "duration", where);
-  r.completed = count_at(object, "completed", where);
-  r.failed = count_at(object, "failed", where);
-  const auto num_prompts = count_at(object, "num_prompts", where);
+  r.backend = string_at(object, key::backend);
+  r.model_id = string_at(object, key::model_id);
+  r.tokenizer_id = string_at(object, key::tokenizer_id);
+  r.date = string_at(object, key::date);
+  r.burstiness = number_at(object, key::burstiness, where);
+  r.duration_s = number_at(object, key::duration, where);
+  r.completed = count_at(object, key::completed, where);
+  r.failed = count_at(object, key::failed, where);
+  const auto num_prompts = count_at(object, key::num_prompts, where);
   if (num_prompts) {
     r.num_prompts = *num_prompts;
   } else if (r.completed) {
@@ -151,21 +155,20 @@ vllm_result result_of(const json& object, std::size_t index, std::size_t count, 
     }
     r.failed = *num_prompts - *r.completed;
   }
-  if (!object.contains("request_rate")) throw usage_error(fmt::format("{}: vLLM result without request_rate", where));
-  const auto& rate = object.at("request_rate");
+  if (!object.contains(key::request_rate)) throw usage_error(fmt::format("{}: vLLM result without request_rate", where));
+  const auto& rate = object.at(key::request_rate);
   if (rate.is_null() || (rate.is_string() && (rate.get<std::string>() == "inf" || rate.get<std::string>() == "Infinity"))) {
     r.request_rate = "inf";
   } else if (rate.is_number() && rate.get<double>() > 0) {
-    r.request_rate = fmt::format("{:g}", rate.get<double>());
+    r.request_rate = schema::request_rate_text(rate.get<double>());
   } else {
     throw usage_error(fmt::format("{}: request_rate is {}, neither \"inf\" nor a rate", where, rate.dump()));
   }
-  if (const auto concurrency = count_at(object, "max_concurrency", where)) r.max_concurrency = *concurrency;
-  for (const auto& [key, value] : object.items()) {
-    // benchmark_serving.py of early 2025 wrote "request_goodput:" (with the colon).
-    const std::string name = key == "request_goodput:" ? "request_goodput" : key;
+  if (const auto concurrency = count_at(object, key::max_concurrency, where)) r.max_concurrency = *concurrency;
+  for (const auto& [field, value] : object.items()) {
+    const std::string name = name_of(field);
     if (!is_latency_statistic(name) && !other_numeric_keys().count(name)) continue;
-    if (const auto v = number_at(object, key, where)) r.values[name] = *v;
+    if (const auto v = number_at(object, field, where)) r.values[name] = *v;
   }
   if (object.contains("ttfts") && object.at("ttfts").is_array()) r.requests_detailed = object.at("ttfts").size();
   return r;
@@ -188,35 +191,29 @@ std::vector<vllm_result> parse_vllm_results(const std::string& text, const std::
 }
 
 std::vector<core::case_result> vllm_cases(const std::vector<vllm_result>& results, const std::string& source) {
+  namespace key = schema::vllm_key;
   std::vector<core::case_result> cases;
   for (const auto& r : results) {
-    core::case_result c;
-    c.benchmark = "serve";
-    c.device = !r.model_id.empty() ? r.model_id : !r.backend.empty() ? r.backend : std::string("unknown");
-    c.params.set("max_concurrency", r.max_concurrency);
-    c.params.set("request_rate", r.request_rate);
-    c.params.set("num_prompts", r.num_prompts);
+    schema::serving_point point;
+    point.device = !r.model_id.empty() ? r.model_id : !r.backend.empty() ? r.backend : std::string("unknown");
+    point.max_concurrency = r.max_concurrency;
+    point.request_rate = r.request_rate;
+    point.num_prompts = r.num_prompts;
+    point.values = r.values;
+    if (r.failed) point.failed = static_cast<double>(*r.failed);
     std::vector<std::string> missing;
-    for (const auto& name : serve_metric_names()) {
-      const auto it = r.values.find(name);
-      if (it == r.values.end()) {
-        missing.push_back(name);
-        continue;
-      }
-      c.metrics.push_back({name, it->second, "", "as vLLM bench serve defines it"});
-    }
-    if (r.failed) c.metrics.push_back({"failed", static_cast<double>(*r.failed), "requests", "failed requests"});
-    else missing.push_back("failed");
-    for (const auto& [key, value] : r.original.items()) {
-      const std::string name = key == "request_goodput:" ? "request_goodput" : key;
+    auto c = schema::serving_case(point, &missing);
+    for (const auto& [field, value] : r.original.items()) {
+      const std::string name = name_of(field);
       if (!is_latency_statistic(name) || !r.values.count(name) || c.find_metric(name)) continue;
-      c.metrics.push_back({name, r.values.at(name), "ms", "as vLLM bench serve defines it"});
+      c.metrics.push_back({name, r.values.at(name), "ms", schema::vllm_metric_description});
     }
-    if (r.values.count("request_goodput")) {
-      c.metrics.push_back({"request_goodput", r.values.at("request_goodput"), "req/s", "requests meeting the SLOs per second"});
+    if (r.values.count(key::request_goodput)) {
+      c.metrics.push_back(
+          {key::request_goodput, r.values.at(key::request_goodput), "req/s", "requests meeting the SLOs per second"});
     }
-    if (r.duration_s) c.metrics.push_back({"duration", *r.duration_s, "s", "benchmark duration"});
-    if (r.completed) c.metrics.push_back({"completed", static_cast<double>(*r.completed), "requests", "completed requests"});
+    if (r.duration_s) c.metrics.push_back({key::duration, *r.duration_s, "s", "benchmark duration"});
+    if (r.completed) c.metrics.push_back({key::completed, static_cast<double>(*r.completed), "requests", "completed requests"});
     c.notes["source"] = r.index > 1 || results.size() > 1 ? fmt::format("{} (result {})", source, r.index) : source;
     c.notes["imported_from"] = fmt::format("vLLM bench serve result{}", r.backend.empty() ? "" : " (backend " + r.backend + ")");
     c.notes["result"] = r.original.dump();
@@ -224,17 +221,18 @@ std::vector<core::case_result> vllm_cases(const std::vector<vllm_result>& result
     if (!r.tokenizer_id.empty()) c.notes["tokenizer_id"] = r.tokenizer_id;
     if (!r.date.empty()) c.notes["date"] = r.date;
     if (r.burstiness) c.notes["burstiness"] = fmt::format("{:g}", *r.burstiness);
-    if (!r.original.contains("num_prompts")) c.notes["num_prompts"] = "not in the file: completed + failed";
+    if (!r.original.contains(key::num_prompts)) c.notes["num_prompts"] = "not in the file: completed + failed";
     if (!missing.empty()) c.notes["missing"] = fmt::format("not in the file: {}", fmt::join(missing, ", "));
     if (r.requests_detailed > 0) {
       c.notes["requests_detailed"] = fmt::format("{} requests (ttfts, itls, ... in notes.result)", r.requests_detailed);
     }
     // ironbench serve's own result files say whether the client kept its schedule.
-    if (r.original.contains("client") && r.original.at("client").is_object()) {
-      const auto& client = r.original.at("client");
-      if (client.contains("valid") && client.at("valid").is_boolean() && !client.at("valid").get<bool>()) {
+    if (r.original.contains(key::client) && r.original.at(key::client).is_object()) {
+      const auto& client = r.original.at(key::client);
+      if (client.contains(key::client_valid) && client.at(key::client_valid).is_boolean() &&
+          !client.at(key::client_valid).get<bool>()) {
         c.status = core::case_status::invalid;
-        c.reason = string_at(client, "invalid_reason");
+        c.reason = string_at(client, key::client_invalid_reason);
         if (c.reason.empty()) c.reason = "the load generator fell behind its schedule";
       }
     }

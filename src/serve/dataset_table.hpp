@@ -1,0 +1,61 @@
+// The serving datasets of `ironbench serve`, one table: each row names a dataset, says what
+// --dataset-name's help shows for it, whether it reads --dataset-path and how it builds the
+// requests. The CLI's choices, help text and dispatch come from this table; a new dataset is
+// one file with its builder and one row here.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "serve/datasets.hpp"
+#include "serve/load_generator.hpp"
+#include "serve/tokenizer/bpe_tokenizer.hpp"
+
+namespace ironbench::serve {
+
+/// Every dataset's own settings (the --random-*, --prefix-repetition-*, --custom-output-len
+/// and --sharegpt-output-len flags); a builder reads its own.
+struct dataset_options {
+  random_dataset random;  ///< vocab_size is replaced by dataset_inputs::vocab_size
+  prefix_repetition_dataset prefix_repetition;  ///< likewise
+  std::int64_t custom_output_len = 256;
+  std::int64_t sharegpt_output_len = 0;  ///< 0: the reference reply's length
+};
+
+/// What every builder is given for one sweep point.
+struct dataset_inputs {
+  const dataset_options& options;
+  const body_settings& body;
+  const std::string& path;           ///< --dataset-path (empty unless the dataset needs one)
+  std::size_t count = 0;             ///< requests to build (warm-ups included)
+  std::uint64_t seed = 0;
+  const bpe_tokenizer* tokenizer = nullptr;  ///< null without --tokenizer
+  std::int64_t vocab_size = 32000;           ///< random token ids are drawn from [100, vocab_size)
+};
+
+/// Builds the requests of one sweep point.
+using dataset_builder = std::vector<prepared_request> (*)(const dataset_inputs& inputs);
+
+/// One row of the table.
+struct dataset_entry {
+  std::string_view name;    ///< the --dataset-name value
+  std::string_view detail;  ///< shown after the name in --dataset-name's help (empty: the name alone)
+  bool needs_path = false;  ///< reads --dataset-path
+  dataset_builder build = nullptr;
+};
+
+/// The table, in the order the "not available" error lists them.
+[[nodiscard]] const std::vector<dataset_entry>& serving_datasets();
+
+/// The row named `name`; throws usage_error "--dataset-name 'NAME' is not available (random,
+/// sharegpt, ...)" listing every row when there is none.
+[[nodiscard]] const dataset_entry& dataset_named(const std::string& name);
+
+/// --dataset-name's help: the names of the rows, rows with a detail last ("random, sharegpt,
+/// prefix_repetition, or custom (JSONL of {"prompt": ...})").
+[[nodiscard]] std::string dataset_name_help();
+
+}  // namespace ironbench::serve

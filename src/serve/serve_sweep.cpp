@@ -1,0 +1,249 @@
+#include "serve/serve_sweep.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "core/units.hpp"
+#include "core/utc_time.hpp"
+#include "schema/serving.hpp"
+#include "serve/serve_report.hpp"
+
+namespace ironbench::serve {
+namespace {
+
+// --tokenizer names tokenizer.json or the directory holding it.
+std::filesystem::path tokenizer_file(const std::string& tokenizer) {
+  auto path = std::filesystem::path(tokenizer);
+  if (std::filesystem::is_directory(path)) path /= "tokenizer.json";
+  return path;
+}
+
+void say(const std::function<void(const std::string&)>& sink, const std::string& line) {
+  if (sink) sink(line);
+}
+
+// The case of one point, as schema/serving.hpp builds every serve case, plus the client's lateness.
+core::case_result point_case(const load_settings& load, double concurrency, double rate, std::size_t requests,
+                             const json& metrics, const load_result& result) {
+  schema::serving_point point;
+  point.device = fmt::format("{}", fmt::join(load.base_urls, ","));
+  point.max_concurrency = static_cast<std::int64_t>(concurrency);
+  point.request_rate = schema::request_rate_text(rate);
+  point.num_prompts = static_cast<std::int64_t>(requests);
+  for (const auto& name : schema::serving_headline_metrics()) point.values[name] = metrics.value(name, 0.0);
+  point.failed = metrics.at(schema::vllm_key::failed).get<double>();
+  auto c = schema::serving_case(point);
+  c.metrics.push_back({"send_lateness_p99_ms", result.lateness_p99_ms, "ms", "client's lateness against its schedule"});
+  return c;
+}
+
+void check_selection(const metric_selection& selection) {
+  const auto& known = schema::latency_metrics();
+  for (const auto& m : selection.metrics) {
+    if (std::find(known.begin(), known.end(), m) == known.end()) {
+      throw usage_error(fmt::format("--percentile-metrics: unknown metric '{}' ({})", m, join(known, ", ")));
+    }
+  }
+  for (double p : selection.percentiles) {
+    if (!(p > 0 && p < 100)) throw usage_error("--metric-percentiles must be between 0 and 100");
+  }
+}
+
+}  // namespace
+
+std::vector<double> parse_sweep_values(const std::string& text, const char* flag) {
+  std::vector<double> values;
+  for (const auto& item : split(text)) {
+    values.push_back(item == "inf" ? std::numeric_limits<double>::infinity() : parse_number(item, flag));
+  }
+  return values;
+}
+
+balance_policy parse_balance(const std::string& text) {
+  if (text == "round-robin") return balance_policy::round_robin;
+  if (text == "least-outstanding") return balance_policy::least_outstanding;
+  throw usage_error(fmt::format("--balance takes round-robin or least-outstanding, not '{}'", text));
+}
+
+bool parse_receive_time(const std::string& text) {
+  if (text != "kernel" && text != "read") {
+    throw usage_error(fmt::format("--receive-time takes kernel or read, not '{}'", text));
+  }
+  return text == "kernel";
+}
+
+metric_selection parse_metric_selection(const std::string& metrics, const std::string& percentiles) {
+  metric_selection selection;
+  selection.metrics = split_non_empty(metrics);
+  check_selection({selection.metrics, {}});
+  selection.percentiles = parse_sweep_values(percentiles, "--metric-percentiles");
+  check_selection(selection);
+  return selection;
+}
+
+void normalize_base_urls(std::vector<std::string>& urls) {
+  for (auto& url : urls) {
+    while (!url.empty() && url.back() == '/') url.pop_back();
+    if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {
+      throw usage_error(fmt::format("--base-url must start with http:// or https:// ('{}')", url));
+    }
+  }
+}
+
+void check_sweep_settings(const sweep_settings& s) {
+  auto urls = s.load.base_urls;
+  normalize_base_urls(urls);
+  if (!s.load.ca_file.empty() && !std::filesystem::is_regular_file(s.load.ca_file)) {
+    throw usage_error(fmt::format("--ca-cert takes a file of PEM certificates: {} not found", s.load.ca_file));
+  }
+  for (const auto& h : s.load.headers) {
+    if (h.find(':') == std::string::npos) throw usage_error(fmt::format("--header takes 'Name: value', not '{}'", h));
+  }
+  if (!s.tokenizer.empty() && !std::filesystem::exists(tokenizer_file(s.tokenizer))) {
+    throw usage_error(fmt::format("--tokenizer takes a tokenizer.json file (or a directory holding one): {} not found",
+                                  tokenizer_file(s.tokenizer).string()));
+  }
+  check_selection(s.selection);
+  for (double r : s.rates) {
+    if (!(r > 0)) throw usage_error("--request-rate must be positive or inf");
+  }
+  for (double c : s.concurrencies) {
+    if (c < 0 || c != std::floor(c) || std::isinf(c)) throw usage_error("--max-concurrency takes whole numbers");
+  }
+  if (s.num_prompts < 1) throw usage_error("--num-prompts must be at least 1");
+  const auto& dataset = dataset_named(s.dataset_name);
+  if (dataset.needs_path && s.dataset_path.empty()) {
+    throw usage_error(fmt::format("--dataset-name {} needs --dataset-path", s.dataset_name));
+  }
+}
+
+namespace {
+
+// One point: sends the warm-ups, measures `requests` (load's rate and concurrency), reports
+// and saves it, and adds its case and vLLM object to `out`. True when it was interrupted.
+bool run_point(const sweep_settings& s, const load_settings& load, std::vector<prepared_request> requests, bool named,
+               const std::atomic<bool>* cancel, const sweep_callbacks& callbacks, sweep_outcome& out) {
+  const double concurrency = load.max_concurrency, rate = load.request_rate;
+  if (s.num_warmups > 0) {
+    std::vector<prepared_request> warm(requests.begin(), requests.begin() + s.num_warmups);
+    requests.erase(requests.begin(), requests.begin() + s.num_warmups);
+    auto warm_settings = load;
+    warm_settings.request_rate = std::numeric_limits<double>::infinity();
+    (void)run_load(warm, warm_settings, cancel);
+  }
+  say(callbacks.progress,
+      fmt::format("serve: {} requests, max concurrency {}, request rate {}, {} endpoint(s)\n", requests.size(),
+                  concurrency > 0 ? fmt::format("{:g}", concurrency) : "unlimited",
+                  schema::request_rate_text(rate), load.base_urls.size()));
+  const auto result = run_load(requests, load, cancel);
+  const auto metrics = serving_metrics(result.records, result.duration_s, s.slo, s.selection);
+  point_description description;
+  description.date = utc_time(std::chrono::system_clock::now(), "%Y%m%d-%H%M%S");
+  description.api = load.api;
+  description.model = s.body.model;
+  description.tokenizer = s.tokenizer;
+  description.num_prompts = requests.size();
+  description.request_rate = rate;
+  description.burstiness = load.burstiness;
+  description.max_concurrency = concurrency > 0 ? static_cast<int>(concurrency) : 0;
+  const auto vllm = vllm_point_json(description, metrics, result);
+  std::ostringstream summary;
+  write_serving_summary(summary, metrics, result, s.selection);
+  say(callbacks.console, summary.str());
+  if (s.save.save_result) {
+    const auto name = named ? s.save.result_filename
+                          : result_file_name(vllm, rate, description.max_concurrency, description.date);
+    say(callbacks.console, "saved: " + write_result_file(vllm, result, s.save, name).string() + "\n");
+  }
+  auto c = point_case(load, concurrency, rate, requests.size(), metrics, result);
+  c.notes["result"] = vllm.dump();
+  if (!result.valid) {
+    c.status = core::case_status::invalid;
+    c.reason = result.invalid_reason;
+    out.invalid = true;
+  }
+  // Not one request succeeded (server down, wrong URL or endpoint): say so in one line.
+  if (!result.records.empty() && metrics.at(schema::vllm_key::completed).get<std::size_t>() == 0 &&
+      !result.interrupted) {
+    const auto& first = result.records.front();
+    c.status = core::case_status::failed;
+    c.reason = fmt::format("no request succeeded; the first failed with {}: {}", first.error_class, first.error);
+    say(callbacks.progress, fmt::format("ironbench: error: no request to {} succeeded ({}: {})\n", first.endpoint,
+                                        first.error_class, first.error));
+    out.invalid = true;
+  }
+  out.cases.push_back(std::move(c));
+  out.points.push_back(vllm);
+  return result.interrupted;
+}
+
+}  // namespace
+
+sweep_outcome run_sweep(const sweep_settings& s, const std::atomic<bool>* cancel, const sweep_callbacks& callbacks) {
+  check_sweep_settings(s);
+  prepare_result_dir(s.save);
+  auto load = s.load;
+  normalize_base_urls(load.base_urls);
+  std::unique_ptr<bpe_tokenizer> tokenizer;
+  if (!s.tokenizer.empty()) {
+    tokenizer = bpe_tokenizer::load(tokenizer_file(s.tokenizer).string());
+    load.tokenizer = tokenizer.get();
+  }
+  bool authorized = false;
+  if (const char* key = std::getenv(s.api_key_env.c_str()); key != nullptr && *key != '\0') {
+    load.headers.push_back(std::string("Authorization: Bearer ") + key);  // never stored in results
+    authorized = true;
+  }
+  // Random token ids come from the tokenizer's vocabulary when there is one (as vLLM draws
+  // them), else from [100, 32000).
+  const std::int64_t vocab = tokenizer && tokenizer->vocab_size() > 200
+                                 ? static_cast<std::int64_t>(tokenizer->vocab_size())
+                                 : random_dataset{}.vocab_size;
+  const auto& dataset = dataset_named(s.dataset_name);
+  const bool single_point = s.concurrencies.size() * s.rates.size() == 1;
+  sweep_outcome out;
+  for (double concurrency : s.concurrencies) {
+    for (double rate : s.rates) {
+      if (cancel != nullptr && cancel->load()) break;
+      load.request_rate = rate;
+      load.max_concurrency = static_cast<int>(concurrency);
+      const std::int64_t count = s.num_prompts_per_concurrency > 0 && concurrency > 0
+                                     ? s.num_prompts_per_concurrency * static_cast<std::int64_t>(concurrency)
+                                     : s.num_prompts;
+      const auto total = static_cast<std::size_t>(count + s.num_warmups);
+      const dataset_inputs inputs{s.datasets, s.body, s.dataset_path, total, s.load.seed, tokenizer.get(), vocab};
+      const bool named = !s.save.result_filename.empty() && out.points.empty() && single_point;
+      if (run_point(s, load, dataset.build(inputs), named, cancel, callbacks, out)) break;
+    }
+  }
+  const auto& limit = s.limit;
+  if (limit.max_ms > 0 && !out.points.empty()) {
+    const int best = best_point_under_limit(out.points, limit.metric, limit.statistic, limit.max_ms);
+    if (best < 0) {
+      say(callbacks.console,
+          fmt::format("no point kept {} {} under {} ms\n", limit.statistic, limit.metric, limit.max_ms));
+    } else {
+      const auto& p = out.points[static_cast<std::size_t>(best)];
+      say(callbacks.console,
+          fmt::format("best under {} {} <= {} ms: max concurrency {}, request rate {}: {:.1f} output tok/s\n",
+                      limit.statistic, limit.metric, limit.max_ms, p.at(schema::vllm_key::max_concurrency).dump(),
+                      p.at(schema::vllm_key::request_rate).dump(),
+                      p.at(schema::vllm_key::output_throughput).get<double>()));
+      out.settings["best_under_itl_limit"] = best;
+    }
+  }
+  out.settings["authorization"] = authorized ? "API key from $" + s.api_key_env : "none";
+  out.settings["endpoints"] = load.base_urls;
+  return out;
+}
+
+}  // namespace ironbench::serve

@@ -1,0 +1,100 @@
+// A serving sweep: `ironbench serve`'s load points (every max concurrency x request rate)
+// against OpenAI-compatible endpoints, measured as vLLM bench serve measures them, as cases
+// of a run and vLLM result objects. No command-line types: a CLI or an experiment runner
+// fills sweep_settings (with the parse_* helpers for text), checks it and runs it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/json.hpp"
+#include "core/result.hpp"
+#include "serve/dataset_table.hpp"
+#include "serve/datasets.hpp"
+#include "serve/load_generator.hpp"
+#include "serve/serving_metrics.hpp"
+#include "serve/vllm_result_file.hpp"
+
+namespace ironbench::serve {
+
+/// The highest-throughput point whose `statistic` of `metric` stays at most `max_ms` (off when max_ms is 0).
+struct itl_limit {
+  double max_ms = 0;
+  std::string statistic = "median";  ///< median, mean, p99, ...
+  std::string metric = "itl";        ///< itl (pooled gaps) or tpot (per request)
+};
+
+/// Everything a sweep needs. load.request_rate, load.max_concurrency and load.tokenizer are
+/// set per point by run_sweep; load.seed seeds the prompts as well as the arrivals; the
+/// Authorization header comes from $api_key_env.
+struct sweep_settings {
+  load_settings load;
+  body_settings body;
+  std::string dataset_name = "random";
+  std::string dataset_path;
+  dataset_options datasets;
+  std::vector<double> concurrencies = {0};  ///< whole numbers; 0: unlimited
+  std::vector<double> rates = {std::numeric_limits<double>::infinity()};  ///< requests/s; inf: all at once
+  std::int64_t num_prompts = 1000;
+  std::int64_t num_prompts_per_concurrency = 0;  ///< positive: requests per point = this x max concurrency
+  int num_warmups = 0;                           ///< requests sent first at full speed, not measured
+  metric_selection selection;
+  goodput_slo slo;
+  result_file_options save;
+  itl_limit limit;
+  std::string tokenizer;  ///< tokenizer.json (or its directory); empty: none
+  std::string api_key_env = "OPENAI_API_KEY";
+};
+
+/// Parses a comma-separated list of numbers ("inf" allowed), e.g. --request-rate 1,2,inf;
+/// usage_error naming `flag` when an item is not a number.
+[[nodiscard]] std::vector<double> parse_sweep_values(const std::string& text, const char* flag);
+
+/// round-robin or least-outstanding; usage_error otherwise.
+[[nodiscard]] balance_policy parse_balance(const std::string& text);
+
+/// Whether token times come from the kernel's receive stamps: "kernel" (true) or "read"
+/// (false); usage_error otherwise.
+[[nodiscard]] bool parse_receive_time(const std::string& text);
+
+/// --percentile-metrics (e.g. "ttft,tpot,itl") and --metric-percentiles (e.g. "50,99"),
+/// both checked as check_sweep_settings checks them.
+[[nodiscard]] metric_selection parse_metric_selection(const std::string& metrics, const std::string& percentiles);
+
+/// Removes trailing slashes from every base URL; usage_error when one is neither http:// nor https://.
+void normalize_base_urls(std::vector<std::string>& urls);
+
+/// Checks `settings` before anything is sent and throws usage_error with the flag's message:
+/// base URLs, --ca-cert, --header, --tokenizer, percentile metrics and percentiles, rates,
+/// concurrencies, --num-prompts, the dataset (known, with --dataset-path when it needs one).
+void check_sweep_settings(const sweep_settings& settings);
+
+/// Where a sweep reports as it goes; each line ends in '\n'. Either may be empty.
+struct sweep_callbacks {
+  /// The console: each point's summary, the saved files, the best point under the ITL limit.
+  std::function<void(const std::string&)> console;
+  /// Progress and errors ("serve: 1000 requests, max concurrency 8, ..."), for stderr.
+  std::function<void(const std::string&)> progress;
+};
+
+/// What a sweep measured.
+struct sweep_outcome {
+  std::vector<core::case_result> cases;  ///< one "serve" case per point (schema/serving.hpp)
+  std::vector<json> points;              ///< vLLM's result object of each point
+  /// To merge into the run's settings: endpoints, authorization ("API key from $VAR" or
+  /// "none") and, with an ITL limit met, best_under_itl_limit (index into points).
+  json settings = json::object();
+  bool invalid = false;  ///< a point was INVALID (the client fell behind) or no request succeeded
+};
+
+/// Runs every point (concurrencies outer, rates inner), writing the result files asked for.
+/// Checks the settings first (check_sweep_settings) and creates the result directory.
+/// `cancel` (Ctrl-C) stops the sweep; the points measured so far are returned.
+[[nodiscard]] sweep_outcome run_sweep(const sweep_settings& settings, const std::atomic<bool>* cancel,
+                                      const sweep_callbacks& callbacks);
+
+}  // namespace ironbench::serve
