@@ -1,7 +1,5 @@
 // ironbench collectives: nccl-tests' sweeps (all_reduce_perf, all_gather_perf ...) in one
 // command, run by every rank of an MPI job; rank 0 prints the table and writes the results.
-#include <fmt/format.h>
-
 #include <iostream>
 
 #include "cli/commands.hpp"
@@ -112,8 +110,8 @@ int execute(const collectives_arguments& a, const invocation& call) {
   run.settings["ranks_per_process"] = outcome.ranks_per_process;
   run.cases = comm::cases_of(trials, outcome.size, s.base.iterations, s.base.warmup_iterations);
   core::settle_run_status(run);
-  const report::collectives_header header{outcome.size,        outcome.backend,         s.base.min_bytes,
-                                          s.base.max_bytes,    s.base.increment,        s.base.factor,
+  const report::collectives_header header{outcome.size,     outcome.backend,          s.base.min_bytes,
+                                          s.base.max_bytes, s.base.increment,         s.base.factor,
                                           s.base.warmup_iterations, s.base.iterations, s.base.check};
   report::write_run_outputs(run, targets, a.outputs, outcome.host.fingerprint.hostname, outcome.start, std::cout,
                             [&](std::ostream& out) { report::write_collectives_console(out, header, run, trials); });

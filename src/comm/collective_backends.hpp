@@ -15,8 +15,8 @@
 namespace ironbench::comm {
 
 /// Makes a rank's backend over `view` measuring on `device`.
-using backend_factory =
-    std::function<std::unique_ptr<collective_backend>(const std::shared_ptr<bootstrap>& view, const core::device_info& device)>;
+using backend_factory = std::function<std::unique_ptr<collective_backend>(const std::shared_ptr<bootstrap>& view,
+                                                                          const core::device_info& device)>;
 
 /// One row of the table.
 struct collective_backend_kind {

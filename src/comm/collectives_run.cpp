@@ -81,7 +81,8 @@ void require_gpu_aware_mpi(bootstrap& world, const std::vector<core::device_info
   const bool overruled = asserted != nullptr && std::string(asserted) == "1";
   const bool ok = aware.value_or(false) || overruled;
   if (world.min(ok ? 1.0 : 0.0) == 0.0) {
-    throw usage_error(fmt::format("--backend mpi-gpu: {} on rank {}{}; set IRONBENCH_MPI_GPU_AWARE=1 if it is GPU-aware",
+    throw usage_error(fmt::format("--backend mpi-gpu: {} on rank {}{}; set IRONBENCH_MPI_GPU_AWARE=1 if it is "
+                                  "GPU-aware",
                                   aware.has_value() ? "this MPI says it is not GPU-aware (" + why + ")" : why,
                                   world.rank(), ok ? " (another rank's MPI said no)" : ""));
   }

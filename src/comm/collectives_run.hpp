@@ -44,7 +44,7 @@ struct collectives_settings {
   std::vector<collective> collectives = {collective::all_reduce};
   std::vector<element_type> types = {element_type::fp32};
   std::vector<reduce_op> ops = {reduce_op::sum};
-  sweep_settings base;        ///< sizes, iterations, root, check, graph launches (collectives, type and op set by plan)
+  sweep_settings base;        ///< sizes, iterations, root, check, graph launches; plan sets collectives, type, op
   int trials = 1;             ///< whole sweeps, one after another
   int threads = 1;            ///< GPU ranks per process (nccl-tests' -t)
   int gpus_per_thread = 1;    ///< multiplies them (nccl-tests' -g)

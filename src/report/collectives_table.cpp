@@ -33,7 +33,8 @@ void write_collectives_table(std::ostream& out, const std::vector<schema::sweep_
     // As nccl-tests: the larger buffer's bytes, and the count passed to the library.
     fmt::print(out, "{:>12}  {:>12}  {:>8}  {:>6}  {:>6}{}{}\n", row.shape.count * schema::element_size(row.type),
                row.shape.param_count,
-               schema::nccl_tests_type_name(row.type), schema::reduces(row.c) ? schema::to_string(row.op) : "none", row.root,
+               schema::nccl_tests_type_name(row.type), schema::reduces(row.c) ? schema::to_string(row.op) : "none",
+               row.root,
                placement_columns(row.out_of_place), placement_columns(row.in_place));
   }
   const auto s = schema::summarize(rows);

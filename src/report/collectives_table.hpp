@@ -24,7 +24,8 @@ struct trial_statistics {
   double busbw_mean_gbs, busbw_stdev_gbs, busbw_cv;
   double time_mean_us, time_stdev_us;
 };
-[[nodiscard]] std::vector<trial_statistics> trial_statistics_of(const std::vector<std::vector<schema::sweep_row>>& trials);
+[[nodiscard]] std::vector<trial_statistics> trial_statistics_of(
+    const std::vector<std::vector<schema::sweep_row>>& trials);
 /// The trial table: "# N trials: ..." and one line per size and placement.
 void write_trial_table(std::ostream& out, const std::vector<trial_statistics>& stats, std::size_t trials);
 

@@ -556,7 +556,8 @@ std::vector<core::case_result> nccl_tests_cases(const nccl_tests_report& report,
         f.timing = m;
       }
       f.time_us = p.time_us;
-      f.time_description = report.cpu_time ? "CPU time per iteration (nccl-tests -C)" : "time per iteration (nccl-tests)";
+      f.time_description =
+          report.cpu_time ? "CPU time per iteration (nccl-tests -C)" : "time per iteration (nccl-tests)";
       f.algbw_gbs = p.algbw_gbs;
       f.busbw_gbs = p.busbw_gbs;
       const bool counted = p.wrong.has_value() && !report.wrong_is_max_error;
@@ -564,7 +565,8 @@ std::vector<core::case_result> nccl_tests_cases(const nccl_tests_report& report,
       auto c = schema::collective_case(f);
       if (f.timing) c.notes["timing"] = "every iteration's time from nccl-tests' JSON (-I 1)";
       if (report.wrong_is_max_error && p.wrong) {
-        c.metrics.push_back({"max_error", *p.wrong, "", "largest deviation from the expected values (nccl-tests < 2.13)"});
+        c.metrics.push_back(
+            {"max_error", *p.wrong, "", "largest deviation from the expected values (nccl-tests < 2.13)"});
       }
       c.notes["source"] = source;
       c.notes["imported_from"] = fmt::format("nccl-tests {} output{}", report.format,

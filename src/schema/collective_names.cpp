@@ -41,9 +41,9 @@ const char* to_string(reduce_op op) {
 }
 
 const std::vector<collective>& all_collectives() {
-  static const std::vector<collective> all = {collective::all_reduce, collective::all_gather, collective::reduce_scatter,
-                                              collective::broadcast,  collective::reduce,     collective::alltoall,
-                                              collective::sendrecv};
+  static const std::vector<collective> all = {collective::all_reduce, collective::all_gather,
+                                              collective::reduce_scatter, collective::broadcast,
+                                              collective::reduce, collective::alltoall, collective::sendrecv};
   return all;
 }
 
