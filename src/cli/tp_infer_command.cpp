@@ -54,12 +54,14 @@ int execute(const tp_arguments& a, const invocation& call) {
 }  // namespace
 
 command_action add_tp_infer_command(CLI::App& app, const invocation& call) {
-  auto* command = app.add_subcommand(
-      "tp-infer", "Toy tensor-parallel inference (column-sharded linear, all_gather, linear) vs one device; run under mpirun");
+  auto* command = app.add_subcommand("tp-infer",
+                                     "Toy tensor-parallel inference (column-sharded linear, all_gather, linear) vs one "
+                                     "device; run under mpirun");
   command->alias("tp_infer");
   auto a = std::make_shared<tp_arguments>();
   command->add_option("--batch", a->batch, "Batch sizes: list or range, e.g. 128:32768:x4")->capture_default_str();
-  command->add_option("--hidden", a->hidden, "Hidden sizes H (F = 4 H must split over the ranks)")->capture_default_str();
+  command->add_option("--hidden", a->hidden, "Hidden sizes H (F = 4 H must split over the ranks)")
+      ->capture_default_str();
   add_iteration_options(*command, a->iterations, a->warmup_iterations, "Timed forward passes per case",
                         "Untimed forward passes first");
   command->add_option("--backend", a->backend,

@@ -95,9 +95,11 @@ command_action add_train_command(CLI::App& app, const invocation& call) {
   command->add_option("--lr", s.lr, "AdamW learning rate")->capture_default_str();
   command->add_option("--weight-decay", s.weight_decay, "AdamW weight decay")->capture_default_str();
   command->add_option("--seed", s.seed, "Model initialisation and synthetic data")->capture_default_str();
-  command->add_option("--data-batches", s.data_batches, "Distinct synthetic micro-batches, cycled")->capture_default_str();
+  command->add_option("--data-batches", s.data_batches, "Distinct synthetic micro-batches, cycled")
+      ->capture_default_str();
   command->add_option("--lora-rank", r.lora_rank, "lora: adapter rank r")->capture_default_str();
-  command->add_option("--lora-alpha", r.lora_alpha, "lora: scale alpha (adapters add alpha/r B A x)")->capture_default_str();
+  command->add_option("--lora-alpha", r.lora_alpha, "lora: scale alpha (adapters add alpha/r B A x)")
+      ->capture_default_str();
   command->add_option("--lora-targets", r.lora_targets, "lora: qkv, proj, fc1, fc2 or all")->capture_default_str();
   command->add_option("--scaling", r.scaling,
                       "Data-parallel rank counts to sweep, e.g. 1,2,4,8 (run under mpirun with the largest)");

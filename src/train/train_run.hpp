@@ -4,8 +4,6 @@
 // its run reports.
 #pragma once
 
-#include <torch/torch.h>
-
 #include <atomic>
 #include <chrono>
 #include <functional>

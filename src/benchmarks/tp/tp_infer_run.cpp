@@ -98,7 +98,8 @@ tp_infer_outcome run_tp_infer(const tp_infer_settings& settings, const tp_infer_
       world->barrier();
       if (cancel != nullptr) outcome.interrupted = world->max(cancel->load() ? 1.0 : 0.0) > 0;
       if (rank != 0) continue;
-      auto tp_result = tp_infer_case(shape, "tensor_parallel", tp, tp_checked, settings.iterations, outcome.measured.id);
+      auto tp_result =
+          tp_infer_case(shape, "tensor_parallel", tp, tp_checked, settings.iterations, outcome.measured.id);
       add_tp_speedup(tp_result, single.latency_s, tp.latency_s, ranks);
       outcome.cases.push_back(std::move(tp_result));
       outcome.cases.push_back(

@@ -30,7 +30,8 @@ TEST(TpInferSettings, GpuBackendsNeedABuildWithGpuCollectives) {
   EXPECT_NO_THROW(check_tp_backend("auto", false));
   EXPECT_NO_THROW(check_tp_backend("mpi", false));
   EXPECT_NO_THROW(check_tp_backend("nccl", true));
-  EXPECT_EQ(usage_message([] { check_tp_backend("rccl", false); }), "--backend rccl: this build has no GPU collectives");
+  EXPECT_EQ(usage_message([] { check_tp_backend("rccl", false); }),
+            "--backend rccl: this build has no GPU collectives");
   EXPECT_EQ(usage_message([] { check_tp_backend("gloo", true); }), "unknown --backend 'gloo' (auto, mpi, nccl, rccl)");
 }
 

@@ -99,7 +99,8 @@ TEST(TrainPlan, BatchesScalingAndDtype) {
   EXPECT_NO_THROW(check_scaling({1, 2}, 2));
   EXPECT_EQ(usage_message([] { check_scaling({1, 2, 4}, 2); }),
             "--scaling 4: the job has 2 ranks (start it with mpirun -np 4)");
-  EXPECT_EQ(usage_message([] { check_scaling({2}, 1); }), "--scaling 2: the job has 1 rank (start it with mpirun -np 2)");
+  EXPECT_EQ(usage_message([] { check_scaling({2}, 1); }),
+            "--scaling 2: the job has 1 rank (start it with mpirun -np 2)");
   train_settings s;
   s.dtype = "fp16";
   EXPECT_EQ(usage_message([&] { check_dtype(s, {}); }), "--dtype fp16 needs a GPU; use bf16 on CPUs");
