@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
       {"version", cli::add_version_command(app)},
       {"collectives", cli::add_collectives_command(app, call)},
       {"import", cli::add_import_command(app, call)},
-      {"tp_infer", cli::add_tp_infer_command(app, call)},
+      {"tp-infer", cli::add_tp_infer_command(app, call)},
       {"serve-sim", cli::add_serve_sim_command(app)},
       {"serve", cli::add_serve_command(app, call)},
       {"results", cli::add_results_command(app)},
@@ -33,7 +33,14 @@ int main(int argc, char** argv) {
       {"report", cli::add_report_command(app)},
   };
   cli::add_train_help_entry(app);
-  if (argc > 1 && argv[1][0] != '-' && actions.count(argv[1]) == 0) {
+  const auto known = [&](const std::string& name) {  // a command's name or one of its aliases
+    try {
+      return app.get_subcommand(name) != nullptr;
+    } catch (const CLI::OptionNotFound&) {
+      return false;
+    }
+  };
+  if (argc > 1 && argv[1][0] != '-' && !known(argv[1])) {
     std::set<std::string> commands{"train"};  // handed over to ironbench-train above
     for (const auto& [name, action] : actions) commands.insert(name);
     std::string names;

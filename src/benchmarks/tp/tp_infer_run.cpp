@@ -1,0 +1,143 @@
+#include "benchmarks/tp/tp_infer_run.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <optional>
+#include <ostream>
+#include <thread>
+
+#include "benchmarks/tp/tp_device.hpp"
+#include "blas/openblas.hpp"
+#include "comm/collectives_results.hpp"
+#include "comm/gpu_ranks.hpp"
+#include "comm/launch_environment.hpp"
+#include "comm/node_ranks.hpp"
+#include "core/error.hpp"
+#include "report/text_table.hpp"
+
+#if IRONBENCH_WITH_MPI
+#include "comm/mpi/mpi_communicator.hpp"
+#endif
+
+namespace ironbench::benchmarks {
+namespace {
+
+constexpr bool gpu_collectives_built = IRONBENCH_WITH_GPU && IRONBENCH_WITH_NCCL;
+
+// The ranks of the MPI job.
+std::shared_ptr<comm::bootstrap> mpi_job() {
+#if IRONBENCH_WITH_MPI
+  return comm::mpi_world();
+#else
+  throw usage_error("tp_infer needs MPI, and this build has none (install libopenmpi-dev and rebuild)");
+#endif
+}
+
+// Ranks on one node share its cores, unless the environment sets the threads.
+void share_cores(const comm::launch_info& launch) {
+  if (std::getenv("OPENBLAS_NUM_THREADS") != nullptr || std::getenv("OMP_NUM_THREADS") != nullptr) return;
+  const auto cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  blas::openblas_set_threads(std::max(1, cores / std::max(1, launch.local_size)));
+}
+
+}  // namespace
+
+tp_infer_outcome run_tp_infer(const tp_infer_settings& settings, const tp_infer_callbacks& callbacks,
+                              const std::atomic<bool>* cancel) {
+  if (!IRONBENCH_WITH_MPI) (void)mpi_job();  // a build without MPI says so before anything else
+  check_tp_backend(settings.backend, gpu_collectives_built);
+  auto world = mpi_job();
+  tp_infer_outcome outcome;
+  outcome.rank = world->rank();
+  outcome.ranks = world->size();
+  const int rank = outcome.rank, ranks = outcome.ranks;
+  check_tp_sizes(settings, ranks);
+  if (callbacks.on_ready) callbacks.on_ready(rank);
+  outcome.watchdog = std::make_shared<comm::watchdog>(std::chrono::duration<double>(settings.timeout_s), rank);
+  const auto progress = [&](const std::string& step) {
+    outcome.watchdog->heartbeat(step);
+    if (callbacks.on_progress) callbacks.on_progress(step);
+  };
+  auto launch = comm::detect_launch();
+  comm::assign_local_ranks_by_host(launch, *world, comm::this_host_name());
+  share_cores(launch);
+  progress("start-up: describing every rank");
+  outcome.host = session::detect_live_host();
+  // GPUs (NCCL/RCCL for the gather) when every rank has one, as collectives decides.
+  const bool use_gpus = comm::every_rank_takes_gpus(*world, settings.backend,
+                                                    tp_backend_wants_gpus(settings.backend, IRONBENCH_WITH_NCCL),
+                                                    outcome.host.devices.devices, outcome.host.devices.notes);
+  std::optional<core::device_info> gpu;
+  if (use_gpus) {
+    const auto gpus = comm::gpus_of(outcome.host.devices.devices);
+    gpu = gpus.at(static_cast<std::size_t>(comm::gpu_for(launch, static_cast<int>(gpus.size()))));
+  }
+  outcome.measured = gpu ? *gpu : outcome.host.devices.devices.front();
+  const tp_passes passes{settings.iterations, settings.warmup_iterations};
+  const auto device = make_tp_device(world, gpu, passes);
+  outcome.start = std::chrono::system_clock::now();
+  outcome.rank_descriptions = world->gather(
+      comm::rank_description(rank, launch, session::host_json(outcome.host.fingerprint), outcome.measured).dump());
+
+  for (const auto batch : settings.batches) {
+    for (const auto hidden : settings.hidden_sizes) {
+      if (outcome.interrupted) break;
+      const tp_shape shape{batch, hidden, ranks};
+      const std::vector<std::int64_t> rows = {0, shape.batch - 1};
+      progress(fmt::format("tp_infer batch {} hidden {} on {} ranks", shape.batch, shape.hidden, ranks));
+      tp_check tp_checked, single_checked;
+      const auto tp = device->measure_sharded(shape, rows, tp_checked);
+
+      // The same model on one device: rank 0 alone, the others wait.
+      progress(fmt::format("tp_infer batch {} hidden {} on one device", shape.batch, shape.hidden));
+      const tp_shape one{shape.batch, shape.hidden, 1};
+      tp_timing single;
+      if (rank == 0) single = device->measure_alone(one, rows, single_checked);
+      world->barrier();
+      if (cancel != nullptr) outcome.interrupted = world->max(cancel->load() ? 1.0 : 0.0) > 0;
+      if (rank != 0) continue;
+      auto tp_result =
+          tp_infer_case(shape, "tensor_parallel", tp, tp_checked, settings.iterations, outcome.measured.id);
+      add_tp_speedup(tp_result, single.latency_s, tp.latency_s, ranks);
+      outcome.cases.push_back(std::move(tp_result));
+      outcome.cases.push_back(
+          tp_infer_case(one, "single_device", single, single_checked, settings.iterations, outcome.measured.id));
+      outcome.rows.push_back({shape.batch, shape.hidden, ranks, tp.latency_s, tp.gather_s, single.latency_s,
+                              tp_checked.wrong + single_checked.wrong == 0});
+    }
+  }
+  progress("writing results");
+  outcome.collectives = device->collectives();
+  outcome.compute = device->compute();
+  outcome.settings = {{"ranks", ranks},
+                      {"backend", outcome.collectives},
+                      {"compute", outcome.compute},
+                      {"iterations", settings.iterations},
+                      {"warmup_iterations", settings.warmup_iterations},
+                      {"openblas_threads_per_rank", blas::openblas_threads()},
+                      {"single_device", device->single_device()}};
+  return outcome;
+}
+
+void write_tp_infer_console(const tp_infer_outcome& outcome, const tp_infer_settings& settings, std::ostream& out) {
+  report::text_table table;
+  for (const char* h : {"batch", "hidden", "ranks", "TP latency ms", "TP samples/s", "gather %", "1-device latency ms",
+                        "1-device samples/s", "speedup", "efficiency", "check"}) {
+    table.add_column(h);
+  }
+  for (const auto& r : outcome.rows) {
+    const double speedup = r.single_latency_s / r.tp_latency_s;
+    table.add_row({std::to_string(r.batch), std::to_string(r.hidden), std::to_string(r.ranks),
+                   fmt::format("{:.3f}", r.tp_latency_s * 1e3), fmt::format("{:.0f}", r.batch / r.tp_latency_s),
+                   fmt::format("{:.1f}", 100 * r.tp_gather_s / r.tp_latency_s),
+                   fmt::format("{:.3f}", r.single_latency_s * 1e3), fmt::format("{:.0f}", r.batch / r.single_latency_s),
+                   fmt::format("{:.2f}", speedup), fmt::format("{:.2f}", speedup / r.ranks), r.ok ? "ok" : "WRONG"});
+  }
+  out << fmt::format("tp_infer: {} ranks ({}; {}), {} iterations after {} warm-up\n", outcome.ranks,
+                     outcome.collectives, outcome.compute, settings.iterations, settings.warmup_iterations);
+  table.render_text(out);
+}
+
+}  // namespace ironbench::benchmarks

@@ -1,0 +1,173 @@
+#include "train/train_run.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "comm/collectives_results.hpp"
+#include "comm/launch_environment.hpp"
+#include "core/error.hpp"
+#include "core/units.hpp"
+#include "train/torch_compat.hpp"
+#include "train/trainer.hpp"
+#include "train/training_results.hpp"
+
+#if IRONBENCH_WITH_MPI
+#include "comm/mpi/mpi_communicator.hpp"
+#include "train/mpi_gradient_transport.hpp"
+#endif
+#if IRONBENCH_WITH_MPI && IRONBENCH_TRAIN_NCCL
+#include "train/nccl_gradient_transport.hpp"
+#endif
+
+namespace ironbench::train {
+namespace {
+
+// The MPI job's ranks, for data-parallel runs.
+#if IRONBENCH_WITH_MPI
+int world_size() { return comm::mpi_world()->size(); }
+int world_rank() { return comm::mpi_world()->rank(); }
+/// Whether any rank of the job was interrupted (also a barrier).
+bool any_rank(bool flag) { return comm::mpi_world()->max(flag ? 1 : 0) > 0; }
+std::vector<std::string> describe_ranks(const std::string& mine) { return comm::mpi_world()->gather(mine); }
+std::unique_ptr<gradient_transport> transport_over(int ranks, torch::Device device) {
+  if (device.is_cpu()) return mpi_gradient_transport(ranks);
+#if IRONBENCH_TRAIN_NCCL
+  return nccl_gradient_transport(ranks, device);
+#else
+  throw usage_error("data-parallel training on GPUs needs NCCL or RCCL, and this build has none");
+#endif
+}
+#else
+[[noreturn]] void no_mpi() {
+  throw usage_error("data-parallel training needs MPI, and this build has none (install libopenmpi-dev and rebuild)");
+}
+int world_size() { no_mpi(); }
+int world_rank() { no_mpi(); }
+bool any_rank(bool) { no_mpi(); }
+std::vector<std::string> describe_ranks(const std::string&) { no_mpi(); }
+std::unique_ptr<gradient_transport> transport_over(int, torch::Device) { no_mpi(); }
+#endif
+
+// What a train run will do, checked before anything is measured.
+struct training_plan {
+  std::vector<std::int64_t> batches, scaling;
+  double timeout_s = 0;
+  comm::launch_info launch;
+  bool distributed = false;
+  int world_size = 1, rank = 0;
+  device_choice choice;
+  torch::Device device = torch::kCPU;
+  train_settings settings;
+};
+
+training_plan plan_training(const train_request& r) {
+  training_plan p;
+  p.batches = parse_train_counts("batch", r.batch);
+  if (!r.scaling.empty()) p.scaling = parse_train_counts("scaling", r.scaling);
+  check_batches(p.batches);
+  p.timeout_s = parse_duration_s(r.timeout, "--timeout");
+  p.launch = comm::detect_launch();
+  p.distributed = p.launch.size > 1 || !p.scaling.empty();
+  p.world_size = p.distributed ? world_size() : 1;
+  p.rank = p.distributed ? world_rank() : 0;
+  check_scaling(p.scaling, p.world_size);
+  const int gpus = compat::gpu_count();
+  p.choice = choose_train_device(r.device, gpus, comm::gpu_for(p.launch, gpus),
+                                 fmt::format("libtorch {}{}", compat::torch_version(),
+                                             IRONBENCH_TORCH_CUDA ? ", built with CUDA/ROCm" : ", a CPU-only build"));
+  if (p.choice.gpu) p.device = torch::Device(torch::kCUDA, static_cast<torch::DeviceIndex>(p.choice.index));
+  p.settings = settings_for(r, p.choice.gpu);
+  p.settings.batch = p.batches.front();
+  if (auto why = p.settings.invalid_reason(); !why.empty()) throw usage_error(why);
+  check_dtype(p.settings, p.choice);
+  return p;
+}
+
+}  // namespace
+
+train_sweep_outcome run_training_sweep(const train_request& request, const train_callbacks& callbacks,
+                                       const std::atomic<bool>* cancel) {
+  const auto plan = plan_training(request);
+  const auto& device = plan.device;
+  const int rank = plan.rank, world = plan.world_size;
+  train_sweep_outcome outcome;
+  outcome.rank = rank;
+  outcome.distributed = plan.distributed;
+
+  const auto cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = request.threads > 0 ? request.threads : std::max(1, cores / std::max(1, plan.launch.local_size));
+  at::set_num_threads(threads);
+  if (callbacks.on_ready) callbacks.on_ready(rank);
+  outcome.watchdog = std::make_shared<comm::watchdog>(std::chrono::duration<double>(plan.timeout_s), rank);
+  auto& guard = *outcome.watchdog;
+  guard.heartbeat("start-up: describing the host");
+  outcome.host = session::detect_live_host();
+  outcome.start = std::chrono::system_clock::now();
+  outcome.measured = measured_device(outcome.host.devices.devices, plan.choice, IRONBENCH_TORCH_HIP);
+  const auto& measured = outcome.measured;
+  if (plan.distributed) {
+    outcome.rank_descriptions = describe_ranks(
+        comm::rank_description(rank, plan.launch, session::host_json(outcome.host.fingerprint), measured).dump());
+  }
+
+  training_case_context context;
+  context.settings = plan.settings;
+  context.device = measured;
+  context.scaling_sweep = !plan.scaling.empty();
+  bool interrupted = false;
+  std::vector<std::int64_t> rank_counts = plan.scaling;
+  if (rank_counts.empty()) rank_counts = {world};
+  for (const auto ranks : rank_counts) {
+    if (interrupted) break;
+    std::unique_ptr<gradient_transport> transport;
+    if (plan.distributed && (ranks > 1 || world > 1)) {
+      transport = transport_over(static_cast<int>(ranks), device);
+      if (ranks == 1) transport.reset();  // one rank alone trains without data parallelism
+    }
+    const bool participates = rank < ranks;
+    for (const auto batch : plan.batches) {
+      if (!participates || interrupted) continue;
+      auto s = plan.settings;
+      s.batch = batch;
+      const std::string label =
+          fmt::format("{} {} batch {} on {} {}", to_string(s.kind), s.kind == workload::mlp ? "" : s.shape.name, batch,
+                      ranks, ranks == 1 ? "rank" : "ranks");
+      guard.heartbeat(label);
+      if (rank == 0 && callbacks.on_case) callbacks.on_case(label);
+      auto monitor = rank == 0 && callbacks.monitors ? callbacks.monitors(measured) : nullptr;
+      const auto result = run_training(
+          s, device, transport.get(),
+          [&](int step, const step_record& r) {
+            guard.heartbeat(fmt::format("{}: step {}", label, step + 1));
+            if (rank == 0 && callbacks.on_step) callbacks.on_step(s, step, r);
+          },
+          cancel);
+      interrupted = interrupted || result.interrupted;
+      if (rank != 0) continue;
+      context.settings = s;
+      auto c = training_case(context, result, static_cast<int>(ranks));
+      if (monitor) {
+        auto seen = monitor->finish();
+        c.telemetry = seen.summary;
+        for (auto& m : seen.metrics) c.metrics.push_back(std::move(m));
+        if (!seen.series.is_null()) {
+          outcome.telemetry_series.push_back(
+              {{"case", outcome.cases.size()}, {"device", measured.id}, {"samples", seen.series}});
+        }
+      }
+      outcome.cases.push_back(std::move(c));
+    }
+    if (plan.distributed) interrupted = any_rank(interrupted || (cancel != nullptr && cancel->load()));
+  }
+  outcome.interrupted = interrupted;
+  if (rank != 0) return outcome;
+  add_scaling_efficiency(outcome.cases);
+  guard.heartbeat("writing results");
+  outcome.settings =
+      training_settings_json(plan.settings, device.str(), threads, world, plan.batches, plan.scaling);
+  return outcome;
+}
+
+}  // namespace ironbench::train
