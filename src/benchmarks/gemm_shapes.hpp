@@ -1,5 +1,5 @@
 // The GEMM shapes of the seeds: Llama-70B training GEMMs as SemiAnalysis and the MI350X
-// report (seed 003) measure them, (M, N, K) with C = A (M x K) * B (K x N).
+// report ("AMD MI350X Training Benchmark Results") measure them, (M, N, K) with C = A (M x K) * B (K x N).
 #pragma once
 
 #include <array>

@@ -1,4 +1,4 @@
-// ironbench tp_infer: seed 001's toy tensor-parallel inference (a column-sharded linear layer,
+// ironbench tp_infer: dstack's toy tensor-parallel inference (a column-sharded linear layer,
 // an all_gather, a replicated linear layer) on every rank of an MPI job, against the same
 // model on a single device. Rank 0 reports.
 #include <fmt/format.h>
