@@ -26,7 +26,9 @@ class temp_dir {
   /// The directory as a string.
   [[nodiscard]] std::string str() const { return path_.string(); }
   /// `relative` inside the directory.
-  [[nodiscard]] std::filesystem::path operator/(const std::filesystem::path& relative) const { return path_ / relative; }
+  [[nodiscard]] std::filesystem::path operator/(const std::filesystem::path& relative) const {
+    return path_ / relative;
+  }
 
   /// Writes `text` to `relative`, creating parent directories; returns the file's path.
   std::filesystem::path write(const std::string& relative, const std::string& text) const;

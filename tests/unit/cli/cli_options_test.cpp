@@ -51,10 +51,10 @@ outcome parse(std::vector<std::string> args, bool run = false) {
   CLI::App app{"ironbench", "ironbench"};
   app.require_subcommand(1);
   std::map<std::string, command_action> actions{
-      {"list", add_list_command(app)},         {"sysinfo", add_sysinfo_command(app)},
-      {"run", add_run_command(app, call)},     {"import", add_import_command(app, call)},
+      {"list", add_list_command(app)},           {"sysinfo", add_sysinfo_command(app)},
+      {"run", add_run_command(app, call)},       {"import", add_import_command(app, call)},
       {"serve-sim", add_serve_sim_command(app)}, {"results", add_results_command(app)},
-      {"compare", add_compare_command(app)},   {"report", add_report_command(app)},
+      {"compare", add_compare_command(app)},     {"report", add_report_command(app)},
   };
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
@@ -103,11 +103,12 @@ TEST(CliOptions, ListAndSysinfo) {
 
 TEST(CliOptions, RunParsesItsOptions) {
   expect_parses({"run"}, "run");
-  expect_parses({"run", "gemm", "stream", "-d", "cpu", "-a", "M=4096,8192", "--axis", "size=1M:8G:x2", "--warmup",
-                 "200ms", "--min-time", "0.1s", "--max-time", "1s", "--min-reps", "3", "--max-reps", "10",
-                 "--target-cv", "0.05", "--min-sample-time", "1ms", "--telemetry-interval", "100", "-q", "--json",
-                 "out.json", "--no-save", "--tag", "k=v"},
+  expect_parses({"run", "gemm", "stream", "-d", "cpu", "-a", "M=4096,8192", "--axis", "size=1M:8G:x2"}, "run");
+  expect_parses({"run", "--warmup", "200ms", "--min-time", "0.1s", "--max-time", "1s", "--min-sample-time", "1ms"},
                 "run");
+  expect_parses({"run", "--min-reps", "3", "--max-reps", "10", "--target-cv", "0.05", "--telemetry-interval", "100"},
+                "run");
+  expect_parses({"run", "-q", "--json", "out.json", "--no-save", "--tag", "k=v"}, "run");
 }
 
 TEST(CliOptions, RunRefusesBadValues) {
@@ -137,10 +138,9 @@ TEST(CliOptions, ImportParsesAndRefuses) {
 TEST(CliOptions, CompareParsesAndRefuses) {
   const testing::temp_dir dir("ironbench_cli_options_");
   const auto db = (dir / "results.db").string();
-  expect_parses({"compare", "1", "2", "--format", "markdown", "--alpha", "0.01", "--confidence", "0.9",
-                 "--min-difference", "2%", "--per-device", "--ignore-param", "dtype", "--align-on", "provider",
-                 "--fail-on-slower", "--db", db},
-                "compare");
+  expect_parses({"compare", "1", "2", "--format", "markdown", "--alpha", "0.01", "--confidence", "0.9"}, "compare");
+  expect_parses({"compare", "1", "2", "--min-difference", "2%", "--per-device", "--ignore-param", "dtype"}, "compare");
+  expect_parses({"compare", "1", "2", "--align-on", "provider", "--fail-on-slower", "--db", db}, "compare");
   expect_refused({"compare", "1"}, "sides");
   expect_refused({"compare", "1", "2", "--format", "pdf"}, "pdf");
   expect_refused({"compare", "1", "2", "--alpha", "0.9"}, "--alpha");
@@ -171,10 +171,11 @@ TEST(CliOptions, ReportParsesAndRefuses) {
 }
 
 TEST(CliOptions, ServeSimParsesAndRefuses) {
-  expect_parses({"serve-sim", "--port", "0", "--model", "m", "--prefill-tokens-per-s", "5000", "--decode-base-ms", "2",
-                 "--decode-per-seq-ms", "0.1", "--max-num-seqs", "8", "--kv-cache-tokens", "4096", "--jitter", "0",
-                 "--seed", "3", "--fault", "http-429", "--fault-every", "5", "--batch-writes"},
+  expect_parses({"serve-sim", "--port", "0", "--model", "m", "--prefill-tokens-per-s", "5000"}, "serve-sim");
+  expect_parses({"serve-sim", "--decode-base-ms", "2", "--decode-per-seq-ms", "0.1", "--max-num-seqs", "8"},
                 "serve-sim");
+  expect_parses({"serve-sim", "--kv-cache-tokens", "4096", "--jitter", "0", "--seed", "3"}, "serve-sim");
+  expect_parses({"serve-sim", "--fault", "http-429", "--fault-every", "5", "--batch-writes"}, "serve-sim");
   expect_refused({"serve-sim", "--port", "70000"}, "--port");
   expect_refused({"serve-sim", "--max-num-seqs", "several"}, "--max-num-seqs");
   expect_refused({"serve-sim", "--max-num-seqs", "0"}, "--max-num-seqs >= 1", true);
