@@ -1,25 +1,44 @@
 #!/usr/bin/env bash
 # Builds ironbench and runs its tests on each build:
-#   release  the optimised build (CUDA code compiled too where the toolkit is installed): every test
+#   release  the optimised build (CUDA code compiled too where the toolkit is installed): every
+#            test, then scripts/lint.sh (clang-format and clang-tidy, which must pass)
+#   debug    the debug build of ironbench and the CLI tests (builds with -Werror too), and those tests
 #   asan     AddressSanitizer + UndefinedBehaviorSanitizer: every test
 #   tsan     ThreadSanitizer: the threaded parts (telemetry sampler, serving client, serve-sim)
-# Usage: scripts/test.sh [--slow] [release|asan|tsan ...]   (default: all three)
-#   --slow   also run the long checks (ctest label "slow", docs/testing.md) on the release build
+# Usage: scripts/test.sh [--slow] [--no-lint] [release|debug|asan|tsan ...]   (default: all four)
+#   --slow     also run the long checks (ctest label "slow", docs/testing.md) on the release build
+#   --no-lint  leave out scripts/lint.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 slow=false
+lint=true
 presets=()
 for arg in "$@"; do
-  if [[ $arg == --slow ]]; then slow=true; else presets+=("$arg"); fi
+  case $arg in
+    --slow) slow=true ;;
+    --no-lint) lint=false ;;
+    *) presets+=("$arg") ;;
+  esac
 done
-((${#presets[@]})) || presets=(release asan tsan)
+((${#presets[@]})) || presets=(release debug asan tsan)
 jobs=$(nproc)
 for preset in "${presets[@]}"; do
   echo "== $preset: configure, build, test"
   cmake --preset "$preset"
+  if [[ $preset == debug ]]; then
+    # The whole tree builds in release; debug checks that the same code compiles without
+    # optimisation (other warnings) and that the command line works there.
+    cmake --build --preset debug -j "$jobs" --target ironbench cli_tests
+    ctest --preset debug -j "$jobs" -R '^CliOptions\.'
+    continue
+  fi
   cmake --build --preset "$preset" -j "$jobs"
   ctest --preset "$preset" -j "$jobs"
+  if [[ $preset == release ]] && $lint; then
+    echo "== lint: clang-format and clang-tidy"
+    scripts/lint.sh -j "$jobs"
+  fi
 done
 if $slow; then
   echo "== release: the slow checks (ctest label slow)"

@@ -1,5 +1,6 @@
-// The GEMM shapes of the seeds: Llama-70B training GEMMs as SemiAnalysis and the MI350X
-// report (seed 003) measure them, (M, N, K) with C = A (M x K) * B (K x N).
+// The GEMM shapes of the published reports: Llama-70B training GEMMs as SemiAnalysis and the
+// MI350X report ("AMD MI350X Training Benchmark Results") measure them, (M, N, K) with
+// C = A (M x K) * B (K x N).
 #pragma once
 
 #include <array>

@@ -1,6 +1,6 @@
-// ironbench tp-infer (alias tp_infer): seed 001's toy tensor-parallel inference on every rank
-// of an MPI job, against the same model on a single device (benchmarks/tp/tp_infer_run.hpp).
-// Rank 0 reports.
+// ironbench tp-infer (alias tp_infer): dstack's toy tensor-parallel inference (a column-sharded
+// linear layer, an all_gather, a replicated linear layer) on every rank of an MPI job, against the
+// same model on a single device (benchmarks/tp/tp_infer_run.hpp). Rank 0 reports.
 #include <fmt/format.h>
 
 #include <iostream>

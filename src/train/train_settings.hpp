@@ -25,7 +25,7 @@ struct train_settings {
   std::int64_t batch = 8;           ///< sequences (rows for mlp) per device and micro-batch
   int grad_accum = 1;               ///< micro-batches per optimizer step
   int steps = 20;                   ///< timed optimizer steps
-  int warmup_steps = 10;            ///< untimed steps first (seed 004 used 10)
+  int warmup_steps = 10;            ///< untimed steps first (the Metrum AI / Dell LoRA report used 10)
   std::string dtype = "fp32";       ///< fp32, or bf16 / fp16 autocast
   bool activation_checkpointing = false;
   bool fused_optimizer = true;      ///< fused AdamW where libtorch has it

@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "core/json.hpp"
+#include "free_port.hpp"
 #include "process.hpp"
 
 namespace ironbench::testing {
@@ -41,20 +42,6 @@ std::string fixture_problem() {
     return "no fixture in " + fixtures + ": run the LlamaServerFixtures test (tests/llama/prepare.sh) first";
   }
   return {};
-}
-
-// A port nobody listens on now. The server binds it a moment later: another process could
-// take it in between, which on a test machine does not happen in practice.
-int free_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  const bool ok = bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
-                  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
-  close(fd);
-  return ok ? ntohs(address.sin_port) : 0;
 }
 
 // The body of a 200 answer to GET `path` on 127.0.0.1:`port`, or nothing (refused, not yet

@@ -1,4 +1,4 @@
-// One rank's part of seed 001's toy tensor-parallel model on a GPU: the same model as
+// One rank's part of dstack's toy tensor-parallel model on a GPU: the same model as
 // tp_cpu_rank (tp_model.hpp), with fp32 GEMMs (FP32 compute, no TF32) through cuBLAS or
 // rocBLAS, ReLU by a kernel, and the all_gather handed in (NCCL/RCCL on device memory).
 #pragma once

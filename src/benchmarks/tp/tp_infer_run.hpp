@@ -1,4 +1,4 @@
-// tp_infer: seed 001's toy tensor-parallel inference (a column-sharded linear layer, an
+// tp_infer: dstack's toy tensor-parallel inference (a column-sharded linear layer, an
 // all_gather, a replicated linear layer) on every rank of an MPI job, against the same model
 // on a single device. Every rank calls run_tp_infer; rank 0 gets what its run reports.
 #pragma once

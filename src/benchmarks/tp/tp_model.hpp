@@ -1,7 +1,8 @@
-// The toy tensor-parallel inference model of seed 001: Z = relu(X W1) W2 with W1 (H x F)
-// split by columns over the ranks, the partial activations all-gathered, and W2 (F x H)
-// replicated. F = 4 H. Every rank generates only its own shard (values depend only on the
-// position), so any rank count gives the same model, and a single device runs the same one.
+// The toy tensor-parallel inference model of dstack's "Benchmarking AMD GPUs: bare-metal,
+// containers, partitions": Z = relu(X W1) W2 with W1 (H x F) split by columns over the ranks,
+// the partial activations all-gathered, and W2 (F x H) replicated. F = 4 H. Every rank
+// generates only its own shard (values depend only on the position), so any rank count gives
+// the same model, and a single device runs the same one.
 #pragma once
 
 #include <cstdint>

@@ -210,7 +210,7 @@
                (c) => c.benchmark + ' ' + otherParams(c, []), () => '');
       break;
     }
-    // Loss curves (seed 000 compares them between bare metal and a VM): warm-up steps included.
+    // Loss curves (dstack's bare-metal vs VMs post compares them): warm-up steps included.
     const curves = found.filter((f) => Array.isArray(f.c.loss) && f.c.loss.length > 0);
     if (curves.length === 0) return;
     const datasets = curves.map((f) => {

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "core/error.hpp"
+#include "temp_dir.hpp"
 
 namespace ironbench::core {
 namespace {
@@ -94,8 +95,7 @@ TEST(ResultJson, RejectsDocumentsThatAreNotResults) {
 }
 
 TEST(ResultJson, ReadRunFileErrorsNameTheFile) {
-  const auto dir = std::filesystem::temp_directory_path() / "ironbench_result_json_test";
-  std::filesystem::create_directories(dir);
+  const testing::temp_dir dir("ironbench_result_json_");
   const auto garbage = dir / "garbage.json";
   std::ofstream(garbage) << "{ not json";
   const auto foreign = dir / "foreign.json";
@@ -111,7 +111,6 @@ TEST(ResultJson, ReadRunFileErrorsNameTheFile) {
   const auto good = dir / "good.json";
   std::ofstream(good) << to_json(sample_run()).dump();
   EXPECT_EQ(read_run_file(good).cases.size(), 2u);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(RunStatus, InvalidOrFailedCasesMakeTheRunInvalid) {

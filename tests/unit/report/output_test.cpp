@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/result_json.hpp"
 #include "report/case_tables.hpp"
+#include "temp_dir.hpp"
 
 namespace ironbench::report {
 namespace {
@@ -89,17 +90,15 @@ TEST(Console, HeaderTablesAndVerdict) {
 }
 
 TEST(Outputs, FilesAreWrittenWholeAndPathsChecked) {
-  const auto dir = std::filesystem::temp_directory_path() / "ironbench_output_test";
-  std::filesystem::create_directories(dir);
+  const testing::temp_dir dir("ironbench_output_");
   const auto path = (dir / "run.json").string();
   std::ostringstream unused;
   write_output(sample_run(), {output_format::json, path}, unused);
   EXPECT_FALSE(std::filesystem::exists(path + ".partial"));
   EXPECT_EQ(core::read_run_file(path).cases.size(), 2u);
   EXPECT_THROW(check_output_target({output_format::csv, (dir / "missing" / "x.csv").string()}), usage_error);
-  EXPECT_THROW(check_output_target({output_format::csv, dir.string()}), usage_error);
+  EXPECT_THROW(check_output_target({output_format::csv, dir.str()}), usage_error);
   EXPECT_NO_THROW(check_output_target({output_format::csv, "-"}));
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -12,13 +12,14 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "temp_dir.hpp"
 
 namespace ironbench::results {
 namespace {
 
 std::filesystem::path fresh_db(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("ironbench-store-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
+  // One directory for the whole executable, removed at exit (forked writers leave with _exit).
+  static const testing::temp_dir dir("ironbench_store_");
   const auto path = dir / name;
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path.string() + suffix);
   return path;

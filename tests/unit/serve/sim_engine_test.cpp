@@ -9,6 +9,7 @@
 #include "serve/serve_report.hpp"
 #include "serve/sim/sim_server.hpp"
 #include "serve/load_generator.hpp"
+#include "temp_dir.hpp"
 
 namespace ironbench::serve {
 namespace {
@@ -166,9 +167,8 @@ namespace ironbench::serve {
 namespace {
 
 std::string temp_file(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / ("ironbench_datasets_" + name);
-  std::ofstream(path) << text;
-  return path.string();
+  static const testing::temp_dir dir("ironbench_datasets_");
+  return dir.write(name, text).string();
 }
 
 TEST(Datasets, ShareGptKeepsVllmsLengthWindowAndCustomReadsJsonl) {

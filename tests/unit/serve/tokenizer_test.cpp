@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "core/json.hpp"
+#include "temp_dir.hpp"
 
 namespace ironbench::serve {
 namespace {
@@ -44,12 +45,8 @@ TEST(Tokenizer, Gpt2StyleByteLevelBpeMatchesHuggingFaceExactly) { expect_identic
 TEST(Tokenizer, Llama3StyleSplitAndIgnoreMergesMatchesHuggingFaceExactly) { expect_identical("llama3"); }
 
 TEST(Tokenizer, UnsupportedTokenizersAreRefusedWhenLoaded) {
-  const auto dir = std::filesystem::temp_directory_path() / "ironbench_tokenizer_test";
-  std::filesystem::create_directories(dir);
-  const auto write = [&](const std::string& name, const std::string& text) {
-    std::ofstream(dir / name) << text;
-    return (dir / name).string();
-  };
+  const testing::temp_dir dir("ironbench_tokenizer_");
+  const auto write = [&](const std::string& name, const std::string& text) { return dir.write(name, text).string(); };
   EXPECT_THROW((void)bpe_tokenizer::load((dir / "missing.json").string()), usage_error);
   EXPECT_THROW((void)bpe_tokenizer::load(write("bad.json", "{")), usage_error);
   EXPECT_THROW((void)bpe_tokenizer::load(write("wordpiece.json", R"({"model":{"type":"WordPiece"}})")), usage_error);

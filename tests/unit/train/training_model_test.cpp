@@ -101,7 +101,7 @@ TEST(TrainingFlops, MlpOfTheReport) {
 TEST(TrainingFlops, UtilisationAndScaling) {
   EXPECT_DOUBLE_EQ(model_flops_utilisation(500e12, 1000e12), 0.5);
   EXPECT_DOUBLE_EQ(model_flops_utilisation(1, 0), 0);
-  // Seed 003: 28,451 tokens/s on 2 GPUs against 18,324 on one is 77.6 %.
+  // The MI350X training report: 28,451 tokens/s on 2 GPUs against 18,324 on one is 77.6 %.
   EXPECT_NEAR(100 * scaling_efficiency(28451, 2, 18324), 77.6, 0.05);
   EXPECT_NEAR(100 * scaling_efficiency(70763, 8, 18324), 48.3, 0.05);
 }

@@ -4,25 +4,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 namespace ironbench::testing {
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
-std::string make_temp_dir(const std::string& prefix) {
-  std::string pattern = (std::filesystem::temp_directory_path() / (prefix + "XXXXXX")).string();
-  if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-  return pattern;
-}
+const char* ironbench_binary() { return IRONBENCH_BINARY; }
 
 started_process start_program(const std::string& program, const std::vector<std::string>& args) {
   static const std::string dir = make_temp_dir("ironbench_process_");
@@ -33,8 +19,8 @@ started_process start_program(const std::string& program, const std::vector<std:
   p.pid = fork();
   if (p.pid < 0) throw std::runtime_error("fork failed");
   if (p.pid == 0) {
-    const int out = open(p.out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int err = open(p.err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int out = open(p.out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const int err = open(p.err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     dup2(out, 1);
     dup2(err, 2);
     std::vector<char*> argv;
@@ -63,11 +49,8 @@ process_result wait_for(const started_process& process) {
 
 process_result run_ironbench(const std::vector<std::string>& args) { return wait_for(start_ironbench(args)); }
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
+process_result run_program(const std::string& program, const std::vector<std::string>& args) {
+  return wait_for(start_program(program, args));
 }
 
 }  // namespace ironbench::testing

@@ -2,7 +2,7 @@
 
 #include "platform/os_info.hpp"
 #include "platform/software_info.hpp"
-#include "test_support.hpp"
+#include "scenarios.hpp"
 
 namespace ironbench::platform {
 namespace {

@@ -3,7 +3,7 @@
 #include <map>
 
 #include "platform/container.hpp"
-#include "test_support.hpp"
+#include "scenarios.hpp"
 
 namespace ironbench::platform {
 namespace {

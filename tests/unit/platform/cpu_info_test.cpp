@@ -2,7 +2,7 @@
 
 #include "platform/cpu_info.hpp"
 #include "platform/proc_cpuinfo.hpp"
-#include "test_support.hpp"
+#include "scenarios.hpp"
 
 namespace ironbench::platform {
 namespace {

@@ -1,15 +1,12 @@
-// Helpers shared by the platform tests: fake trees under tests/data/platform and temporary
-// directories for trees built at run time.
+// Helpers shared by the platform tests: fake trees under tests/data/platform (scenarios) and
+// temporary directories for trees built at run time.
 #pragma once
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <stdexcept>
 #include <string>
-#include <system_error>
 
 #include "platform/host_fingerprint.hpp"
+#include "temp_dir.hpp"
 
 namespace ironbench::platform::test {
 
@@ -37,32 +34,6 @@ inline host_fingerprint detect_scenario(const std::string& scenario) {
 }
 
 /// An empty directory, removed with its contents on destruction.
-class temp_dir {
- public:
-  temp_dir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "ironbench_platform_XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-
-  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
-
-  /// Writes `text` to `relative`, creating parent directories.
-  void write(const std::string& relative, const std::string& text) const {
-    const auto file = path_ / relative;
-    std::filesystem::create_directories(file.parent_path());
-    std::ofstream(file) << text;
-  }
-
- private:
-  std::filesystem::path path_;
-};
+using ironbench::testing::temp_dir;
 
 }  // namespace ironbench::platform::test

@@ -3,7 +3,7 @@
 #include <map>
 
 #include "platform/host_fingerprint.hpp"
-#include "test_support.hpp"
+#include "scenarios.hpp"
 
 namespace ironbench::platform {
 namespace {

@@ -2,7 +2,7 @@
 
 #include "platform/cpu_info.hpp"
 #include "platform/virtualization.hpp"
-#include "test_support.hpp"
+#include "scenarios.hpp"
 
 namespace ironbench::platform {
 namespace {

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "platform/sysfs_reader.hpp"
-#include "test_support.hpp"
+#include "scenarios.hpp"
 
 namespace ironbench::platform {
 namespace {
