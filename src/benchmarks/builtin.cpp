@@ -11,39 +11,46 @@
 namespace ironbench::benchmarks {
 namespace {
 
-using implementations = std::vector<std::unique_ptr<core::benchmark>>;
+using factory = std::unique_ptr<core::benchmark> (*)();
 
-template <typename... Makers>
-implementations make_all(Makers... makers) {
-  implementations all;
-  (all.push_back(makers()), ...);
-  return all;
-}
+// A GPU implementation's factory where the build has a GPU runtime (gpu/*.cpp is compiled), else none.
+#if IRONBENCH_WITH_GPU
+#define IRONBENCH_GPU_FACTORY(make) make
+#else
+#define IRONBENCH_GPU_FACTORY(make) nullptr
+#endif
+
+// One benchmark: its name, its summary for `ironbench list`, and its implementations, tried in
+// order for each device (the CPU one, then the GPU one).
+struct builtin_benchmark {
+  const char* name;
+  const char* summary;
+  factory cpu;
+  factory gpu;
+};
+
+// Every built-in benchmark, in the order the default suite runs them.
+const builtin_benchmark builtin_benchmarks[] = {
+    {"stream", "Memory bandwidth of copy, mul, add, triad, dot, nstream (GB/s), verified per element",
+     make_cpu_stream, IRONBENCH_GPU_FACTORY(make_gpu_stream)},
+    {"gemm", "Matrix multiply: TFLOPS per shape, dtype and library, verified on sampled elements", make_cpu_gemm,
+     IRONBENCH_GPU_FACTORY(make_gpu_gemm)},
+    {"copy", "Host<->GPU and on-GPU copy bandwidth (copy engines and kernels, pinned and pageable), verified",
+     nullptr, IRONBENCH_GPU_FACTORY(make_gpu_copy)},
+    {"p2p", "GPU-to-GPU bandwidth matrix over every pair (copy engines and kernels), verified", nullptr,
+     IRONBENCH_GPU_FACTORY(make_gpu_p2p)},
+};
 
 }  // namespace
 
 void register_builtin_benchmarks(core::registry& registry) {
-#if IRONBENCH_WITH_GPU
-  auto stream = make_all(make_cpu_stream, make_gpu_stream);
-  auto gemm = make_all(make_cpu_gemm, make_gpu_gemm);
-  auto copy = make_all(make_gpu_copy);
-  auto p2p = make_all(make_gpu_p2p);
-#else
-  auto stream = make_all(make_cpu_stream);
-  auto gemm = make_all(make_cpu_gemm);
-  implementations copy;
-  implementations p2p;
-#endif
-  registry.add(std::make_unique<per_device_benchmark>(
-      "stream", "Memory bandwidth of copy, mul, add, triad, dot, nstream (GB/s), verified per element",
-      std::move(stream)));
-  registry.add(std::make_unique<per_device_benchmark>(
-      "gemm", "Matrix multiply: TFLOPS per shape, dtype and library, verified on sampled elements", std::move(gemm)));
-  registry.add(std::make_unique<per_device_benchmark>(
-      "copy", "Host<->GPU and on-GPU copy bandwidth (copy engines and kernels, pinned and pageable), verified",
-      std::move(copy)));
-  registry.add(std::make_unique<per_device_benchmark>(
-      "p2p", "GPU-to-GPU bandwidth matrix over every pair (copy engines and kernels), verified", std::move(p2p)));
+  for (const auto& b : builtin_benchmarks) {
+    std::vector<std::unique_ptr<core::benchmark>> implementations;
+    for (const factory make : {b.cpu, b.gpu}) {
+      if (make != nullptr) implementations.push_back(make());
+    }
+    registry.add(std::make_unique<per_device_benchmark>(b.name, b.summary, std::move(implementations)));
+  }
 }
 
 }  // namespace ironbench::benchmarks

@@ -9,6 +9,7 @@
 #include "benchmarks/stream_kernels.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "schema/stream.hpp"
 
 namespace ironbench::benchmarks {
 namespace {
@@ -16,7 +17,9 @@ namespace {
 using core::case_state;
 using core::device_info;
 
-std::size_t element_bytes(const std::string& dtype) { return dtype == "fp32" ? 4 : 8; }
+std::size_t element_bytes(const std::string& dtype) {
+  return static_cast<std::size_t>(schema::stream_dtype_bytes(dtype).value_or(8));
+}
 
 template <typename T>
 void run_stream(case_state& state, stream_kernel kernel, std::size_t n) {
@@ -52,11 +55,11 @@ class stream_benchmark final : public core::benchmark {
 
   std::vector<core::axis> axes(const device_info& device) const override {
     const auto llc = device.properties.value("last_level_cache_bytes", std::int64_t{0});
-    return {core::string_axis("dtype", {"fp64"}, "element type", {"fp64", "fp32"}),
+    const auto kernels = schema::stream_kernel_names();
+    return {core::string_axis("dtype", {"fp64"}, "element type", schema::stream_dtype_names()),
             core::size_axis("size", {default_stream_array_bytes(llc)},
                             "bytes per array (default: >= 4x the last-level cache)"),
-            core::string_axis("kernel", {"copy", "mul", "add", "triad", "dot", "nstream"},
-                              "STREAM kernel", {"copy", "mul", "add", "triad", "dot", "nstream"})};
+            core::string_axis("kernel", kernels, "STREAM kernel", kernels)};
   }
 
   void check_params(const core::parameter_set& params, const device_info&) const override {

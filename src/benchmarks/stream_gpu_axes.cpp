@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "schema/stream.hpp"
 
 namespace ironbench::benchmarks {
 
@@ -16,14 +17,14 @@ std::vector<std::int64_t> default_gpu_stream_sizes(std::uint64_t device_memory_b
 }
 
 std::vector<core::axis> gpu_stream_axes(const core::device_info& device) {
-  const std::vector<std::string> kernels = {"copy", "mul", "add", "triad", "dot", "nstream"};
-  return {core::string_axis("dtype", {"fp64"}, "element type", {"fp64", "fp32"}),
+  const auto kernels = schema::stream_kernel_names();
+  return {core::string_axis("dtype", {"fp64"}, "element type", schema::stream_dtype_names()),
           core::size_axis("size", default_gpu_stream_sizes(device.memory_bytes), "bytes per array"),
           core::string_axis("kernel", kernels, "STREAM kernel", kernels)};
 }
 
 void check_gpu_stream_params(const core::parameter_set& params) {
-  const auto element = params.string("dtype") == "fp32" ? 4 : 8;
+  const auto element = schema::stream_dtype_bytes(params.string("dtype")).value_or(8);
   if (params.integer("size") < element) {
     throw usage_error(fmt::format("stream: size must hold at least one element ({})", params.label()));
   }

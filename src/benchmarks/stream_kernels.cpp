@@ -38,36 +38,22 @@ bool close(double value, double expected, double relative_tolerance) {
 
 }  // namespace
 
+static_assert(schema::stream_kernels.size() == 6 && schema::stream_kernels[5].name == "nstream",
+              "stream_kernel indexes schema::stream_kernels");
+
 const char* to_string(stream_kernel kernel) {
-  switch (kernel) {
-    case stream_kernel::copy: return "copy";
-    case stream_kernel::mul: return "mul";
-    case stream_kernel::add: return "add";
-    case stream_kernel::triad: return "triad";
-    case stream_kernel::dot: return "dot";
-    case stream_kernel::nstream: return "nstream";
-  }
-  return "unknown";
+  return schema::stream_kernels[static_cast<std::size_t>(kernel)].name.data();
 }
 
 std::optional<stream_kernel> stream_kernel_from_string(const std::string& name) {
-  for (auto k : {stream_kernel::copy, stream_kernel::mul, stream_kernel::add, stream_kernel::triad,
-                 stream_kernel::dot, stream_kernel::nstream}) {
-    if (name == to_string(k)) return k;
+  for (std::size_t i = 0; i < schema::stream_kernels.size(); ++i) {
+    if (schema::stream_kernels[i].name == name) return static_cast<stream_kernel>(i);
   }
   return std::nullopt;
 }
 
-stream_traffic traffic_of(stream_kernel kernel) {
-  switch (kernel) {
-    case stream_kernel::copy: return {1, 1};
-    case stream_kernel::mul: return {1, 1};
-    case stream_kernel::add: return {2, 1};
-    case stream_kernel::triad: return {2, 1};
-    case stream_kernel::dot: return {2, 0};
-    case stream_kernel::nstream: return {3, 1};
-  }
-  return {0, 0};
+schema::stream_kernel_traffic traffic_of(stream_kernel kernel) {
+  return schema::stream_kernels[static_cast<std::size_t>(kernel)];
 }
 
 template <typename T>

@@ -1,5 +1,6 @@
 // The STREAM kernels (McCalpin's four plus BabelStream's dot and nstream) on the host with
-// OpenMP, their byte weights, and the analytic check of their results.
+// OpenMP and the analytic check of their results. Their names and byte weights are
+// schema/stream.hpp's, shared with the BabelStream importer.
 #pragma once
 
 #include <cstddef>
@@ -8,21 +9,20 @@
 #include <string>
 
 #include "benchmarks/stream_values.hpp"
+#include "schema/stream.hpp"
 
 namespace ironbench::benchmarks {
 
+/// The kernels in the order of schema::stream_kernels (the value indexes that table).
 enum class stream_kernel { copy, mul, add, triad, dot, nstream };
 
+/// The kernel's name in results ("copy", ...), from schema::stream_kernels.
 [[nodiscard]] const char* to_string(stream_kernel kernel);
+/// The kernel named `name`, or nullopt when schema::stream_kernels has no such name.
 [[nodiscard]] std::optional<stream_kernel> stream_kernel_from_string(const std::string& name);
 
-/// Arrays read and written per element (BabelStream's weights: copy 2, mul 2, add 3, triad 3,
-/// dot 2, nstream 4). Bytes moved = (reads + writes) x elements x element size.
-struct stream_traffic {
-  int arrays_read;
-  int arrays_written;
-};
-[[nodiscard]] stream_traffic traffic_of(stream_kernel kernel);
+/// Arrays read and written per element: schema::stream_kernels' row of `kernel`.
+[[nodiscard]] schema::stream_kernel_traffic traffic_of(stream_kernel kernel);
 
 /// Writes the initial values in parallel (first touch by the threads that run the kernels).
 template <typename T>

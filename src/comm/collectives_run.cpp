@@ -76,7 +76,7 @@ std::vector<core::device_info> devices_of_ranks(bootstrap& world, const launch_i
 // Every rank decides together, so that none goes on alone.
 void require_gpu_aware_mpi(bootstrap& world, const std::vector<core::device_info>& gpus) {
   std::string why;
-  const auto aware = mpi_gpu_aware(gpus.front().kind == core::device_kind::hip ? "hip" : "cuda", why);
+  const auto aware = mpi_gpu_aware(core::to_string(gpus.front().kind), why);
   const char* asserted = std::getenv("IRONBENCH_MPI_GPU_AWARE");
   const bool overruled = asserted != nullptr && std::string(asserted) == "1";
   const bool ok = aware.value_or(false) || overruled;

@@ -5,13 +5,10 @@
 #include <cstdint>
 #include <string>
 
+#include "core/device_kinds.hpp"
 #include "core/json.hpp"
 
 namespace ironbench::core {
-
-enum class device_kind { cpu, cuda, hip };
-
-[[nodiscard]] const char* to_string(device_kind kind);
 
 struct device_info {
   std::string id;  ///< "cpu", "cuda:0", "hip:1": what --device takes
@@ -24,9 +21,7 @@ struct device_info {
 
 [[nodiscard]] json to_json(const device_info& device);
 
-/// Whether the device is a GPU (CUDA or HIP).
-[[nodiscard]] inline bool is_gpu(const device_info& device) {
-  return device.kind == device_kind::cuda || device.kind == device_kind::hip;
-}
+/// Whether the device is a GPU (its kind's row in device_kinds says so).
+[[nodiscard]] inline bool is_gpu(const device_info& device) { return facts_of(device.kind).gpu; }
 
 }  // namespace ironbench::core

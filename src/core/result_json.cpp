@@ -164,9 +164,11 @@ device_info device_from_json(const json& j, const std::string& context) {
   device_info d;
   d.id = get_string(j, "id", context, true);
   d.name = get_string(j, "name", context);
-  const auto kind = get_string(j, "kind", context);
-  for (auto k : {device_kind::cpu, device_kind::cuda, device_kind::hip}) {
-    if (kind == to_string(k)) d.kind = k;
+  if (j.contains("kind")) {  // absent: the default, cpu
+    const auto kind = get_string(j, "kind", context);
+    const auto parsed = parse_device_kind(kind);
+    if (!parsed) malformed(context, fmt::format("unknown device kind '{}' (known: {})", kind, device_kind_names()));
+    d.kind = *parsed;
   }
   d.index = static_cast<int>(get_number(j, "index", context));
   d.memory_bytes = static_cast<std::uint64_t>(get_number(j, "memory_bytes", context));

@@ -10,23 +10,13 @@
 
 #include "core/error.hpp"
 #include "results/import_text.hpp"
+#include "schema/stream.hpp"
 
 namespace ironbench::results {
 namespace {
 
-struct kernel_traffic {
-  int arrays_read;
-  int arrays_written;
-};
-
-// BabelStream's bytes per repetition are weight x sizeof(T) x n (src/benchmark.h): copy and
-// mul 2, add and triad 3, dot 2, nstream 4; the same reads and writes as ironbench's kernels.
-const std::map<std::string, kernel_traffic>& kernels() {
-  static const std::map<std::string, kernel_traffic> k = {{"copy", {1, 1}}, {"mul", {1, 1}},  {"add", {2, 1}},
-                                                          {"triad", {2, 1}}, {"dot", {2, 0}}, {"nstream", {3, 1}}};
-  return k;
-}
-
+// BabelStream's bytes per repetition are weight x sizeof(T) x n (src/benchmark.h): the weights
+// of schema::stream_kernels, which ironbench's own stream benchmark measures with.
 std::string lower(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(), [](unsigned char ch) { return std::tolower(ch); });
   return text;
@@ -171,7 +161,7 @@ babelstream_report parse_console(const std::vector<std::string>& lines, const st
       in_table = true;
     } else if (in_table && !content.empty()) {
       const auto fields = split_whitespace(content);
-      if (!kernels().count(lower(fields[0]))) {  // the table ended
+      if (!schema::find_stream_kernel(lower(fields[0]))) {  // the table ended
         in_table = false;
         continue;
       }
@@ -245,11 +235,12 @@ std::vector<core::case_result> babelstream_cases(const babelstream_report& repor
   for (const auto& r : report.rows) {
     const double unit = babelstream_unit_bytes(r.unit);
     const auto kernel = lower(r.function);
-    const auto traffic = kernels().find(kernel);
-    if (traffic == kernels().end()) {
+    const auto traffic = schema::find_stream_kernel(kernel);
+    if (!traffic) {
       throw usage_error(fmt::format("{}: line {}: '{}' is not a BabelStream kernel", source, r.line, r.function));
     }
-    if (r.element_bytes != 4 && r.element_bytes != 8) {
+    const auto dtype = schema::stream_dtype_of_size(r.element_bytes);
+    if (!dtype) {
       throw usage_error(fmt::format("{}: line {}: element size {} is neither float (4) nor double (8)", source, r.line,
                                     r.element_bytes));
     }
@@ -257,16 +248,16 @@ std::vector<core::case_result> babelstream_cases(const babelstream_report& repor
       throw usage_error(fmt::format("{}: line {}: implausible element count {}", source, r.line, r.elements));
     }
     const double array_bytes = static_cast<double>(r.elements) * static_cast<double>(r.element_bytes);
-    const double moved = (traffic->second.arrays_read + traffic->second.arrays_written) * array_bytes;
+    const double moved = (traffic->arrays_read + traffic->arrays_written) * array_bytes;
     core::case_result c;
     c.benchmark = "stream";
     c.device = "unknown";
-    c.params.set("dtype", std::string(r.element_bytes == 8 ? "fp64" : "fp32"));
+    c.params.set("dtype", std::string(*dtype));
     c.params.set("size", static_cast<std::int64_t>(r.elements * r.element_bytes));
     c.params.set("kernel", kernel);
     c.param_units["size"] = "B";
-    c.work.bytes_read = traffic->second.arrays_read * array_bytes;
-    c.work.bytes_written = traffic->second.arrays_written * array_bytes;
+    c.work.bytes_read = traffic->arrays_read * array_bytes;
+    c.work.bytes_written = traffic->arrays_written * array_bytes;
     // The table's time precision: CSV prints 6 significant digits, the console 5 decimals.
     const auto time_error = [&](double t) { return report.format == "text" ? rounding_error(t, 5) : 1e-5; };
     if (r.avg_runtime_s && *r.avg_runtime_s > 0) {

@@ -71,12 +71,23 @@ const opened_library& rocm_smi_library_once() {
   return rocm;
 }
 
+// The management library of each GPU kind: one row per vendor.
+struct telemetry_row {
+  core::device_kind kind;
+  const opened_library& (*library)();
+};
+constexpr telemetry_row telemetry_libraries[] = {
+    {core::device_kind::cuda, nvml_library_once},
+    {core::device_kind::hip, rocm_smi_library_once},
+};
+
 }  // namespace
 
 const opened_library& library_for(core::device_kind kind) {
   static const opened_library none{nullptr, "telemetry unavailable: not a GPU"};
-  if (kind == core::device_kind::cuda) return nvml_library_once();
-  if (kind == core::device_kind::hip) return rocm_smi_library_once();
+  for (const auto& row : telemetry_libraries) {
+    if (row.kind == kind) return row.library();
+  }
   return none;
 }
 

@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "device/gpu/gpu_memory.hpp"
 #include "device/gpu/gpu_stream.hpp"
+#include "schema/stream.hpp"
 
 namespace ironbench::benchmarks {
 namespace {
@@ -69,7 +70,8 @@ class gpu_stream_benchmark final : public core::benchmark {
     const auto kernel = stream_kernel_from_string(params.string("kernel"));
     IRONBENCH_CHECK(kernel.has_value(), "unknown kernel " + params.string("kernel"));
     const bool fp32 = params.string("dtype") == "fp32";
-    const auto n = static_cast<std::size_t>(params.integer("size")) / (fp32 ? 4 : 8);
+    const auto element = schema::stream_dtype_bytes(params.string("dtype")).value_or(8);
+    const auto n = static_cast<std::size_t>(params.integer("size")) / static_cast<std::size_t>(element);
     device::use_gpu(state.device().index);
     const auto& peak = state.device().properties.value("peak_bandwidth", json::object());
     if (peak.contains("bytes_per_second") && peak.at("bytes_per_second").is_number()) {

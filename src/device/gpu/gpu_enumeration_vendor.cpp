@@ -9,8 +9,10 @@
 namespace ironbench::device {
 namespace {
 
+// The kind whose name is the runtime's (vendor_runtime.hpp): its row in core::device_kinds.
+constexpr auto gpu_kind = *core::parse_device_kind(IRONBENCH_GPU_VENDOR);
+
 #if defined(IRONBENCH_GPU_HIP)
-constexpr auto gpu_kind = core::device_kind::hip;
 std::string arch_of(const cudaDeviceProp& p) {
   const std::string full = p.gcnArchName;  // "gfx942:sramecc+:xnack-"
   return full.substr(0, full.find(':'));
@@ -19,7 +21,6 @@ std::string version_text(int version) {  // HIP: major * 10000000 + minor * 1000
   return fmt::format("{}.{}.{}", version / 10000000, (version / 100000) % 100, version % 100000);
 }
 #else
-constexpr auto gpu_kind = core::device_kind::cuda;
 std::string arch_of(const cudaDeviceProp& p) { return fmt::format("sm_{}{}", p.major, p.minor); }
 std::string version_text(int version) { return fmt::format("{}.{}", version / 1000, (version % 1000) / 10); }
 #endif
