@@ -25,7 +25,7 @@ packages=(
   libsqlite3-dev           # the results store
   libjs-chart.js           # Chart.js, compiled into the HTML report
   python3-venv             # a private Python with Hugging Face tokenizers for the tokenizer test
-  clang-format-14 clang-tidy-16  # scripts/lint.sh
+  clang-format-14 clang-tidy-16 libomp-16-dev  # scripts/lint.sh (clang-tidy reads clang's omp.h)
 )
 
 # Installed where the distribution packages them (Debian 12, Ubuntu 23.04 and newer); the
