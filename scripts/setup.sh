@@ -25,7 +25,7 @@ packages=(
   libsqlite3-dev           # the results store
   libjs-chart.js           # Chart.js, compiled into the HTML report
   python3-venv             # a private Python with Hugging Face tokenizers for the tokenizer test
-  clang-format-14 clang-tidy-16 libomp-16-dev  # scripts/lint.sh (clang-tidy reads clang's omp.h)
+  clang-format-14          # scripts/lint.sh: the format check
 )
 
 # Installed where the distribution packages them (Debian 12, Ubuntu 23.04 and newer); the
@@ -33,6 +33,7 @@ packages=(
 optional_packages=(
   hipcc                    # compiles the GPU kernels for AMD GPUs (gfx90a, gfx940) in the tests
   chromium                 # renders the HTML report in the tests (headless)
+  clang-tidy-16 libomp-16-dev  # scripts/lint.sh's clang-tidy (it reads clang's omp.h); not in Ubuntu 22.04
   libtorch-dev             # ironbench train on CPUs (libtorch 1.13 on Debian 12); GPU machines use PyTorch's
 )
 
@@ -40,7 +41,7 @@ optional_packages=(
 # CMake and GPU toolkit build with them), plus pkg-config.
 bundle_packages=(pkgconf)
 for p in "${packages[@]}"; do
-  case $p in build-essential | cmake | ninja-build | pkg-config | git | ca-certificates | python3-venv) ;;
+  case $p in build-essential | cmake | ninja-build | pkg-config | git | ca-certificates | python3-venv | clang-format-14) ;;
   *) bundle_packages+=("$p") ;;
   esac
 done
