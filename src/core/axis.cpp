@@ -140,7 +140,7 @@ void append_item(const axis& target, const axis_override& o, std::string_view it
 
 }  // namespace
 
-axis integer_axis(std::string name, std::vector<std::int64_t> values, std::string description) {
+axis integer_axis(std::string name, const std::vector<std::int64_t>& values, std::string description) {
   axis result;
   result.name = std::move(name);
   result.description = std::move(description);
@@ -148,13 +148,13 @@ axis integer_axis(std::string name, std::vector<std::int64_t> values, std::strin
   return result;
 }
 
-axis size_axis(std::string name, std::vector<std::int64_t> values_bytes, std::string description) {
-  auto result = integer_axis(std::move(name), std::move(values_bytes), std::move(description));
+axis size_axis(std::string name, const std::vector<std::int64_t>& values_bytes, std::string description) {
+  auto result = integer_axis(std::move(name), values_bytes, std::move(description));
   result.unit = "B";
   return result;
 }
 
-axis floating_axis(std::string name, std::vector<double> values, std::string description) {
+axis floating_axis(std::string name, const std::vector<double>& values, std::string description) {
   axis result;
   result.name = std::move(name);
   result.kind = axis_kind::floating;

@@ -28,11 +28,11 @@ struct axis {
   std::string zip_group;             ///< axes with the same non-empty group advance together
 };
 
-[[nodiscard]] axis integer_axis(std::string name, std::vector<std::int64_t> values,
+[[nodiscard]] axis integer_axis(std::string name, const std::vector<std::int64_t>& values,
                                 std::string description);
-[[nodiscard]] axis size_axis(std::string name, std::vector<std::int64_t> values_bytes,
+[[nodiscard]] axis size_axis(std::string name, const std::vector<std::int64_t>& values_bytes,
                              std::string description);
-[[nodiscard]] axis floating_axis(std::string name, std::vector<double> values,
+[[nodiscard]] axis floating_axis(std::string name, const std::vector<double>& values,
                                  std::string description);
 [[nodiscard]] axis string_axis(std::string name, std::vector<std::string> values,
                                std::string description, std::vector<std::string> choices = {});
