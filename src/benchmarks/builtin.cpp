@@ -31,12 +31,12 @@ struct builtin_benchmark {
 
 // Every built-in benchmark, in the order the default suite runs them.
 const builtin_benchmark builtin_benchmarks[] = {
-    {"stream", "Memory bandwidth of copy, mul, add, triad, dot, nstream (GB/s), verified per element",
-     make_cpu_stream, IRONBENCH_GPU_FACTORY(make_gpu_stream)},
+    {"stream", "Memory bandwidth of copy, mul, add, triad, dot, nstream (GB/s), verified per element", make_cpu_stream,
+     IRONBENCH_GPU_FACTORY(make_gpu_stream)},
     {"gemm", "Matrix multiply: TFLOPS per shape, dtype and library, verified on sampled elements", make_cpu_gemm,
      IRONBENCH_GPU_FACTORY(make_gpu_gemm)},
-    {"copy", "Host<->GPU and on-GPU copy bandwidth (copy engines and kernels, pinned and pageable), verified",
-     nullptr, IRONBENCH_GPU_FACTORY(make_gpu_copy)},
+    {"copy", "Host<->GPU and on-GPU copy bandwidth (copy engines and kernels, pinned and pageable), verified", nullptr,
+     IRONBENCH_GPU_FACTORY(make_gpu_copy)},
     {"p2p", "GPU-to-GPU bandwidth matrix over every pair (copy engines and kernels), verified", nullptr,
      IRONBENCH_GPU_FACTORY(make_gpu_p2p)},
 };

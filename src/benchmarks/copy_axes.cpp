@@ -15,11 +15,11 @@ const char* engine_description = "ce: copy engines (memcpy); sm: a copy kernel o
 }  // namespace
 
 std::vector<core::axis> copy_axes() {
-  return {core::string_axis("path", copy_paths,
-                            "h2d, d2h, bidir (both at once), each from pinned or _pageable host memory; d2d",
-                            copy_paths),
-          core::string_axis("engine", engines, engine_description, engines),
-          core::size_axis("size", {default_copy_bytes}, "bytes per copy (per direction)")};
+  return {
+      core::string_axis("path", copy_paths,
+                        "h2d, d2h, bidir (both at once), each from pinned or _pageable host memory; d2d", copy_paths),
+      core::string_axis("engine", engines, engine_description, engines),
+      core::size_axis("size", {default_copy_bytes}, "bytes per copy (per direction)")};
 }
 
 std::string copy_case_unsupported(const core::parameter_set& params) {
@@ -52,11 +52,11 @@ std::string p2p_unsupported(const core::device_info& device) {
 std::vector<core::axis> p2p_axes(const core::device_info& device) {
   const auto peers = other_gpu_ids(device);
   const std::vector<std::string> directions = {"write", "bidir"};
-  return {core::string_axis("peer", peers, "destination GPU (default: every other GPU)", peers),
-          core::string_axis("direction", directions, "write: this GPU to the peer; bidir: both ways at once",
-                            directions),
-          core::string_axis("engine", engines, engine_description, engines),
-          core::size_axis("size", {default_copy_bytes}, "bytes per copy (per direction)")};
+  return {
+      core::string_axis("peer", peers, "destination GPU (default: every other GPU)", peers),
+      core::string_axis("direction", directions, "write: this GPU to the peer; bidir: both ways at once", directions),
+      core::string_axis("engine", engines, engine_description, engines),
+      core::size_axis("size", {default_copy_bytes}, "bytes per copy (per direction)")};
 }
 
 std::string p2p_case_unsupported(const core::parameter_set& params, const core::device_info& device) {
@@ -66,8 +66,9 @@ std::string p2p_case_unsupported(const core::parameter_set& params, const core::
   const bool has_access = std::any_of(reachable.begin(), reachable.end(),
                                       [&](const json& id) { return id.is_string() && id.get<std::string>() == peer; });
   if (!has_access) {
-    return fmt::format("{} has no peer access to {}: a copy kernel cannot reach it (copy engines stage through the host)",
-                       device.id, peer);
+    return fmt::format(
+        "{} has no peer access to {}: a copy kernel cannot reach it (copy engines stage through the host)", device.id,
+        peer);
   }
   return {};
 }

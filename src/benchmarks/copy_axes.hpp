@@ -15,8 +15,8 @@ inline constexpr std::int64_t default_copy_bytes = std::int64_t{512} << 20;
 
 /// Copy paths: h2d, d2h, bidir (h2d and d2h at once) from pinned host memory; the same with
 /// "_pageable" from ordinary host memory; d2d within the GPU.
-inline const std::vector<std::string> copy_paths = {"h2d", "d2h", "bidir", "h2d_pageable", "d2h_pageable",
-                                                    "bidir_pageable", "d2d"};
+inline const std::vector<std::string> copy_paths = {
+    "h2d", "d2h", "bidir", "h2d_pageable", "d2h_pageable", "bidir_pageable", "d2d"};
 
 /// Axes of `copy`: path, engine (ce: copy engines via memcpy; sm: a copy kernel), size.
 [[nodiscard]] std::vector<core::axis> copy_axes();

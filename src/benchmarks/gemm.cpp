@@ -70,8 +70,8 @@ void measure_gemm(case_state& state, blas::dtype type, std::int64_t m, std::int6
       [&](std::int64_t p, std::int64_t j) { return as_double(b[static_cast<std::size_t>(p * n + j)]); },
       [&](std::int64_t i, std::int64_t j) { return as_double(c[static_cast<std::size_t>(i * n + j)]); },
       blas::accumulation_roundoff(type), gemm_sample_positions(m, n, sampled_elements, 3));
-  state.note("verification", fmt::format("{} sampled elements, worst error {:.2g} of tolerance",
-                                         check.checked, check.worst_ratio));
+  state.note("verification",
+             fmt::format("{} sampled elements, worst error {:.2g} of tolerance", check.checked, check.worst_ratio));
   state.require(check.ok, "wrong result: " + check.detail);
 }
 
@@ -89,8 +89,8 @@ void set_peak(case_state& state, blas::dtype type) {
   if (!entry.contains(name) || !entry.at(name).contains("flops_per_second")) return;
   const auto& peak = entry.at(name);
   if (!peak.at("flops_per_second").is_number()) return;
-  state.set_peak_flops({peak.at("flops_per_second").get<double>(),
-                        peak.value("source", std::string("unknown source"))});
+  state.set_peak_flops(
+      {peak.at("flops_per_second").get<double>(), peak.value("source", std::string("unknown source"))});
 }
 
 class gemm_benchmark final : public core::benchmark {
@@ -112,9 +112,9 @@ class gemm_benchmark final : public core::benchmark {
       n.push_back(s.n / cpu_shape_divisor);
       k.push_back(s.k / cpu_shape_divisor);
     }
-    auto dtype = core::string_axis("dtype", {"fp64", "fp32", "bf16"},
-                                   "element type (bf16: bf16 inputs, fp32 accumulate and output)",
-                                   {"fp64", "fp32", "bf16"});
+    auto dtype =
+        core::string_axis("dtype", {"fp64", "fp32", "bf16"},
+                          "element type (bf16: bf16 inputs, fp32 accumulate and output)", {"fp64", "fp32", "bf16"});
     auto axis_m = core::integer_axis("M", m, "rows of A and C (default: seed Llama-70B shapes / 8)");
     auto axis_n = core::integer_axis("N", n, "columns of B and C");
     auto axis_k = core::integer_axis("K", k, "columns of A, rows of B");

@@ -10,10 +10,8 @@
 namespace ironbench::benchmarks {
 
 std::vector<std::pair<std::int64_t, std::int64_t>> gemm_sample_positions(std::int64_t m, std::int64_t n,
-                                                                         std::size_t count,
-                                                                         std::uint64_t seed) {
-  std::vector<std::pair<std::int64_t, std::int64_t>> positions{
-      {0, 0}, {0, n - 1}, {m - 1, 0}, {m - 1, n - 1}};
+                                                                         std::size_t count, std::uint64_t seed) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> positions{{0, 0}, {0, n - 1}, {m - 1, 0}, {m - 1, n - 1}};
   std::mt19937_64 generator(seed);
   std::uniform_int_distribution<std::int64_t> row(0, m - 1);
   std::uniform_int_distribution<std::int64_t> column(0, n - 1);
@@ -25,9 +23,9 @@ namespace {
 
 // Sums of one sampled element's products, in extended precision.
 struct dot_sums {
-  long double reference = 0;       // sum of a*b
-  long double absolute = 0;        // sum of |a*b|
-  long double squares = 0;         // sum of (a*b)^2
+  long double reference = 0;  // sum of a*b
+  long double absolute = 0;   // sum of |a*b|
+  long double squares = 0;    // sum of (a*b)^2
 };
 
 using tolerance_rule = std::function<double(const dot_sums&)>;
@@ -53,8 +51,8 @@ gemm_check_result check_positions(std::int64_t k, const matrix_reader& a, const 
     result.worst_ratio = std::max(result.worst_ratio, ratio);
     if (!(error <= tolerance) && result.ok) {
       result.ok = false;
-      result.detail = fmt::format("C[{},{}] = {:.9g}, reference {:.9g} (error {:.3g} > tolerance {:.3g})",
-                                  i, j, value, static_cast<double>(sums.reference), error, tolerance);
+      result.detail = fmt::format("C[{},{}] = {:.9g}, reference {:.9g} (error {:.3g} > tolerance {:.3g})", i, j, value,
+                                  static_cast<double>(sums.reference), error, tolerance);
     }
   }
   return result;
@@ -62,8 +60,8 @@ gemm_check_result check_positions(std::int64_t k, const matrix_reader& a, const 
 
 }  // namespace
 
-gemm_check_result check_gemm(std::int64_t k, const matrix_reader& a, const matrix_reader& b,
-                             const matrix_reader& c, double unit_roundoff,
+gemm_check_result check_gemm(std::int64_t k, const matrix_reader& a, const matrix_reader& b, const matrix_reader& c,
+                             double unit_roundoff,
                              const std::vector<std::pair<std::int64_t, std::int64_t>>& positions) {
   return check_positions(k, a, b, c, 1.0, positions, [&](const dot_sums& sums) {
     return static_cast<double>(k) * unit_roundoff * static_cast<double>(sums.absolute);

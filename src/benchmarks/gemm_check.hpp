@@ -23,15 +23,15 @@ struct gemm_check_result {
 };
 
 /// Positions to check: the four corners and `count` random elements (fixed seed).
-[[nodiscard]] std::vector<std::pair<std::int64_t, std::int64_t>> gemm_sample_positions(
-    std::int64_t m, std::int64_t n, std::size_t count, std::uint64_t seed);
+[[nodiscard]] std::vector<std::pair<std::int64_t, std::int64_t>> gemm_sample_positions(std::int64_t m, std::int64_t n,
+                                                                                       std::size_t count,
+                                                                                       std::uint64_t seed);
 
 /// Checks C = A * B (A is M x K, B is K x N) at `positions`. An element passes when
 /// |c - ref| <= K * u * sum_k |a_ik * b_kj| + tiny, the standard bound on the rounding error
 /// of a dot product of length K accumulated with unit roundoff `u`.
-[[nodiscard]] gemm_check_result check_gemm(std::int64_t k, const matrix_reader& a,
-                                           const matrix_reader& b, const matrix_reader& c,
-                                           double unit_roundoff,
+[[nodiscard]] gemm_check_result check_gemm(std::int64_t k, const matrix_reader& a, const matrix_reader& b,
+                                           const matrix_reader& c, double unit_roundoff,
                                            const std::vector<std::pair<std::int64_t, std::int64_t>>& positions);
 
 /// Safety factor of the statistical bound (see blas::gemm_error_model).

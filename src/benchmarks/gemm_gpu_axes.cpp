@@ -23,8 +23,8 @@ blas::gpu_dtype dtype_of(const core::parameter_set& params) {
 
 std::vector<core::axis> gpu_gemm_axes(const core::device_info& device) {
   const bool hip = is_hip(device);
-  const std::vector<std::string> providers = hip ? std::vector<std::string>{"hipblaslt", "rocblas"}
-                                                 : std::vector<std::string>{"cublaslt", "cublas"};
+  const std::vector<std::string> providers =
+      hip ? std::vector<std::string>{"hipblaslt", "rocblas"} : std::vector<std::string>{"cublaslt", "cublas"};
   std::vector<std::string> dtypes;
   for (auto t : blas::all_gpu_dtypes()) dtypes.emplace_back(blas::to_string(t));
   std::vector<std::int64_t> m, n, k;
@@ -88,8 +88,8 @@ void check_gpu_gemm_params(const core::parameter_set& params) {
   for (const char* name : {"M", "N", "K"}) {
     const auto value = params.integer(name);
     if (value <= 0 || value > std::numeric_limits<int>::max()) {
-      throw usage_error(fmt::format("gemm: {} must be between 1 and {} ({})", name,
-                                    std::numeric_limits<int>::max(), params.label()));
+      throw usage_error(
+          fmt::format("gemm: {} must be between 1 and {} ({})", name, std::numeric_limits<int>::max(), params.label()));
     }
   }
 }

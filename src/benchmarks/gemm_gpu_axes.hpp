@@ -42,7 +42,8 @@ inline constexpr std::size_t gpu_gemm_min_reps = 200;
 [[nodiscard]] std::uint64_t gpu_cache_flush_bytes(const core::device_info& device);
 
 /// Device memory one case needs: A, B, C, the flush buffer and the Lt workspace.
-[[nodiscard]] std::uint64_t gpu_gemm_memory_required(const core::parameter_set& params, const core::device_info& device);
+[[nodiscard]] std::uint64_t gpu_gemm_memory_required(const core::parameter_set& params,
+                                                     const core::device_info& device);
 
 /// Throws usage_error for a dimension that is not positive or too large for the libraries.
 void check_gpu_gemm_params(const core::parameter_set& params);

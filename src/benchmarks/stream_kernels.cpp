@@ -67,8 +67,7 @@ void stream_initialize(T* a, T* b, T* c, std::size_t n) {
 }
 
 template <typename T>
-double stream_run(stream_kernel kernel, T* __restrict a, T* __restrict b, T* __restrict c,
-                  std::size_t n) {
+double stream_run(stream_kernel kernel, T* __restrict a, T* __restrict b, T* __restrict c, std::size_t n) {
   const auto count = static_cast<index>(n);
   const T scalar = T(stream_scalar);
   switch (kernel) {
@@ -103,8 +102,8 @@ double stream_run(stream_kernel kernel, T* __restrict a, T* __restrict b, T* __r
 }
 
 template <typename T>
-stream_check_result stream_check(stream_kernel kernel, const T* a, const T* b, const T* c,
-                                 std::size_t n, std::size_t iterations, double dot_result) {
+stream_check_result stream_check(stream_kernel kernel, const T* a, const T* b, const T* c, std::size_t n,
+                                 std::size_t iterations, double dot_result) {
   constexpr double epsilon = std::numeric_limits<T>::epsilon();
   // Element results: a few roundings (an FMA may fuse triad); nstream accumulates one
   // rounding per iteration.
@@ -123,9 +122,8 @@ stream_check_result stream_check(stream_kernel kernel, const T* a, const T* b, c
     const auto i = static_cast<std::size_t>(first_bad);
     const auto e = expected_at<T>(kernel, i, iterations);
     result.ok = false;
-    result.detail = fmt::format("element {}: a={:.9g} b={:.9g} c={:.9g}, expected a={:.9g} b={:.9g} c={:.9g}",
-                                i, double(a[i]), double(b[i]), double(c[i]), double(e.a), double(e.b),
-                                double(e.c));
+    result.detail = fmt::format("element {}: a={:.9g} b={:.9g} c={:.9g}, expected a={:.9g} b={:.9g} c={:.9g}", i,
+                                double(a[i]), double(b[i]), double(c[i]), double(e.a), double(e.b), double(e.c));
     return result;
   }
   if (kernel == stream_kernel::dot) {
@@ -146,9 +144,9 @@ template void stream_initialize<float>(float*, float*, float*, std::size_t);
 template void stream_initialize<double>(double*, double*, double*, std::size_t);
 template double stream_run<float>(stream_kernel, float*, float*, float*, std::size_t);
 template double stream_run<double>(stream_kernel, double*, double*, double*, std::size_t);
-template stream_check_result stream_check<float>(stream_kernel, const float*, const float*, const float*,
-                                                 std::size_t, std::size_t, double);
-template stream_check_result stream_check<double>(stream_kernel, const double*, const double*,
-                                                  const double*, std::size_t, std::size_t, double);
+template stream_check_result stream_check<float>(stream_kernel, const float*, const float*, const float*, std::size_t,
+                                                 std::size_t, double);
+template stream_check_result stream_check<double>(stream_kernel, const double*, const double*, const double*,
+                                                  std::size_t, std::size_t, double);
 
 }  // namespace ironbench::benchmarks

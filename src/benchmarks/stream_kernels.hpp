@@ -41,8 +41,7 @@ struct stream_check_result {
 /// Checks every element of a, b and c (and the dot sum) against the values `kernel` must
 /// produce from the initial arrays after `iterations` runs.
 template <typename T>
-[[nodiscard]] stream_check_result stream_check(stream_kernel kernel, const T* a, const T* b,
-                                               const T* c, std::size_t n, std::size_t iterations,
-                                               double dot_result);
+[[nodiscard]] stream_check_result stream_check(stream_kernel kernel, const T* a, const T* b, const T* c, std::size_t n,
+                                               std::size_t iterations, double dot_result);
 
 }  // namespace ironbench::benchmarks

@@ -22,10 +22,16 @@ inline constexpr double stream_scalar = 0.4;
 /// a kernel that reads or writes the wrong element fails the check, and no two memory pages
 /// hold the same bytes (page deduplication cannot fake bandwidth).
 template <typename T>
-[[nodiscard]] IRONBENCH_HOST_DEVICE T stream_initial_a(std::size_t i) { return T(0.1) + T(0.01) * T(stream_digit(i, 1)); }
+[[nodiscard]] IRONBENCH_HOST_DEVICE T stream_initial_a(std::size_t i) {
+  return T(0.1) + T(0.01) * T(stream_digit(i, 1));
+}
 template <typename T>
-[[nodiscard]] IRONBENCH_HOST_DEVICE T stream_initial_b(std::size_t i) { return T(0.2) + T(0.01) * T(stream_digit(i, 2)); }
+[[nodiscard]] IRONBENCH_HOST_DEVICE T stream_initial_b(std::size_t i) {
+  return T(0.2) + T(0.01) * T(stream_digit(i, 2));
+}
 template <typename T>
-[[nodiscard]] IRONBENCH_HOST_DEVICE T stream_initial_c(std::size_t i) { return T(0.3) + T(0.01) * T(stream_digit(i, 3)); }
+[[nodiscard]] IRONBENCH_HOST_DEVICE T stream_initial_c(std::size_t i) {
+  return T(0.3) + T(0.01) * T(stream_digit(i, 3));
+}
 
 }  // namespace ironbench::benchmarks

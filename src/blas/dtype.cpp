@@ -31,8 +31,6 @@ std::size_t input_bytes(dtype type) {
 
 std::size_t output_bytes(dtype type) { return type == dtype::fp64 ? 8 : 4; }
 
-double accumulation_roundoff(dtype type) {
-  return type == dtype::fp64 ? std::ldexp(1.0, -53) : std::ldexp(1.0, -24);
-}
+double accumulation_roundoff(dtype type) { return type == dtype::fp64 ? std::ldexp(1.0, -53) : std::ldexp(1.0, -24); }
 
 }  // namespace ironbench::blas

@@ -62,14 +62,20 @@ gpu_gemm_types gpu_gemm_types_for(gpu_dtype type, bool fnuz_fp8) {
     case gpu_dtype::fp32:
       return {element_format::fp32, element_format::fp32, false, false, {0, fp32_accumulation, std::ldexp(1.0, -24)}};
     case gpu_dtype::tf32:
-      return {element_format::fp32, element_format::fp32, true, false,
+      return {element_format::fp32,
+              element_format::fp32,
+              true,
+              false,
               {2 * std::ldexp(1.0, -11), fp32_accumulation, std::ldexp(1.0, -24)}};
     case gpu_dtype::fp16:
       return {element_format::fp16, element_format::fp16, false, false, {0, fp32_accumulation, std::ldexp(1.0, -11)}};
     case gpu_dtype::bf16:
       return {element_format::bf16, element_format::bf16, false, false, {0, fp32_accumulation, std::ldexp(1.0, -8)}};
     case gpu_dtype::fp8:
-      return {fnuz_fp8 ? element_format::e4m3fnuz : element_format::e4m3fn, element_format::bf16, false, true,
+      return {fnuz_fp8 ? element_format::e4m3fnuz : element_format::e4m3fn,
+              element_format::bf16,
+              false,
+              true,
               {0, std::ldexp(1.0, -13), std::ldexp(1.0, -8)}};
   }
   return {};

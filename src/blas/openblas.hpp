@@ -28,7 +28,6 @@ void openblas_set_threads(int threads);
 /// C = A * B in `type`. For bf16, `a` and `b` hold bfloat16_bits and `c` holds float.
 /// Throws ironbench::error when the type is not available or a dimension exceeds the
 /// library's integer range.
-void openblas_gemm(dtype type, std::int64_t m, std::int64_t n, std::int64_t k, const void* a,
-                   const void* b, void* c);
+void openblas_gemm(dtype type, std::int64_t m, std::int64_t n, std::int64_t k, const void* a, const void* b, void* c);
 
 }  // namespace ironbench::blas

@@ -28,31 +28,41 @@ struct collectives_arguments {
 };
 
 void add_options(CLI::App& command, collectives_arguments& a) {
-  command.add_option("collectives", a.collectives,
-                     "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv, or all")
+  command
+      .add_option("collectives", a.collectives,
+                  "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv, or all")
       ->capture_default_str();
-  command.add_option("-b,--minbytes", a.min_bytes, "Smallest size (nccl-tests' -b; K/M/G = 2^10..)")->capture_default_str();
+  command.add_option("-b,--minbytes", a.min_bytes, "Smallest size (nccl-tests' -b; K/M/G = 2^10..)")
+      ->capture_default_str();
   command.add_option("-e,--maxbytes", a.max_bytes, "Largest size (-e)")->capture_default_str();
-  command.add_option("-f,--stepfactor", a.step_factor, "Multiply the size by this between steps (-f)")->capture_default_str();
-  command.add_option("-i,--stepbytes", a.step_bytes, "Add this many bytes between steps instead (-i)")->capture_default_str();
+  command.add_option("-f,--stepfactor", a.step_factor, "Multiply the size by this between steps (-f)")
+      ->capture_default_str();
+  command.add_option("-i,--stepbytes", a.step_bytes, "Add this many bytes between steps instead (-i)")
+      ->capture_default_str();
   add_iteration_options(command, a.iterations, a.warmup_iterations, "Timed iterations per size (-n)",
                         "Untimed iterations per size (-w)");
-  command.add_option("-d,--datatype", a.datatypes,
-                     "int8, int32, fp16, bf16, fp32, fp64 (or nccl-tests' names), comma-separated, or all")
+  command
+      .add_option("-d,--datatype", a.datatypes,
+                  "int8, int32, fp16, bf16, fp32, fp64 (or nccl-tests' names), comma-separated, or all")
       ->capture_default_str();
   command.add_option("-o,--op", a.ops, "sum, prod, max, min, avg, comma-separated, or all")->capture_default_str();
   command.add_option("-r,--root", a.root, "Root rank of broadcast and reduce (-r)")->capture_default_str();
-  command.add_option("-c,--check", a.check, "Check results and count wrong elements: 1 or 0 (-c)")->capture_default_str();
-  command.add_option("-G,--cudagraph", a.graph_launches,
-                     "Record the -n iterations in a CUDA/HIP graph and time this many replays; 0: no graph (-G)")
+  command.add_option("-c,--check", a.check, "Check results and count wrong elements: 1 or 0 (-c)")
       ->capture_default_str();
-  command.add_option("-t,--nthreads", a.threads,
-                     "GPU ranks per process, one thread each (nccl-tests' -t); GPU collectives only")
+  command
+      .add_option("-G,--cudagraph", a.graph_launches,
+                  "Record the -n iterations in a CUDA/HIP graph and time this many replays; 0: no graph (-G)")
       ->capture_default_str();
-  command.add_option("-g,--ngpus", a.gpus_per_thread,
-                     "Multiplies the GPU ranks per process (nccl-tests' -g); each GPU still gets its own thread")
+  command
+      .add_option("-t,--nthreads", a.threads,
+                  "GPU ranks per process, one thread each (nccl-tests' -t); GPU collectives only")
       ->capture_default_str();
-  command.add_option("--trials", a.trials, "Repeat the whole sweep; report mean, stdev and CV per size")->capture_default_str();
+  command
+      .add_option("-g,--ngpus", a.gpus_per_thread,
+                  "Multiplies the GPU ranks per process (nccl-tests' -g); each GPU still gets its own thread")
+      ->capture_default_str();
+  command.add_option("--trials", a.trials, "Repeat the whole sweep; report mean, stdev and CV per size")
+      ->capture_default_str();
   command.add_option("--backend", a.backend, comm::backend_help(comm::collective_backends()))->capture_default_str();
   add_timeout_option(command, a.timeout);
   command.add_option("--inject-fault", a.inject_fault,
@@ -110,9 +120,9 @@ int execute(const collectives_arguments& a, const invocation& call) {
   run.settings["ranks_per_process"] = outcome.ranks_per_process;
   run.cases = comm::cases_of(trials, outcome.size, s.base.iterations, s.base.warmup_iterations);
   core::settle_run_status(run);
-  const report::collectives_header header{outcome.size,     outcome.backend,          s.base.min_bytes,
-                                          s.base.max_bytes, s.base.increment,         s.base.factor,
-                                          s.base.warmup_iterations, s.base.iterations, s.base.check};
+  const report::collectives_header header{
+      outcome.size,  outcome.backend,          s.base.min_bytes,  s.base.max_bytes, s.base.increment,
+      s.base.factor, s.base.warmup_iterations, s.base.iterations, s.base.check};
   report::write_run_outputs(run, targets, a.outputs, outcome.host.fingerprint.hostname, outcome.start, std::cout,
                             [&](std::ostream& out) { report::write_collectives_console(out, header, run, trials); });
   return run.status == core::run_status::valid ? exit_ok : exit_failure;

@@ -48,7 +48,8 @@ double fraction_of(const std::string& text) {
 void write_cost_text(const std::vector<results::cost_row>& rows, bool markdown, std::ostream& out) {
   if (rows.empty()) return;
   report::text_table table;
-  for (const char* column : {"side", "benchmark", "case", "metric"}) table.add_column(column, report::text_table::align::left);
+  for (const char* column : {"side", "benchmark", "case", "metric"})
+    table.add_column(column, report::text_table::align::left);
   for (const char* column : {"value", "USD/h", "value per USD/h", "USD per 1M tokens"}) table.add_column(column);
   for (const auto& r : rows) {
     table.add_row({r.side, r.benchmark, r.key, r.metric, report::format_value(r.value),
@@ -102,14 +103,19 @@ int execute(compare_arguments& a) {
 
 command_action add_compare_command(CLI::App& app) {
   auto* command = app.add_subcommand(
-      "compare", "Compare runs case by case: A B [C ...] as run ids, result files, KEY=VALUE tag selectors or ref:NAME");
+      "compare",
+      "Compare runs case by case: A B [C ...] as run ids, result files, KEY=VALUE tag selectors or ref:NAME");
   auto a = std::make_shared<compare_arguments>();
-  command->add_option("sides", a->sides, "The baseline first, then the runs compared with it")->required()->expected(2, -1);
-  command->add_option("--db", a->database, "Results database (default: $IRONBENCH_DB or ~/.local/share/ironbench/results.db)");
+  command->add_option("sides", a->sides, "The baseline first, then the runs compared with it")
+      ->required()
+      ->expected(2, -1);
+  command->add_option("--db", a->database,
+                      "Results database (default: $IRONBENCH_DB or ~/.local/share/ironbench/results.db)");
   command->add_option("--format", a->format, "console, markdown or html")
       ->check(CLI::IsMember({"console", "markdown", "html"}))
       ->capture_default_str();
-  command->add_option("-o,--output", a->output, "Write the comparison to this file ('-' = stdout)")->capture_default_str();
+  command->add_option("-o,--output", a->output, "Write the comparison to this file ('-' = stdout)")
+      ->capture_default_str();
   command->add_option("--metric", a->options.metric, "Compare this metric instead of each benchmark's main one");
   command->add_option("--alpha", a->options.alpha, "Significance level of the U test")
       ->check(CLI::Range(1e-6, 0.5))
@@ -117,12 +123,15 @@ command_action add_compare_command(CLI::App& app) {
   command->add_option("--confidence", a->options.confidence, "Confidence of the speedup interval")
       ->check(CLI::Range(0.5, 0.999))
       ->capture_default_str();
-  command->add_option("--min-difference", a->min_difference,
-                      "Significant differences smaller than this still count as same (e.g. 2% or 0.02)")
+  command
+      ->add_option("--min-difference", a->min_difference,
+                   "Significant differences smaller than this still count as same (e.g. 2% or 0.02)")
       ->capture_default_str();
   command->add_flag("--per-device", a->options.per_device, "Align cases by device too (default: the best device)");
-  command->add_option("--ignore-param", a->options.ignored_params, "Leave this parameter out of the alignment (repeatable)");
-  command->add_option("--align-on", a->align_on, "Also align on this parameter, e.g. provider (default: the best provider)");
+  command->add_option("--ignore-param", a->options.ignored_params,
+                      "Leave this parameter out of the alignment (repeatable)");
+  command->add_option("--align-on", a->align_on,
+                      "Also align on this parameter, e.g. provider (default: the best provider)");
   command->add_option("--price-per-hour", a->prices,
                       "USD per node-hour (2.50) or per GPU-hour (2.50/gpu): one for all sides, or one per side");
   command->add_flag("--fail-on-slower", a->fail_on_slower, "Exit with 1 when any case is slower than the baseline");

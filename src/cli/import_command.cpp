@@ -34,7 +34,8 @@ int execute(const import_arguments& a, const invocation& call) {
   run.end_time = run.start_time;
   run.cases = std::move(cases);
   // The host of an import is where it was imported, not where it was measured: say so.
-  run.settings = {{"imported", request.format}, {"files", request.files},
+  run.settings = {{"imported", request.format},
+                  {"files", request.files},
                   {"note", "measured elsewhere; the host fingerprint is the importing machine's"}};
   if (!request.options.collective.empty()) run.settings["collective"] = request.options.collective;
   if (request.options.ranks > 0) run.settings["ranks"] = request.options.ranks;
@@ -61,7 +62,8 @@ command_action add_import_command(CLI::App& app, const invocation& call) {
                   collective_formats));
   command->add_option("--ranks", request.options.ranks,
                       fmt::format("{}: the number of ranks when the output lists none", collective_formats));
-  command->add_option("--device", request.device, "The device the numbers were measured on (replaces the imported one)");
+  command->add_option("--device", request.device,
+                      "The device the numbers were measured on (replaces the imported one)");
   add_output_options(*command, arguments->outputs);
   return [arguments, &call] { return execute(*arguments, call); };
 }

@@ -7,8 +7,8 @@
 #include "benchmarks/builtin.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
-#include "session/live_host.hpp"
 #include "report/text_table.hpp"
+#include "session/live_host.hpp"
 
 namespace ironbench::cli {
 namespace {
@@ -20,8 +20,7 @@ std::string default_values(const core::axis& a) {
 }
 
 void print_benchmark(const core::benchmark& b, const std::vector<core::device_info>& devices) {
-  std::cout << b.name() << (b.in_default_suite() ? "" : " (not in the default suite)") << "\n  "
-            << b.summary() << '\n';
+  std::cout << b.name() << (b.in_default_suite() ? "" : " (not in the default suite)") << "\n  " << b.summary() << '\n';
   for (const auto& d : devices) {
     const auto reason = b.unsupported_reason(d);
     if (!reason.empty()) {

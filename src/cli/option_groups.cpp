@@ -6,8 +6,10 @@ void add_output_options(CLI::App& command, report::output_options& o) {
   command.add_option("--json", o.json_path, "Also write the run as JSON to PATH ('-' = stdout)");
   command.add_option("--csv", o.csv_path, "Also write one CSV row per case to PATH ('-' = stdout)");
   command.add_option("--md", o.markdown_path, "Also write Markdown tables to PATH ('-' = stdout)");
-  command.add_option("--results-dir", o.results_dir, "Directory where every run is saved as JSON")->capture_default_str();
-  command.add_option("--db", o.database, "Results database (default: $IRONBENCH_DB or ~/.local/share/ironbench/results.db)");
+  command.add_option("--results-dir", o.results_dir, "Directory where every run is saved as JSON")
+      ->capture_default_str();
+  command.add_option("--db", o.database,
+                     "Results database (default: $IRONBENCH_DB or ~/.local/share/ironbench/results.db)");
   command.add_option("--tag", o.tags, "Label the run KEY=VALUE, e.g. --tag env=vm --tag gpu=mi300x (repeatable)");
   command.add_flag("--no-save", o.no_save, "Neither save the run under --results-dir nor store it in the database");
 }
@@ -20,8 +22,8 @@ void add_timeout_option(CLI::App& command, std::string& timeout, const std::stri
   command.add_option("--timeout", timeout, help)->capture_default_str();
 }
 
-void add_iteration_options(CLI::App& command, int& iterations, int& warmup_iterations, const std::string& iterations_help,
-                           const std::string& warmup_help) {
+void add_iteration_options(CLI::App& command, int& iterations, int& warmup_iterations,
+                           const std::string& iterations_help, const std::string& warmup_help) {
   command.add_option("-n,--iters", iterations, iterations_help)->capture_default_str();
   command.add_option("-w,--warmup_iters", warmup_iterations, warmup_help)->capture_default_str();
 }

@@ -21,7 +21,7 @@ void add_timeout_option(CLI::App& command, std::string& timeout,
                         const std::string& help = "End the run when a step makes no progress for this long");
 
 /// Adds nccl-tests' -n,--iters and -w,--warmup_iters, each with its help text.
-void add_iteration_options(CLI::App& command, int& iterations, int& warmup_iterations, const std::string& iterations_help,
-                           const std::string& warmup_help);
+void add_iteration_options(CLI::App& command, int& iterations, int& warmup_iterations,
+                           const std::string& iterations_help, const std::string& warmup_help);
 
 }  // namespace ironbench::cli

@@ -46,7 +46,8 @@ command_action add_report_command(CLI::App& app) {
   auto a = std::make_shared<report_arguments>();
   command->add_option("runs", a->sides, "Run ids, result files, KEY=VALUE tag selectors or ref:NAME (first = baseline)")
       ->required();
-  command->add_option("--db", a->database, "Results database (default: $IRONBENCH_DB or ~/.local/share/ironbench/results.db)");
+  command->add_option("--db", a->database,
+                      "Results database (default: $IRONBENCH_DB or ~/.local/share/ironbench/results.db)");
   command->add_option("-o,--output", a->output, "HTML file to write ('-' = stdout)")->capture_default_str();
   command->add_option("--title", a->title, "Title of the report");
   command->add_option("--price-per-hour", a->prices,

@@ -130,8 +130,8 @@ int delete_runs(const results_arguments& a) {
 int list_baselines() {
   report::text_table table;
   for (const char* column : {"name", "cases", "title", "source"}) {
-    table.add_column(column, column == std::string("cases") ? report::text_table::align::right
-                                                            : report::text_table::align::left);
+    table.add_column(
+        column, column == std::string("cases") ? report::text_table::align::right : report::text_table::align::left);
   }
   const auto baselines = results::list_baselines();
   for (const auto& b : baselines) table.add_row({"ref:" + b.name, std::to_string(b.cases), b.title, b.source_text});
@@ -142,7 +142,8 @@ int list_baselines() {
 }
 
 void add_database_option(CLI::App& command, results_arguments& a) {
-  command.add_option("--db", a.database, "Results database (default: $IRONBENCH_DB or ~/.local/share/ironbench/results.db)");
+  command.add_option("--db", a.database,
+                     "Results database (default: $IRONBENCH_DB or ~/.local/share/ironbench/results.db)");
 }
 
 }  // namespace

@@ -11,15 +11,15 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/interrupt.hpp"
-#include "session/live_host.hpp"
-#include "session/run_setup.hpp"
-#include "cli/progress_printer.hpp"
 #include "cli/option_groups.hpp"
+#include "cli/progress_printer.hpp"
 #include "core/error.hpp"
 #include "core/result_json.hpp"
 #include "core/runner.hpp"
 #include "core/units.hpp"
 #include "report/output.hpp"
+#include "session/live_host.hpp"
+#include "session/run_setup.hpp"
 #include "telemetry/case_telemetry.hpp"
 
 namespace ironbench::cli {
@@ -38,7 +38,8 @@ struct run_arguments {
 
 void add_options(CLI::App& command, run_arguments& a) {
   command.add_option("benchmarks", a.benchmarks, "Benchmarks to run (default: the quick suite; see `ironbench list`)");
-  command.add_option("-d,--device", a.devices, "Devices: all, cpu, cuda, cuda:0, ... (comma-separated)")->capture_default_str();
+  command.add_option("-d,--device", a.devices, "Devices: all, cpu, cuda, cuda:0, ... (comma-separated)")
+      ->capture_default_str();
   command.add_option("-a,--axis", a.axes,
                      "Override an axis: [BENCH:]NAME=VALUES, e.g. M=4096,8192 or size=1M:8G:x2 or N[pow2]=10:20");
   add_output_options(command, a.outputs);
@@ -49,9 +50,13 @@ void add_options(CLI::App& command, run_arguments& a) {
   command.add_option("--max-time", a.max_time, "Stop measuring a case after this long")->capture_default_str();
   command.add_option("--min-reps", a.min_reps, "Fewest timed samples per case")->capture_default_str();
   command.add_option("--max-reps", a.max_reps, "Most timed samples per case")->capture_default_str();
-  command.add_option("--target-cv", a.target_cv, "Stop once stddev/mean of the samples is at most this")->capture_default_str();
-  command.add_option("--min-sample-time", a.min_sample_time, "Batch repetitions so one sample lasts at least this")->capture_default_str();
-  command.add_option("--telemetry-interval", a.telemetry_interval_ms, "GPU sensor sampling interval during each case, in ms")
+  command.add_option("--target-cv", a.target_cv, "Stop once stddev/mean of the samples is at most this")
+      ->capture_default_str();
+  command.add_option("--min-sample-time", a.min_sample_time, "Batch repetitions so one sample lasts at least this")
+      ->capture_default_str();
+  command
+      .add_option("--telemetry-interval", a.telemetry_interval_ms,
+                  "GPU sensor sampling interval during each case, in ms")
       ->capture_default_str()
       ->check(CLI::Range(5, 10000));
 }
@@ -106,7 +111,7 @@ int execute(const run_arguments& a, const invocation& call) {
   session::finish_run(run);
 
   report::write_run_outputs(run, targets, a.outputs, host.fingerprint.hostname, start, std::cout,
-                    [&](std::ostream& console) { report::write_console(run, console); });
+                            [&](std::ostream& console) { report::write_console(run, console); });
   if (run.status == core::run_status::interrupted) return exit_interrupted;
   return run.status == core::run_status::valid ? exit_ok : exit_failure;
 }

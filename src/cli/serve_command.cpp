@@ -77,8 +77,9 @@ int execute(const serve_arguments& a, const invocation& call) {
   const auto start = std::chrono::system_clock::now();
   auto run = session::start_run(call.argv, host, start);
   run.devices = {host.devices.devices.front()};
-  auto outcome = serve::run_sweep(settings, &cancel, {[&](const std::string& text) { console << text; },
-                                                      [](const std::string& text) { std::cerr << text; }});
+  auto outcome = serve::run_sweep(
+      settings, &cancel,
+      {[&](const std::string& text) { console << text; }, [](const std::string& text) { std::cerr << text; }});
   run.cases = std::move(outcome.cases);
   run.settings.update(outcome.settings);
   session::finish_run(run);

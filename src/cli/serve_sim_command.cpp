@@ -37,8 +37,8 @@ int execute(const sim_arguments& a) {
                      "serve-sim: a simulated inference engine (not a model) at http://{}:{}/v1 (model '{}'; "
                      "prefill {} tokens/s, decode step {} ms + {} ms per sequence, {} sequences, KV cache {} tokens, "
                      "jitter {}{})",
-                     settings.host, port, settings.model, e.prefill_tokens_per_s, e.decode_base_ms,
-                     e.decode_per_seq_ms, e.max_num_seqs, e.kv_cache_tokens, e.jitter,
+                     settings.host, port, settings.model, e.prefill_tokens_per_s, e.decode_base_ms, e.decode_per_seq_ms,
+                     e.max_num_seqs, e.kv_cache_tokens, e.jitter,
                      settings.fault == serve::sim_fault::none
                          ? std::string()
                          : fmt::format("; fault {} every {} requests", serve::to_string(settings.fault),
@@ -56,19 +56,32 @@ command_action add_serve_sim_command(CLI::App& app) {
   auto a = std::make_shared<sim_arguments>();
   auto& s = a->settings;
   command->add_option("--host", s.host, "Address to listen on")->capture_default_str();
-  command->add_option("--port", s.port, "Port (0: any free port, announced on stdout)")->capture_default_str()->check(CLI::Range(0, 65535));
+  command->add_option("--port", s.port, "Port (0: any free port, announced on stdout)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 65535));
   command->add_option("--model", s.model, "Model name it answers to")->capture_default_str();
-  command->add_option("--prefill-tokens-per-s", s.engine.prefill_tokens_per_s, "Prompt tokens prefilled per second")->capture_default_str();
-  command->add_option("--decode-base-ms", s.engine.decode_base_ms, "Engine step time with no sequence")->capture_default_str();
-  command->add_option("--decode-per-seq-ms", s.engine.decode_per_seq_ms, "Step time added per running sequence")->capture_default_str();
-  command->add_option("--max-num-seqs", s.engine.max_num_seqs, "Sequences decoded together at most")->capture_default_str();
-  command->add_option("--kv-cache-tokens", s.engine.kv_cache_tokens, "Prompt + output tokens held at once (requests queue beyond)")->capture_default_str();
-  command->add_option("--jitter", s.engine.jitter, "Relative standard deviation of step times (0: exact, deterministic)")->capture_default_str();
+  command->add_option("--prefill-tokens-per-s", s.engine.prefill_tokens_per_s, "Prompt tokens prefilled per second")
+      ->capture_default_str();
+  command->add_option("--decode-base-ms", s.engine.decode_base_ms, "Engine step time with no sequence")
+      ->capture_default_str();
+  command->add_option("--decode-per-seq-ms", s.engine.decode_per_seq_ms, "Step time added per running sequence")
+      ->capture_default_str();
+  command->add_option("--max-num-seqs", s.engine.max_num_seqs, "Sequences decoded together at most")
+      ->capture_default_str();
+  command
+      ->add_option("--kv-cache-tokens", s.engine.kv_cache_tokens,
+                   "Prompt + output tokens held at once (requests queue beyond)")
+      ->capture_default_str();
+  command
+      ->add_option("--jitter", s.engine.jitter, "Relative standard deviation of step times (0: exact, deterministic)")
+      ->capture_default_str();
   command->add_option("--seed", s.engine.seed, "Seed of the jitter")->capture_default_str();
-  command->add_option("--fault", a->fault, "Inject a fault: http-429, http-500, truncate, malformed, stall")->capture_default_str();
+  command->add_option("--fault", a->fault, "Inject a fault: http-429, http-500, truncate, malformed, stall")
+      ->capture_default_str();
   command->add_option("--fault-every", s.fault_every, "Every N-th request gets the fault")->capture_default_str();
-  command->add_option("--request-log", s.request_log,
-                      "Write one JSON line per request (arrival, first token and end, CLOCK_MONOTONIC ns) to this file");
+  command->add_option(
+      "--request-log", s.request_log,
+      "Write one JSON line per request (arrival, first token and end, CLOCK_MONOTONIC ns) to this file");
   command->add_flag("--batch-writes", a->batch_writes,
                     "Leave token events to the event loop's writes after each step (more throughput at "
                     "10,000 streams; the ground-truth stamps then include that wait)");

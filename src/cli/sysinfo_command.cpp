@@ -3,17 +3,18 @@
 
 #include <iostream>
 
-#include "session/build_description.hpp"
 #include "cli/commands.hpp"
-#include "device/gpu/gpu_summary.hpp"
 #include "cli/exit_codes.hpp"
-#include "session/live_host.hpp"
 #include "core/units.hpp"
+#include "device/gpu/gpu_summary.hpp"
+#include "session/build_description.hpp"
+#include "session/live_host.hpp"
 
 namespace ironbench::cli {
 
 command_action add_sysinfo_command(CLI::App& app) {
-  auto* command = app.add_subcommand("sysinfo", "Describe this host: CPU, memory, OS, VM/container, cgroup limits, devices");
+  auto* command =
+      app.add_subcommand("sysinfo", "Describe this host: CPU, memory, OS, VM/container, cgroup limits, devices");
   auto json_output = std::make_shared<bool>(false);
   command->add_flag("--json", *json_output, "Print JSON instead of text");
   return [json_output] {
@@ -32,8 +33,8 @@ command_action add_sysinfo_command(CLI::App& app) {
       std::cout << fmt::format("{:<16} {}\n", label, text);
     }
     for (const auto& d : host.devices.devices) {
-      std::cout << fmt::format("{:<16} {} ({}, {} usable)\n", "Device " + d.id, d.name,
-                               core::to_string(d.kind), format_bytes(static_cast<double>(d.memory_bytes)));
+      std::cout << fmt::format("{:<16} {} ({}, {} usable)\n", "Device " + d.id, d.name, core::to_string(d.kind),
+                               format_bytes(static_cast<double>(d.memory_bytes)));
       if (d.kind == core::device_kind::cpu) continue;
       for (const auto& [label, text] : device::gpu_summary_lines(d)) {
         std::cout << fmt::format("{:<16} {}\n", label, text);

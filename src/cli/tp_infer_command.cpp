@@ -64,9 +64,10 @@ command_action add_tp_infer_command(CLI::App& app, const invocation& call) {
       ->capture_default_str();
   add_iteration_options(*command, a->iterations, a->warmup_iterations, "Timed forward passes per case",
                         "Untimed forward passes first");
-  command->add_option("--backend", a->backend,
-                      "auto (GPUs with nccl/rccl when every rank has one and the build has them, else CPUs with "
-                      "mpi), mpi, nccl or rccl")
+  command
+      ->add_option("--backend", a->backend,
+                   "auto (GPUs with nccl/rccl when every rank has one and the build has them, else CPUs with "
+                   "mpi), mpi, nccl or rccl")
       ->capture_default_str();
   add_timeout_option(*command, a->timeout);
   add_quiet_flag(*command, a->quiet);

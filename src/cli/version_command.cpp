@@ -1,9 +1,9 @@
 // ironbench version: what this binary was built from and with.
 #include <iostream>
 
-#include "session/build_description.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "session/build_description.hpp"
 
 namespace ironbench::cli {
 

@@ -12,9 +12,9 @@
 namespace ironbench::comm {
 
 using schema::all_collectives;
-using schema::call_shape;
 using schema::all_element_types;
 using schema::all_reduce_ops;
+using schema::call_shape;
 using schema::collective;
 using schema::collective_from_string;
 using schema::element_size;

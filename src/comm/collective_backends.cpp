@@ -65,8 +65,13 @@ collective_backend_kind gpu_collectives_row(const std::string& name) {
 
 const std::vector<collective_backend_kind>& collective_backends() {
   static const std::vector<collective_backend_kind> rows = {
-      {"auto", "nccl/rccl when every rank has a GPU and the build has them, else mpi", true, "",
-       IRONBENCH_WITH_NCCL != 0, false, {}},
+      {"auto",
+       "nccl/rccl when every rank has a GPU and the build has them, else mpi",
+       true,
+       "",
+       IRONBENCH_WITH_NCCL != 0,
+       false,
+       {}},
       {"mpi", "host buffers", true, "", false, false, mpi_host()},
       {"mpi-gpu", "GPU buffers handed to a GPU-aware MPI", IRONBENCH_WITH_GPU != 0,
        "--backend mpi-gpu: this build has no GPU runtime (it needs CUDA or ROCm)", true, false, mpi_gpu()},

@@ -20,13 +20,13 @@ using backend_factory = std::function<std::unique_ptr<collective_backend>(const 
 
 /// One row of the table.
 struct collective_backend_kind {
-  std::string name;  ///< auto, mpi, mpi-gpu, nccl, rccl
-  std::string help;  ///< what it does; rows with the same help are listed together ("nccl or rccl (...)")
-  bool available = true;     ///< whether this build has it
-  std::string unavailable;   ///< the usage error when it is named but not available
-  bool takes_gpus = false;   ///< the ranks measure on GPUs (auto: when the build has GPU collectives)
+  std::string name;              ///< auto, mpi, mpi-gpu, nccl, rccl
+  std::string help;              ///< what it does; rows with the same help are listed together ("nccl or rccl (...)")
+  bool available = true;         ///< whether this build has it
+  std::string unavailable;       ///< the usage error when it is named but not available
+  bool takes_gpus = false;       ///< the ranks measure on GPUs (auto: when the build has GPU collectives)
   bool gpu_collectives = false;  ///< NCCL/RCCL: several ranks per process and GPU graphs work
-  backend_factory create;    ///< empty for auto, which picks another row
+  backend_factory create;        ///< empty for auto, which picks another row
 };
 
 /// Every row: auto, mpi, mpi-gpu, nccl, rccl.

@@ -167,8 +167,8 @@ std::size_t count_wrong(collective c, reduce_op op, element_type type, const cal
   const std::size_t first = c == collective::reduce_scatter ? static_cast<std::size_t>(rank) * shape.recv_count : 0;
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < shape.recv_count; ++i) {
-    const double expected = reduces(c) ? reduced_by_phase[(first + i) % period]
-                                       : expected_output(c, op, type, shape, rank, ranks, root, i);
+    const double expected =
+        reduces(c) ? reduced_by_phase[(first + i) % period] : expected_output(c, op, type, shape, rank, ranks, root, i);
     const double value = element_at(type, output, i);
     const bool ok = tolerant ? std::fabs(value - expected) <= 2 * ulp_of(type, expected) : value == expected;
     if (!ok) ++wrong;

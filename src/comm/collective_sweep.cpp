@@ -30,7 +30,9 @@ class buffer_slice final : public comm_buffer {
   void write(std::size_t offset, const void* host, std::size_t bytes) override {
     whole_.write(offset_ + offset, host, bytes);
   }
-  void read(std::size_t offset, void* host, std::size_t bytes) const override { whole_.read(offset_ + offset, host, bytes); }
+  void read(std::size_t offset, void* host, std::size_t bytes) const override {
+    whole_.read(offset_ + offset, host, bytes);
+  }
 
  private:
   comm_buffer& whole_;
@@ -50,8 +52,8 @@ placement_result measure(bootstrap& world, collective_backend& backend, const sw
   const std::size_t element = element_size(s.type);
   const auto input = input_bytes(c, s.op, s.type, rank, shape.send_count);
   const std::size_t send_bytes = shape.send_count * element;
-  const std::size_t recv_bytes = in_place ? std::max(shape.send_count, shape.recv_count) * element
-                                          : shape.recv_count * element;
+  const std::size_t recv_bytes =
+      in_place ? std::max(shape.send_count, shape.recv_count) * element : shape.recv_count * element;
   const auto layout = rotation_of(shape, element, s.max_bytes, backend.rotates_buffers());
   const std::size_t span = (layout.slices - 1) * layout.stride_bytes;
   std::unique_ptr<comm_buffer> send_whole;
@@ -76,7 +78,8 @@ placement_result measure(bootstrap& world, collective_backend& backend, const sw
   comm_buffer* send = sends.front().get();
   comm_buffer* recv = recvs.front().get();
   std::size_t input_offset = 0;
-  if (in_place && c == collective::all_gather) input_offset = static_cast<std::size_t>(rank) * shape.send_count * element;
+  if (in_place && c == collective::all_gather)
+    input_offset = static_cast<std::size_t>(rank) * shape.send_count * element;
   auto& input_buffer = in_place ? *recv : *send;
   input_buffer.write(input_offset, input.data(), input.size());
 
@@ -87,8 +90,8 @@ placement_result measure(bootstrap& world, collective_backend& backend, const sw
     backend.synchronize();
     std::vector<unsigned char> output(shape.recv_count * element);
     recv->read(output_offset, output.data(), output.size());
-    result.wrong = world.sum(static_cast<double>(
-        count_wrong(c, s.op, s.type, shape, rank, ranks, s.root, output.data())));
+    result.wrong =
+        world.sum(static_cast<double>(count_wrong(c, s.op, s.type, shape, rank, ranks, s.root, output.data())));
   }
   const auto iteration = [&](int i) {
     const auto slice = static_cast<std::size_t>(i) % layout.slices;  // < reached, as i < max(-w, -n)
@@ -136,7 +139,8 @@ std::vector<std::size_t> sweep_sizes(std::size_t min_bytes, std::size_t max_byte
   std::vector<std::size_t> sizes;
   for (std::size_t size = min_bytes; size <= max_bytes && sizes.size() < 100000;) {
     sizes.push_back(size);
-    const std::size_t next = increment > 0 ? size + increment : static_cast<std::size_t>(static_cast<double>(size) * factor);
+    const std::size_t next =
+        increment > 0 ? size + increment : static_cast<std::size_t>(static_cast<double>(size) * factor);
     if (next <= size) break;
     size = next;
   }

@@ -16,18 +16,18 @@ namespace ironbench::comm {
 /// What to sweep; the defaults are nccl-tests' where it has one.
 struct sweep_settings {
   std::vector<collective> collectives = {collective::all_reduce};
-  element_type type = element_type::fp32;  ///< -d
-  reduce_op op = reduce_op::sum;           ///< -o
-  int root = 0;                            ///< -r
-  std::size_t min_bytes = 8;               ///< -b
+  element_type type = element_type::fp32;          ///< -d
+  reduce_op op = reduce_op::sum;                   ///< -o
+  int root = 0;                                    ///< -r
+  std::size_t min_bytes = 8;                       ///< -b
   std::size_t max_bytes = std::size_t{128} << 20;  ///< -e
-  double factor = 2;                       ///< -f: multiply the size by this ...
-  std::size_t increment = 0;               ///< -i: ... or, when non-zero, add this
-  int warmup_iterations = 5;               ///< -w
-  int iterations = 20;                     ///< -n
-  bool check = true;                       ///< -c: count wrong elements
-  int graph_launches = 0;                  ///< -G: record the -n iterations in a GPU graph, time this many replays
-  bool in_place = true;                    ///< also run in place (nccl-tests always does)
+  double factor = 2;                               ///< -f: multiply the size by this ...
+  std::size_t increment = 0;                       ///< -i: ... or, when non-zero, add this
+  int warmup_iterations = 5;                       ///< -w
+  int iterations = 20;                             ///< -n
+  bool check = true;                               ///< -c: count wrong elements
+  int graph_launches = 0;  ///< -G: record the -n iterations in a GPU graph, time this many replays
+  bool in_place = true;    ///< also run in place (nccl-tests always does)
   bool out_of_place = true;
 };
 

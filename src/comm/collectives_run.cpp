@@ -61,10 +61,11 @@ std::vector<core::device_info> devices_of_ranks(bootstrap& world, const launch_i
     const int first = launch.local_rank * per_process;
     const bool fits = first + per_process <= static_cast<int>(gpus.size());
     if (world.min(fits ? 1.0 : 0.0) == 0.0) {
-      throw usage_error(fmt::format("{} ranks per process take GPUs local rank x {} onwards; rank {} (local rank {}) "
-                                    "sees {} GPUs{}",
-                                    per_process, per_process, world.rank(), launch.local_rank, gpus.size(),
-                                    fits ? ", enough, but another process has too few" : ", too few"));
+      throw usage_error(
+          fmt::format("{} ranks per process take GPUs local rank x {} onwards; rank {} (local rank {}) "
+                      "sees {} GPUs{}",
+                      per_process, per_process, world.rank(), launch.local_rank, gpus.size(),
+                      fits ? ", enough, but another process has too few" : ", too few"));
     }
     for (int t = 0; t < per_process; ++t) devices.push_back(gpus.at(static_cast<std::size_t>(first + t)));
   }
@@ -81,10 +82,11 @@ void require_gpu_aware_mpi(bootstrap& world, const std::vector<core::device_info
   const bool overruled = asserted != nullptr && std::string(asserted) == "1";
   const bool ok = aware.value_or(false) || overruled;
   if (world.min(ok ? 1.0 : 0.0) == 0.0) {
-    throw usage_error(fmt::format("--backend mpi-gpu: {} on rank {}{}; set IRONBENCH_MPI_GPU_AWARE=1 if it is "
-                                  "GPU-aware",
-                                  aware.has_value() ? "this MPI says it is not GPU-aware (" + why + ")" : why,
-                                  world.rank(), ok ? " (another rank's MPI said no)" : ""));
+    throw usage_error(
+        fmt::format("--backend mpi-gpu: {} on rank {}{}; set IRONBENCH_MPI_GPU_AWARE=1 if it is "
+                    "GPU-aware",
+                    aware.has_value() ? "this MPI says it is not GPU-aware (" + why + ")" : why, world.rank(),
+                    ok ? " (another rank's MPI said no)" : ""));
   }
 }
 #endif
@@ -179,8 +181,8 @@ collectives_outcome run_collectives(const collectives_settings& a) {
       every_rank_takes_gpus(*world, a.backend, asked.takes_gpus, host.devices.devices, host.devices.notes);
   const auto& backend_kind = resolve_backend(a.backend, use_gpu);
   if (per_process > 1 && !backend_kind.gpu_collectives) {
-    throw usage_error(fmt::format("--nthreads/--ngpus {}: several ranks per process need GPU collectives (NCCL/RCCL)",
-                                  per_process));
+    throw usage_error(
+        fmt::format("--nthreads/--ngpus {}: several ranks per process need GPU collectives (NCCL/RCCL)", per_process));
   }
   if (base.graph_launches > 0 && !backend_kind.gpu_collectives) {
     throw usage_error(fmt::format("--cudagraph {}: MPI backends have no GPU graphs", base.graph_launches));

@@ -36,20 +36,20 @@ struct injected_fault {
 /// The sweeps of one trial: per element type, the reducing collectives once per operator and
 /// the others once.
 [[nodiscard]] std::vector<sweep_settings> plan(const std::vector<collective>& collectives,
-                                               const std::vector<element_type>& types, const std::vector<reduce_op>& ops,
-                                               const sweep_settings& base);
+                                               const std::vector<element_type>& types,
+                                               const std::vector<reduce_op>& ops, const sweep_settings& base);
 
 /// What to run.
 struct collectives_settings {
   std::vector<collective> collectives = {collective::all_reduce};
   std::vector<element_type> types = {element_type::fp32};
   std::vector<reduce_op> ops = {reduce_op::sum};
-  sweep_settings base;        ///< sizes, iterations, root, check, graph launches; plan sets collectives, type, op
-  int trials = 1;             ///< whole sweeps, one after another
-  int threads = 1;            ///< GPU ranks per process (nccl-tests' -t)
-  int gpus_per_thread = 1;    ///< multiplies them (nccl-tests' -g)
+  sweep_settings base;           ///< sizes, iterations, root, check, graph launches; plan sets collectives, type, op
+  int trials = 1;                ///< whole sweeps, one after another
+  int threads = 1;               ///< GPU ranks per process (nccl-tests' -t)
+  int gpus_per_thread = 1;       ///< multiplies them (nccl-tests' -g)
   std::string backend = "auto";  ///< a name of collective_backends(), already validated
-  double timeout_s = 300;     ///< the watchdog's timeout
+  double timeout_s = 300;        ///< the watchdog's timeout
   injected_fault fault;
   /// Called on rank 0 once the job's settings are checked, before anything is measured.
   std::function<void()> rank0_ready;
@@ -59,10 +59,10 @@ struct collectives_settings {
 
 /// What one process has after the run; rank 0 reports it.
 struct collectives_outcome {
-  int rank = 0;               ///< this process's MPI rank
+  int rank = 0;  ///< this process's MPI rank
   int ranks_per_process = 1;
-  int size = 1;               ///< ranks in the job
-  std::string backend;        ///< the backend's description
+  int size = 1;                                ///< ranks in the job
+  std::string backend;                         ///< the backend's description
   std::vector<std::vector<sweep_row>> trials;  ///< every trial's rows
   std::vector<std::string> rank_descriptions;  ///< every rank's rank_description JSON text
   session::live_host host;

@@ -21,11 +21,11 @@ bool every_rank_takes_gpus(bootstrap& world, const std::string& backend, bool wa
   const int ranks_with_gpu = static_cast<int>(world.sum(has_gpu ? 1.0 : 0.0));
   const bool all = ranks_with_gpu == world.size();
   if (wants_gpus && backend != "auto" && !all) {
-    throw usage_error(fmt::format("--backend {}: {} of {} ranks have no GPU{}", backend, world.size() - ranks_with_gpu,
-                                  world.size(),
-                                  has_gpu ? std::string()
-                                          : fmt::format(" (rank {}: {})", world.rank(),
-                                                        device_notes.empty() ? "none found" : device_notes.front())));
+    throw usage_error(fmt::format(
+        "--backend {}: {} of {} ranks have no GPU{}", backend, world.size() - ranks_with_gpu, world.size(),
+        has_gpu
+            ? std::string()
+            : fmt::format(" (rank {}: {})", world.rank(), device_notes.empty() ? "none found" : device_notes.front())));
   }
   return wants_gpus && all;
 }

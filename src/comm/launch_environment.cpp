@@ -34,14 +34,23 @@ struct launcher_variables {
 };
 
 constexpr launcher_variables launchers[] = {
-    {"open_mpi", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", {"OMPI_COMM_WORLD_LOCAL_RANK", nullptr},
+    {"open_mpi",
+     "OMPI_COMM_WORLD_RANK",
+     "OMPI_COMM_WORLD_SIZE",
+     {"OMPI_COMM_WORLD_LOCAL_RANK", nullptr},
      {"OMPI_COMM_WORLD_LOCAL_SIZE", nullptr}},
     {"slurm", "SLURM_PROCID", "SLURM_NTASKS", {"SLURM_LOCALID", nullptr}, {"SLURM_NTASKS_PER_NODE", nullptr}},
     {"pmix", "PMIX_RANK", "PMIX_SIZE", {"PMIX_LOCAL_RANK", nullptr}, {"PMIX_LOCAL_SIZE", nullptr}},
-    {"mvapich", "MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE", {"MV2_COMM_WORLD_LOCAL_RANK", nullptr},
+    {"mvapich",
+     "MV2_COMM_WORLD_RANK",
+     "MV2_COMM_WORLD_SIZE",
+     {"MV2_COMM_WORLD_LOCAL_RANK", nullptr},
      {"MV2_COMM_WORLD_LOCAL_SIZE", nullptr}},
     // MPICH's Hydra names the local rank MPI_LOCALRANKID; Cray PMI (PALS) PMI_LOCAL_RANK.
-    {"mpich", "PMI_RANK", "PMI_SIZE", {"MPI_LOCALRANKID", "PMI_LOCAL_RANK", nullptr},
+    {"mpich",
+     "PMI_RANK",
+     "PMI_SIZE",
+     {"MPI_LOCALRANKID", "PMI_LOCAL_RANK", nullptr},
      {"MPI_LOCALNRANKS", "PMI_LOCAL_SIZE", nullptr}},
 };
 

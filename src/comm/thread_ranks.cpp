@@ -47,7 +47,9 @@ double thread_rank::reduce(double value, fold how) {
       const double v = g.values_[i];
       local = how == fold::sum ? local + v : how == fold::max ? std::max(local, v) : std::min(local, v);
     }
-    g.result_ = how == fold::sum ? g.process_.sum(local) : how == fold::max ? g.process_.max(local) : g.process_.min(local);
+    g.result_ = how == fold::sum   ? g.process_.sum(local)
+                : how == fold::max ? g.process_.max(local)
+                                   : g.process_.min(local);
   }
   g.sync_.arrive_and_wait();
   const double result = g.result_;

@@ -48,7 +48,6 @@ class thread_rank final : public bootstrap {
   void broadcast_bytes(void* data, std::size_t bytes) override;
   void all_gather_bytes(const void* send, void* receive, std::size_t bytes_per_rank) override;
 
-
  private:
   enum class fold { sum, max, min };
   double reduce(double value, fold how);

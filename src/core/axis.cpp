@@ -46,8 +46,8 @@ step parse_step(std::string_view text) {
   return {false, text};
 }
 
-void append_integer_range(const axis_override& o, std::int64_t low, std::int64_t high,
-                          step how, std::vector<axis_value>& out) {
+void append_integer_range(const axis_override& o, std::int64_t low, std::int64_t high, step how,
+                          std::vector<axis_value>& out) {
   if (low > high) bad_axis(o, fmt::format("range start {} is above its end {}", low, high));
   const auto amount = parse_integer(how.amount, "axis step");
   if (how.multiply) {
@@ -68,8 +68,7 @@ void append_integer_range(const axis_override& o, std::int64_t low, std::int64_t
   }
 }
 
-void append_floating_range(const axis_override& o, double low, double high, step how,
-                           std::vector<axis_value>& out) {
+void append_floating_range(const axis_override& o, double low, double high, step how, std::vector<axis_value>& out) {
   if (low > high) bad_axis(o, fmt::format("range start {} is above its end {}", low, high));
   const auto amount = parse_number(how.amount, "axis step");
   const double tolerance = 1e-9 * std::max(std::abs(low), std::abs(high));
@@ -93,8 +92,7 @@ std::int64_t pow2_value(const axis_override& o, std::int64_t exponent) {
   return std::int64_t{1} << exponent;
 }
 
-void append_item(const axis& target, const axis_override& o, std::string_view item,
-                 std::vector<axis_value>& out) {
+void append_item(const axis& target, const axis_override& o, std::string_view item, std::vector<axis_value>& out) {
   if (item.empty()) bad_axis(o, "empty value in the list");
   const auto what = fmt::format("value of axis {}", target.name);
   const auto parts = split(item, ':');
@@ -205,10 +203,9 @@ axis_override parse_axis_override(std::string_view text) {
     result.pow2 = true;
     name.remove_suffix(6);
   }
-  const bool valid_name =
-      !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
-      });
+  const bool valid_name = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+  });
   if (!valid_name) bad_axis(result, "the axis name must be letters, digits, '_' or '-'");
   if (spec.size() >= 2 && spec.front() == '[' && spec.back() == ']') {
     spec = spec.substr(1, spec.size() - 2);

@@ -28,14 +28,11 @@ struct axis {
   std::string zip_group;             ///< axes with the same non-empty group advance together
 };
 
-[[nodiscard]] axis integer_axis(std::string name, const std::vector<std::int64_t>& values,
-                                std::string description);
-[[nodiscard]] axis size_axis(std::string name, const std::vector<std::int64_t>& values_bytes,
-                             std::string description);
-[[nodiscard]] axis floating_axis(std::string name, const std::vector<double>& values,
-                                 std::string description);
-[[nodiscard]] axis string_axis(std::string name, std::vector<std::string> values,
-                               std::string description, std::vector<std::string> choices = {});
+[[nodiscard]] axis integer_axis(std::string name, const std::vector<std::int64_t>& values, std::string description);
+[[nodiscard]] axis size_axis(std::string name, const std::vector<std::int64_t>& values_bytes, std::string description);
+[[nodiscard]] axis floating_axis(std::string name, const std::vector<double>& values, std::string description);
+[[nodiscard]] axis string_axis(std::string name, std::vector<std::string> values, std::string description,
+                               std::vector<std::string> choices = {});
 
 /// The plain text of a value: "4096", "0.5", "fp32" (used in JSON, CSV and labels).
 [[nodiscard]] std::string to_string(const axis_value& value);
@@ -62,8 +59,7 @@ struct axis_override {
 
 /// Expands an override's SPEC into values of `target`'s kind. Throws usage_error naming the
 /// axis when a value is malformed, a range is empty or a string is not one of the choices.
-[[nodiscard]] std::vector<axis_value> parse_axis_values(const axis& target,
-                                                        const axis_override& override_spec);
+[[nodiscard]] std::vector<axis_value> parse_axis_values(const axis& target, const axis_override& override_spec);
 
 /// Most values one axis may take, so a typo cannot start a sweep of millions of cases.
 inline constexpr std::size_t max_axis_values = 100000;

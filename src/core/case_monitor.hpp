@@ -14,9 +14,9 @@ namespace ironbench::core {
 
 /// What a monitor saw during one case.
 struct case_observation {
-  json summary = nullptr;        ///< stored with the case (null: nothing to store)
-  json series = nullptr;         ///< stored with the run (null: nothing to store)
-  std::vector<metric> metrics;   ///< added to the case's metrics
+  json summary = nullptr;       ///< stored with the case (null: nothing to store)
+  json series = nullptr;        ///< stored with the run (null: nothing to store)
+  std::vector<metric> metrics;  ///< added to the case's metrics
 };
 
 class case_monitor {

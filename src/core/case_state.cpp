@@ -6,8 +6,8 @@
 
 namespace ironbench::core {
 
-case_state::case_state(const parameter_set& params, const device_info& device,
-                       const measurement_settings& settings, const std::atomic<bool>* cancel)
+case_state::case_state(const parameter_set& params, const device_info& device, const measurement_settings& settings,
+                       const std::atomic<bool>* cancel)
     : params_(params), device_(device), settings_(settings), cancel_(cancel) {}
 
 void case_state::measure(const timed_iterations& work) {
@@ -27,9 +27,7 @@ void case_state::require(bool ok, const std::string& reason) {
 
 void case_state::skip(const std::string& reason) const { throw skip_case(reason); }
 
-bool case_state::cancelled() const {
-  return cancel_ != nullptr && cancel_->load(std::memory_order_relaxed);
-}
+bool case_state::cancelled() const { return cancel_ != nullptr && cancel_->load(std::memory_order_relaxed); }
 
 case_result case_state::finish(std::string benchmark) const {
   case_result result;
@@ -46,28 +44,27 @@ case_result case_state::finish(std::string benchmark) const {
   if (timing_ && timing_->time_s.count > 0 && timing_->time_s.median > 0) {
     const auto& t = timing_->time_s;
     if (work_.flops > 0) {
-      result.metrics.push_back({"tflops", work_.flops / t.median / 1e12, "TFLOP/s",
-                                "FLOPs per repetition / median time"});
-      result.metrics.push_back({"tflops_best", work_.flops / t.min / 1e12, "TFLOP/s",
-                                "FLOPs per repetition / fastest time"});
+      result.metrics.push_back(
+          {"tflops", work_.flops / t.median / 1e12, "TFLOP/s", "FLOPs per repetition / median time"});
+      result.metrics.push_back(
+          {"tflops_best", work_.flops / t.min / 1e12, "TFLOP/s", "FLOPs per repetition / fastest time"});
       if (peak_flops_ && peak_flops_->per_second > 0) {
-        result.metrics.push_back({"peak_percent", 100.0 * work_.flops / t.median / peak_flops_->per_second,
-                                  "%", "median-time rate / theoretical peak"});
-        result.notes["peak"] = fmt::format("{:.4g} TFLOP/s: {}", peak_flops_->per_second / 1e12,
-                                           peak_flops_->source);
+        result.metrics.push_back({"peak_percent", 100.0 * work_.flops / t.median / peak_flops_->per_second, "%",
+                                  "median-time rate / theoretical peak"});
+        result.notes["peak"] = fmt::format("{:.4g} TFLOP/s: {}", peak_flops_->per_second / 1e12, peak_flops_->source);
       }
     }
     if (work_.bytes() > 0) {
-      result.metrics.push_back({"bandwidth", work_.bytes() / t.median / 1e9, "GB/s",
-                                "bytes read and written per repetition / median time"});
+      result.metrics.push_back(
+          {"bandwidth", work_.bytes() / t.median / 1e9, "GB/s", "bytes read and written per repetition / median time"});
       result.metrics.push_back({"bandwidth_best", work_.bytes() / t.min / 1e9, "GB/s",
                                 "bytes read and written per repetition / fastest time"});
       if (peak_bandwidth_ && peak_bandwidth_->per_second > 0) {
         result.metrics.push_back({"bandwidth_peak_percent",
-                                  100.0 * work_.bytes() / t.median / peak_bandwidth_->per_second,
-                                  "%", "median-time bandwidth / theoretical peak"});
-        result.notes["peak_bandwidth"] = fmt::format(
-            "{:.4g} GB/s: {}", peak_bandwidth_->per_second / 1e9, peak_bandwidth_->source);
+                                  100.0 * work_.bytes() / t.median / peak_bandwidth_->per_second, "%",
+                                  "median-time bandwidth / theoretical peak"});
+        result.notes["peak_bandwidth"] =
+            fmt::format("{:.4g} GB/s: {}", peak_bandwidth_->per_second / 1e9, peak_bandwidth_->source);
       }
     }
   }

@@ -22,8 +22,8 @@ struct peak_rate {
 
 class case_state {
  public:
-  case_state(const parameter_set& params, const device_info& device,
-             const measurement_settings& settings, const std::atomic<bool>* cancel);
+  case_state(const parameter_set& params, const device_info& device, const measurement_settings& settings,
+             const std::atomic<bool>* cancel);
 
   [[nodiscard]] const parameter_set& params() const { return params_; }
   [[nodiscard]] const device_info& device() const { return device_; }

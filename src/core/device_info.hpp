@@ -13,9 +13,9 @@ namespace ironbench::core {
 struct device_info {
   std::string id;  ///< "cpu", "cuda:0", "hip:1": what --device takes
   device_kind kind = device_kind::cpu;
-  int index = 0;   ///< ordinal within its kind
-  std::string name;                 ///< marketing name: "AMD EPYC", "NVIDIA H100 80GB HBM3"
-  std::uint64_t memory_bytes = 0;   ///< memory benchmarks may use (host: min(RAM, cgroup limit))
+  int index = 0;                     ///< ordinal within its kind
+  std::string name;                  ///< marketing name: "AMD EPYC", "NVIDIA H100 80GB HBM3"
+  std::uint64_t memory_bytes = 0;    ///< memory benchmarks may use (host: min(RAM, cgroup limit))
   json properties = json::object();  ///< backend details for the fingerprint
 };
 

@@ -4,8 +4,7 @@
 
 namespace ironbench {
 
-std::string check_failure_message(const char* file, int line, const char* call,
-                                  const std::string& detail) {
+std::string check_failure_message(const char* file, int line, const char* call, const std::string& detail) {
   const char* base = std::strrchr(file, '/');
   std::string message = base ? base + 1 : file;
   message += ':' + std::to_string(line) + ": " + call + " failed";

@@ -35,10 +35,9 @@ class skip_case : public std::runtime_error {
 }  // namespace ironbench
 
 /// Throws ironbench::error when `condition` is false; `detail` is any std::string expression.
-#define IRONBENCH_CHECK(condition, detail)                                                    \
-  do {                                                                                        \
-    if (!(condition)) {                                                                       \
-      throw ::ironbench::error(                                                               \
-          ::ironbench::check_failure_message(__FILE__, __LINE__, #condition, (detail)));      \
-    }                                                                                         \
+#define IRONBENCH_CHECK(condition, detail)                                                                    \
+  do {                                                                                                        \
+    if (!(condition)) {                                                                                       \
+      throw ::ironbench::error(::ironbench::check_failure_message(__FILE__, __LINE__, #condition, (detail))); \
+    }                                                                                                         \
   } while (false)

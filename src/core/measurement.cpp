@@ -11,13 +11,9 @@ namespace {
 
 using clock = std::chrono::steady_clock;
 
-double seconds_since(clock::time_point start) {
-  return std::chrono::duration<double>(clock::now() - start).count();
-}
+double seconds_since(clock::time_point start) { return std::chrono::duration<double>(clock::now() - start).count(); }
 
-bool cancelled(const std::atomic<bool>* cancel) {
-  return cancel != nullptr && cancel->load(std::memory_order_relaxed);
-}
+bool cancelled(const std::atomic<bool>* cancel) { return cancel != nullptr && cancel->load(std::memory_order_relaxed); }
 
 // Running mean and variance (Welford), so the stopping rule costs O(1) per sample.
 struct running_noise {
@@ -61,8 +57,7 @@ measurement run_measurement(const measurement_settings& settings, const timed_it
     const double elapsed = work(1);
     fastest = result.warmup_reps == 0 ? elapsed : std::min(fastest, elapsed);
     ++result.warmup_reps;
-    if (result.warmup_reps >= settings.min_warmup_reps &&
-        seconds_since(warmup_start) >= settings.warmup_s) {
+    if (result.warmup_reps >= settings.min_warmup_reps && seconds_since(warmup_start) >= settings.warmup_s) {
       break;
     }
   }

@@ -44,8 +44,7 @@ struct measurement {
 
 /// Measures `work` under `settings`. `cancel`, when set, ends the loop early (the samples so
 /// far are kept and the stop reason says so).
-[[nodiscard]] measurement run_measurement(const measurement_settings& settings,
-                                          const timed_iterations& work,
+[[nodiscard]] measurement run_measurement(const measurement_settings& settings, const timed_iterations& work,
                                           const std::atomic<bool>* cancel = nullptr);
 
 /// Host-clock timing of a synchronous body: wraps `body` into timed_iterations.

@@ -26,8 +26,7 @@ const axis_value& parameter_set::at(const std::string& name) const {
 }
 
 bool parameter_set::contains(const std::string& name) const {
-  return std::any_of(entries_.begin(), entries_.end(),
-                     [&](const entry& e) { return e.first == name; });
+  return std::any_of(entries_.begin(), entries_.end(), [&](const entry& e) { return e.first == name; });
 }
 
 std::int64_t parameter_set::integer(const std::string& name) const {

@@ -15,8 +15,7 @@ const char* to_string(case_status status) {
 }
 
 std::optional<case_status> case_status_from_string(const std::string& text) {
-  for (auto s : {case_status::valid, case_status::invalid, case_status::skipped,
-                 case_status::failed}) {
+  for (auto s : {case_status::valid, case_status::invalid, case_status::skipped, case_status::failed}) {
     if (text == to_string(s)) return s;
   }
   return std::nullopt;

@@ -49,10 +49,10 @@ struct case_result {
   case_status status = case_status::valid;
   std::string reason;  ///< why the case is invalid, skipped or failed
   work_declaration work;
-  std::optional<measurement> timing;            ///< absent when nothing was measured
-  std::vector<metric> metrics;                  ///< derived and benchmark-specific numbers
-  std::map<std::string, std::string> notes;     ///< context: library, threads, peak source
-  json telemetry = nullptr;  ///< device telemetry summary (mean/max per sensor), or why there is none
+  std::optional<measurement> timing;         ///< absent when nothing was measured
+  std::vector<metric> metrics;               ///< derived and benchmark-specific numbers
+  std::map<std::string, std::string> notes;  ///< context: library, threads, peak source
+  json telemetry = nullptr;                  ///< device telemetry summary (mean/max per sensor), or why there is none
   /// Per-step series the case recorded, by name (training: "loss", "step_time_ms"), in order.
   std::map<std::string, std::vector<double>> series;
 

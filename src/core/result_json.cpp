@@ -15,9 +15,8 @@ json value_to_json(const axis_value& value) {
 }
 
 json summary_to_json(const summary& s) {
-  return json{{"count", s.count}, {"median", s.median}, {"p10", s.p10}, {"p90", s.p90},
-              {"min", s.min},     {"max", s.max},       {"mean", s.mean}, {"stddev", s.stddev},
-              {"cv", s.cv}};
+  return json{{"count", s.count}, {"median", s.median}, {"p10", s.p10},       {"p90", s.p90}, {"min", s.min},
+              {"max", s.max},     {"mean", s.mean},     {"stddev", s.stddev}, {"cv", s.cv}};
 }
 
 json measurement_to_json(const measurement& m) {
@@ -44,8 +43,7 @@ const json& require(const json& object, const char* key, const std::string& cont
   return object.at(key);
 }
 
-std::string get_string(const json& object, const char* key, const std::string& context,
-                       bool required = false) {
+std::string get_string(const json& object, const char* key, const std::string& context, bool required = false) {
   if (!object.contains(key)) {
     if (required) malformed(context, fmt::format("missing field '{}'", key));
     return {};
@@ -104,8 +102,7 @@ measurement measurement_from_json(const json& j, const std::string& context) {
   m.warmup_s = get_number(j, "warmup_s", context);
   m.total_iterations = get_count(j, "total_iterations", context);
   const auto stop = get_string(j, "stop_reason", context);
-  for (auto r : {stop_reason::target_noise, stop_reason::max_time, stop_reason::max_reps,
-                 stop_reason::cancelled}) {
+  for (auto r : {stop_reason::target_noise, stop_reason::max_time, stop_reason::max_reps, stop_reason::cancelled}) {
     if (stop == to_string(r)) m.stop = r;
   }
   return m;
@@ -179,10 +176,9 @@ device_info device_from_json(const json& j, const std::string& context) {
 }  // namespace
 
 json to_json(const measurement_settings& s) {
-  return json{{"warmup_s", s.warmup_s},         {"min_warmup_reps", s.min_warmup_reps},
-              {"min_reps", s.min_reps},         {"max_reps", s.max_reps},
-              {"min_time_s", s.min_time_s},     {"max_time_s", s.max_time_s},
-              {"target_cv", s.target_cv},       {"min_sample_s", s.min_sample_s}};
+  return json{{"warmup_s", s.warmup_s},   {"min_warmup_reps", s.min_warmup_reps}, {"min_reps", s.min_reps},
+              {"max_reps", s.max_reps},   {"min_time_s", s.min_time_s},           {"max_time_s", s.max_time_s},
+              {"target_cv", s.target_cv}, {"min_sample_s", s.min_sample_s}};
 }
 
 json to_json(const parameter_set& params) {
@@ -203,9 +199,7 @@ json to_json(const case_result& c) {
   if (!c.param_units.empty()) j["param_units"] = json(c.param_units);
   j["status"] = to_string(c.status);
   if (!c.reason.empty()) j["reason"] = c.reason;
-  j["work"] = {{"flops", c.work.flops},
-               {"bytes_read", c.work.bytes_read},
-               {"bytes_written", c.work.bytes_written}};
+  j["work"] = {{"flops", c.work.flops}, {"bytes_read", c.work.bytes_read}, {"bytes_written", c.work.bytes_written}};
   if (c.timing) j["time"] = measurement_to_json(*c.timing);
   j["metrics"] = std::move(metrics);
   j["notes"] = json(c.notes);

@@ -23,8 +23,7 @@ std::string display_label(const parameter_set& params, const std::vector<axis>& 
   return text;
 }
 
-std::vector<const benchmark*> select_benchmarks(const registry& benchmarks,
-                                                const run_options& options) {
+std::vector<const benchmark*> select_benchmarks(const registry& benchmarks, const run_options& options) {
   if (options.benchmarks.empty()) return benchmarks.default_suite();
   std::vector<const benchmark*> selected;
   for (const auto& name : options.benchmarks) {
@@ -35,8 +34,7 @@ std::vector<const benchmark*> select_benchmarks(const registry& benchmarks,
 }
 
 // Every override must be taken by some selected benchmark (on some device).
-void check_overrides_are_used(const std::vector<const benchmark*>& selected,
-                              const std::vector<device_info>& devices,
+void check_overrides_are_used(const std::vector<const benchmark*>& selected, const std::vector<device_info>& devices,
                               const run_options& options) {
   for (const auto& o : options.overrides) {
     bool named_selected = o.benchmark.empty();
@@ -49,8 +47,7 @@ void check_overrides_are_used(const std::vector<const benchmark*>& selected,
       }
     }
     if (!named_selected) {
-      throw usage_error(fmt::format("--axis {} names benchmark '{}', which is not selected", o.text,
-                                    o.benchmark));
+      throw usage_error(fmt::format("--axis {} names benchmark '{}', which is not selected", o.text, o.benchmark));
     }
     if (!has_axis) {
       throw usage_error(fmt::format("--axis {}: no selected benchmark has an axis '{}'", o.text, o.name));
@@ -83,14 +80,13 @@ std::vector<planned_case> plan_run(const registry& benchmarks, const std::vector
         b->check_params(params, device);
         const auto needed = b->memory_required(params, device);
         if (device.memory_bytes > 0 && needed > device.memory_bytes) {
-          throw usage_error(fmt::format("{} {} on {} needs {} of memory but the device has {}",
-                                        b->name(), display_label(params, axes), device.id, format_bytes(needed),
+          throw usage_error(fmt::format("{} {} on {} needs {} of memory but the device has {}", b->name(),
+                                        display_label(params, axes), device.id, format_bytes(needed),
                                         format_bytes(device.memory_bytes)));
         }
         plan.push_back({b, shared_device, std::move(params), units, {}});
         if (plan.size() > max_planned_cases) {
-          throw usage_error(fmt::format("the sweep has more than {} cases; narrow the axes",
-                                        max_planned_cases));
+          throw usage_error(fmt::format("the sweep has more than {} cases; narrow the axes", max_planned_cases));
         }
       }
     }
@@ -147,7 +143,8 @@ void execute_plan(const std::vector<planned_case>& plan, const run_options& opti
     json series = nullptr;
     run.cases.push_back(run_case(plan[i], options, &series));
     if (!series.is_null()) {
-      run.telemetry.push_back({{"case", run.cases.size() - 1}, {"device", plan[i].device->id}, {"samples", std::move(series)}});
+      run.telemetry.push_back(
+          {{"case", run.cases.size() - 1}, {"device", plan[i].device->id}, {"samples", std::move(series)}});
     }
     if (progress) progress(i, plan.size(), plan[i], &run.cases.back());
   }

@@ -26,8 +26,7 @@ double percentile(std::span<const double> samples, double p) {
 
 double mean(std::span<const double> samples) {
   if (samples.empty()) return 0.0;
-  return std::accumulate(samples.begin(), samples.end(), 0.0) /
-         static_cast<double>(samples.size());
+  return std::accumulate(samples.begin(), samples.end(), 0.0) / static_cast<double>(samples.size());
 }
 
 namespace {

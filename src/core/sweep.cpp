@@ -22,16 +22,14 @@ std::string axis_names(const std::vector<axis>& axes) {
 }
 
 // Fills non-overridden members of partially overridden zip groups and checks the lengths.
-void settle_zip_groups(std::string_view benchmark, std::vector<axis>& axes,
-                       const std::set<std::string>& overridden) {
+void settle_zip_groups(std::string_view benchmark, std::vector<axis>& axes, const std::set<std::string>& overridden) {
   std::map<std::string, std::vector<axis*>> groups;
   for (auto& a : axes) {
     if (!a.zip_group.empty()) groups[a.zip_group].push_back(&a);
   }
   for (auto& [group, members] : groups) {
-    const auto first_overridden = std::find_if(members.begin(), members.end(), [&](axis* a) {
-      return overridden.count(a->name) != 0;
-    });
+    const auto first_overridden =
+        std::find_if(members.begin(), members.end(), [&](axis* a) { return overridden.count(a->name) != 0; });
     if (first_overridden != members.end()) {
       for (auto* member : members) {
         if (overridden.count(member->name) == 0 && member->kind == (*first_overridden)->kind) {
@@ -45,9 +43,8 @@ void settle_zip_groups(std::string_view benchmark, std::vector<axis>& axes,
       if (member->values.size() != length && member->values.size() != 1) {
         std::vector<std::string> sizes;
         for (const auto* m : members) sizes.push_back(fmt::format("{}={}", m->name, m->values.size()));
-        throw usage_error(fmt::format(
-            "{}: axes {} advance together and need equal numbers of values (or one), got {}",
-            benchmark, group, fmt::join(sizes, " ")));
+        throw usage_error(fmt::format("{}: axes {} advance together and need equal numbers of values (or one), got {}",
+                                      benchmark, group, fmt::join(sizes, " ")));
       }
     }
   }
@@ -60,12 +57,10 @@ std::vector<axis> apply_overrides(std::string_view benchmark, std::vector<axis> 
   std::set<std::string> overridden;
   for (const auto& o : overrides) {
     if (!applies_to(o, benchmark)) continue;
-    const auto target = std::find_if(axes.begin(), axes.end(),
-                                     [&](const axis& a) { return a.name == o.name; });
+    const auto target = std::find_if(axes.begin(), axes.end(), [&](const axis& a) { return a.name == o.name; });
     if (target == axes.end()) {
       if (o.benchmark.empty()) continue;  // another selected benchmark may have it
-      throw usage_error(fmt::format("{} has no axis '{}' (its axes: {})", benchmark, o.name,
-                                    axis_names(axes)));
+      throw usage_error(fmt::format("{} has no axis '{}' (its axes: {})", benchmark, o.name, axis_names(axes)));
     }
     if (!overridden.insert(o.name).second) {
       throw usage_error(fmt::format("axis {} of {} is given twice", o.name, benchmark));
@@ -83,8 +78,7 @@ std::vector<parameter_set> expand_sweep(const std::vector<axis>& axes) {
   std::map<std::string, std::size_t> group_dimension;
   for (const auto& a : axes) {
     if (a.values.empty()) {
-      throw usage_error(fmt::format("axis {} has no values; give them with --axis {}=...",
-                                    a.name, a.name));
+      throw usage_error(fmt::format("axis {} has no values; give them with --axis {}=...", a.name, a.name));
     }
     if (a.zip_group.empty() || group_dimension.count(a.zip_group) == 0) {
       if (!a.zip_group.empty()) group_dimension[a.zip_group] = dimensions.size();

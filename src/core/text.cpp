@@ -62,7 +62,8 @@ std::vector<std::string> split_fields(std::string_view line, char separator) {
   std::size_t start = 0;
   while (true) {
     const auto end = line.find(separator, start);
-    fields.push_back(trim_copy(line.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start)));
+    fields.push_back(
+        trim_copy(line.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start)));
     if (end == std::string_view::npos) break;
     start = end + 1;
   }

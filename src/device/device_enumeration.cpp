@@ -23,8 +23,8 @@ device_enumeration enumerate_devices(const platform::host_fingerprint& host) {
 std::vector<core::device_info> select_devices(const device_enumeration& found, std::string_view spec) {
   std::vector<core::device_info> selected;
   auto add = [&](const core::device_info& d) {
-    const bool present = std::any_of(selected.begin(), selected.end(),
-                                     [&](const core::device_info& s) { return s.id == d.id; });
+    const bool present =
+        std::any_of(selected.begin(), selected.end(), [&](const core::device_info& s) { return s.id == d.id; });
     if (!present) selected.push_back(d);
   };
   for (const auto& name : split(spec)) {

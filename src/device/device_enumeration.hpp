@@ -20,7 +20,6 @@ struct device_enumeration {
 /// Devices named by `spec`, a comma-separated list of "all", a kind ("cpu", "cuda", "hip")
 /// or an id ("cuda:1"). Throws usage_error for a name that matches no device, saying which
 /// devices exist and why others are missing.
-[[nodiscard]] std::vector<core::device_info> select_devices(const device_enumeration& found,
-                                                            std::string_view spec);
+[[nodiscard]] std::vector<core::device_info> select_devices(const device_enumeration& found, std::string_view spec);
 
 }  // namespace ironbench::device

@@ -39,8 +39,7 @@ std::string read_cpuset(const sysfs_reader& reader, const std::vector<std::strin
   return {};
 }
 
-void detect_v2(const sysfs_reader& reader, const std::vector<proc_cgroup_entry>& entries,
-               cgroup_limits& limits) {
+void detect_v2(const sysfs_reader& reader, const std::vector<proc_cgroup_entry>& entries, cgroup_limits& limits) {
   limits.path = "/";
   for (const auto& e : entries) {
     if (e.hierarchy_id == 0) limits.path = e.path;
@@ -56,8 +55,7 @@ void detect_v2(const sysfs_reader& reader, const std::vector<proc_cgroup_entry>&
     if (const auto text = reader.read_text(dir + "/cpu.max")) {
       const auto space = text->find(' ');
       const auto quota = parse_int(text->substr(0, space));
-      const auto period = space == std::string::npos ? std::nullopt
-                                                     : parse_int(text->substr(space + 1));
+      const auto period = space == std::string::npos ? std::nullopt : parse_int(text->substr(space + 1));
       if (quota && period && *quota > 0 && *period > 0) {
         const double cores = static_cast<double>(*quota) / static_cast<double>(*period);
         limits.cpu_quota_cores = std::min(limits.cpu_quota_cores.value_or(cores), cores);
@@ -66,13 +64,11 @@ void detect_v2(const sysfs_reader& reader, const std::vector<proc_cgroup_entry>&
   }
 }
 
-void detect_v1(const sysfs_reader& reader, const std::vector<proc_cgroup_entry>& entries,
-               cgroup_limits& limits) {
+void detect_v1(const sysfs_reader& reader, const std::vector<proc_cgroup_entry>& entries, cgroup_limits& limits) {
   // Path of the hierarchy that carries `controller` ("/" when not listed).
   const auto path_of = [&entries](std::string_view controller) -> std::string {
     for (const auto& e : entries) {
-      if (std::find(e.controllers.begin(), e.controllers.end(), controller) !=
-          e.controllers.end()) {
+      if (std::find(e.controllers.begin(), e.controllers.end(), controller) != e.controllers.end()) {
         return e.path;
       }
     }
@@ -81,8 +77,8 @@ void detect_v1(const sysfs_reader& reader, const std::vector<proc_cgroup_entry>&
   // In a container the mount usually shows only the container's own cgroup, so the host
   // path may not exist below it: directories that do not exist are simply not read.
   limits.path = path_of("cpuset");
-  limits.cpuset = read_cpuset(reader, ancestors(cgroup_root + "/cpuset", limits.path),
-                              {"cpuset.effective_cpus", "cpuset.cpus"});
+  limits.cpuset =
+      read_cpuset(reader, ancestors(cgroup_root + "/cpuset", limits.path), {"cpuset.effective_cpus", "cpuset.cpus"});
 
   for (const auto& dir : ancestors(cgroup_root + "/memory", path_of("memory"))) {
     const auto mem = reader.read_int(dir + "/memory.limit_in_bytes");
@@ -136,8 +132,7 @@ cgroup_limits detect_cgroup(const sysfs_reader& reader) {
   if (reader.exists(cgroup_root + "/cgroup.controllers")) {
     limits.version = 2;
     detect_v2(reader, entries, limits);
-  } else if (reader.is_directory(cgroup_root + "/cpuset") ||
-             reader.is_directory(cgroup_root + "/memory") ||
+  } else if (reader.is_directory(cgroup_root + "/cpuset") || reader.is_directory(cgroup_root + "/memory") ||
              reader.is_directory(cgroup_root + "/cpu")) {
     limits.version = 1;
     detect_v1(reader, entries, limits);

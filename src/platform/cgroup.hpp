@@ -25,12 +25,12 @@ struct proc_cgroup_entry {
 
 /// Limits found. Optionals are nullopt when the limit is absent ("max", -1) or unreadable.
 struct cgroup_limits {
-  std::optional<int> version;     ///< 2 when sys/fs/cgroup/cgroup.controllers exists, 1 when
-                                  ///< v1 controller directories exist, else unknown
-  std::string path;               ///< the process's cgroup (v2), or its cpuset cgroup (v1)
-  std::string cpuset;             ///< allowed CPUs as a list string ("0-31"); "" unknown
-  std::optional<int> cpuset_cpus; ///< number of CPUs in cpuset
-  std::optional<double> cpu_quota_cores;  ///< CPU-time quota in CPUs (quota / period)
+  std::optional<int> version;                       ///< 2 when sys/fs/cgroup/cgroup.controllers exists, 1 when
+                                                    ///< v1 controller directories exist, else unknown
+  std::string path;                                 ///< the process's cgroup (v2), or its cpuset cgroup (v1)
+  std::string cpuset;                               ///< allowed CPUs as a list string ("0-31"); "" unknown
+  std::optional<int> cpuset_cpus;                   ///< number of CPUs in cpuset
+  std::optional<double> cpu_quota_cores;            ///< CPU-time quota in CPUs (quota / period)
   std::optional<std::uint64_t> memory_limit_bytes;  ///< memory limit, bytes
 
   /// The cpuset as CPU numbers (empty when unknown).

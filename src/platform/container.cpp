@@ -8,9 +8,7 @@ namespace ironbench::platform {
 
 namespace {
 
-bool starts_with(std::string_view text, std::string_view prefix) {
-  return text.substr(0, prefix.size()) == prefix;
-}
+bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
 
 void add_evidence(container_info& info, const std::string& what, const std::string& engine) {
   info.evidence.push_back(what);
@@ -77,20 +75,18 @@ container_info detect_container(const sysfs_reader& reader, const env_lookup& ge
   for (const char* file : {"proc/1/cgroup", "proc/self/cgroup"}) {
     const auto entries = parse_proc_cgroup(reader.read_text(file).value_or(""));
     if (std::string_view(file) == "proc/self/cgroup" && !entries.empty()) {
-      const auto v2 = std::find_if(entries.begin(), entries.end(),
-                                   [](const proc_cgroup_entry& e) { return e.hierarchy_id == 0; });
-      self_at_root = v2 != entries.end()
-                         ? v2->path == "/"
-                         : std::all_of(entries.begin(), entries.end(),
-                                       [](const proc_cgroup_entry& e) { return e.path == "/"; });
+      const auto v2 =
+          std::find_if(entries.begin(), entries.end(), [](const proc_cgroup_entry& e) { return e.hierarchy_id == 0; });
+      self_at_root = v2 != entries.end() ? v2->path == "/"
+                                         : std::all_of(entries.begin(), entries.end(),
+                                                       [](const proc_cgroup_entry& e) { return e.path == "/"; });
     }
     for (const auto& entry : entries) {
       const std::string engine = engine_from_cgroup_path(entry.path);
       if (engine.empty()) continue;
       if (entry.path.find("kubepods") != std::string::npos) kubernetes = true;
       host_paths_visible = true;
-      add_evidence(info, "/" + std::string(file) + " " + entry.path,
-                   engine == "kubernetes" ? "unknown" : engine);
+      add_evidence(info, "/" + std::string(file) + " " + entry.path, engine == "kubernetes" ? "unknown" : engine);
       break;  // one line per file is enough evidence
     }
   }

@@ -44,9 +44,19 @@ std::optional<std::uint64_t> parse_cache_size(std::string_view text) {
   std::uint64_t multiplier = 1;
   if (!unit.empty()) {
     switch (unit.front()) {
-      case 'K': case 'k': multiplier = 1ull << 10; unit.remove_prefix(1); break;
-      case 'M': multiplier = 1ull << 20; unit.remove_prefix(1); break;
-      case 'G': multiplier = 1ull << 30; unit.remove_prefix(1); break;
+      case 'K':
+      case 'k':
+        multiplier = 1ull << 10;
+        unit.remove_prefix(1);
+        break;
+      case 'M':
+        multiplier = 1ull << 20;
+        unit.remove_prefix(1);
+        break;
+      case 'G':
+        multiplier = 1ull << 30;
+        unit.remove_prefix(1);
+        break;
       default: break;
     }
   }
@@ -70,8 +80,7 @@ std::vector<cache_info> detect_caches(const sysfs_reader& reader, const std::vec
       if (!level || *level < 0 || *level > 16 || !type || type->empty() || !size) continue;
       // A missing shared_cpu_list means "this CPU only": one instance per CPU.
       const auto shared = reader.read_text(dir + "shared_cpu_list");
-      const std::string key = shared ? format_cpu_list(parse_cpu_list(*shared))
-                                     : "cpu" + std::to_string(cpu);
+      const std::string key = shared ? format_cpu_list(parse_cpu_list(*shared)) : "cpu" + std::to_string(cpu);
       auto& group = groups[{static_cast<int>(*level), *type}];
       if (group.size_bytes == 0) group.size_bytes = *size;
       group.shared_lists.insert(key);
@@ -81,8 +90,8 @@ std::vector<cache_info> detect_caches(const sysfs_reader& reader, const std::vec
   std::vector<cache_info> caches;
   for (const auto& [key, group] : groups) {
     const int instances = static_cast<int>(group.shared_lists.size());
-    caches.push_back({key.first, key.second, group.size_bytes, instances,
-                      group.size_bytes * static_cast<std::uint64_t>(instances)});
+    caches.push_back(
+        {key.first, key.second, group.size_bytes, instances, group.size_bytes * static_cast<std::uint64_t>(instances)});
   }
   std::sort(caches.begin(), caches.end(), [](const cache_info& a, const cache_info& b) {
     return a.level != b.level ? a.level < b.level : type_rank(a.type) < type_rank(b.type);

@@ -32,12 +32,10 @@ struct cache_info {
 /// Reads the cache descriptions of the given CPUs (all cpuN directories when `cpus` is
 /// empty) and groups them by (level, type), sorted by level then Data/Instruction/Unified.
 /// Entries missing level, type or size are skipped.
-[[nodiscard]] std::vector<cache_info> detect_caches(const sysfs_reader& reader,
-                                                    const std::vector<int>& cpus);
+[[nodiscard]] std::vector<cache_info> detect_caches(const sysfs_reader& reader, const std::vector<int>& cpus);
 
 /// Sum of total_bytes of the highest-level Data or Unified cache: the capacity a memory
 /// benchmark must exceed (STREAM arrays are sized at least 4x this). nullopt without caches.
-[[nodiscard]] std::optional<std::uint64_t> last_level_cache_bytes_total(
-    const std::vector<cache_info>& caches);
+[[nodiscard]] std::optional<std::uint64_t> last_level_cache_bytes_total(const std::vector<cache_info>& caches);
 
 }  // namespace ironbench::platform

@@ -61,8 +61,7 @@ std::optional<double> read_khz_as_mhz(const sysfs_reader& reader, const std::str
   return static_cast<double>(*khz) / 1000.0;
 }
 
-cpu_frequency detect_frequency(const sysfs_reader& reader, const proc_cpuinfo& cpuinfo,
-                               const cpu_topology& topo) {
+cpu_frequency detect_frequency(const sysfs_reader& reader, const proc_cpuinfo& cpuinfo, const cpu_topology& topo) {
   const int first_cpu = topo.online.empty() ? 0 : topo.online.front();
   const std::string dir = "sys/devices/system/cpu/cpu" + std::to_string(first_cpu) + "/cpufreq/";
   cpu_frequency freq;

@@ -49,7 +49,7 @@ struct cpu_frequency {
   /// only, never read from files. In VMs, cpuinfo_mhz is the nominal (TSC) clock while the
   /// cores run faster, so a peak built on it would be exceeded.
   std::optional<double> measured_mhz;
-  std::string frequency_source;       ///< source of nominal(): see nominal_frequency::source
+  std::string frequency_source;  ///< source of nominal(): see nominal_frequency::source
 
   /// The clock a peak-FLOPS estimate uses: max_mhz, else measured_mhz, else base_mhz, else
   /// cpuinfo_mhz.
@@ -58,17 +58,17 @@ struct cpu_frequency {
 
 /// Everything known about the host CPU. Strings are empty and optionals nullopt when unknown.
 struct cpu_info {
-  std::string vendor;          ///< "GenuineIntel", "AuthenticAMD"; aarch64: implementer name
-  std::string model_name;      ///< "AMD EPYC 9554 64-Core Processor"; aarch64: from CPU part
-  std::optional<int> family;   ///< x86 family (26 = 0x1a for Zen 5)
-  std::optional<int> model;    ///< x86 model
-  std::optional<int> stepping; ///< x86 stepping
-  cpu_topology topology;       ///< online CPUs, sockets, cores, threads, NUMA nodes
-  std::vector<cache_info> caches;                             ///< per level and type
+  std::string vendor;              ///< "GenuineIntel", "AuthenticAMD"; aarch64: implementer name
+  std::string model_name;          ///< "AMD EPYC 9554 64-Core Processor"; aarch64: from CPU part
+  std::optional<int> family;       ///< x86 family (26 = 0x1a for Zen 5)
+  std::optional<int> model;        ///< x86 model
+  std::optional<int> stepping;     ///< x86 stepping
+  cpu_topology topology;           ///< online CPUs, sockets, cores, threads, NUMA nodes
+  std::vector<cache_info> caches;  ///< per level and type
   std::optional<std::uint64_t> last_level_cache_bytes_total;  ///< see cpu_cache.hpp, bytes
-  isa_flags isa;                   ///< feature booleans
-  std::vector<std::string> flags;  ///< the full flag list (kept out of JSON)
-  cpu_frequency frequency;         ///< clocks, MHz
+  isa_flags isa;                                              ///< feature booleans
+  std::vector<std::string> flags;                             ///< the full flag list (kept out of JSON)
+  cpu_frequency frequency;                                    ///< clocks, MHz
 
   /// True when `flag` is in the full flag list.
   [[nodiscard]] bool has_flag(std::string_view flag) const;

@@ -34,8 +34,7 @@ std::vector<int> parse_cpu_list(std::string_view text) {
     if (dash == std::string_view::npos) {
       if (!parse_cpu(item, first)) return {};
       last = first;
-    } else if (!parse_cpu(item.substr(0, dash), first) || !parse_cpu(item.substr(dash + 1), last) ||
-               last < first) {
+    } else if (!parse_cpu(item.substr(0, dash), first) || !parse_cpu(item.substr(dash + 1), last) || last < first) {
       return {};
     }
     for (int cpu = first; cpu <= last; ++cpu) cpus.push_back(cpu);

@@ -24,12 +24,10 @@ flops_per_cycle fp64_flops_per_cycle(const cpu_info& cpu) {
   if (isa.avx) return {8, "AVX 256-bit add + mul, no FMA"};
   if (isa.sse2) return {4, "SSE2 128-bit add + mul"};
   const std::string name = cpu.model_name.empty() ? cpu.vendor : cpu.model_name;
-  return {std::nullopt, fmt::format("no FLOP/cycle table entry for {}",
-                                    name.empty() ? std::string("this CPU") : name)};
+  return {std::nullopt, fmt::format("no FLOP/cycle table entry for {}", name.empty() ? std::string("this CPU") : name)};
 }
 
-peak_estimate cpu_peak_flops(const cpu_info& cpu, std::optional<int> cores,
-                             std::string_view dtype) {
+peak_estimate cpu_peak_flops(const cpu_info& cpu, std::optional<int> cores, std::string_view dtype) {
   if (dtype != "fp64" && dtype != "fp32" && dtype != "bf16") {
     return {std::nullopt, fmt::format("no CPU peak model for dtype {}", dtype)};
   }
@@ -53,8 +51,8 @@ peak_estimate cpu_peak_flops(const cpu_info& cpu, std::optional<int> cores,
   if (!cores || *cores <= 0) return {std::nullopt, "number of physical cores unknown"};
   const double per_core_cycle = *per_cycle.fp64 * factor;
   return {*cores * *freq.mhz * 1e6 * per_core_cycle,
-          fmt::format("{} core{} x {:.0f} MHz ({}) x {:g} FLOP/cycle ({})", *cores,
-                      *cores == 1 ? "" : "s", *freq.mhz, freq.source, per_core_cycle, how)};
+          fmt::format("{} core{} x {:.0f} MHz ({}) x {:g} FLOP/cycle ({})", *cores, *cores == 1 ? "" : "s", *freq.mhz,
+                      freq.source, per_core_cycle, how)};
 }
 
 peak_estimate cpu_peak_flops(const host_fingerprint& host, std::string_view dtype) {

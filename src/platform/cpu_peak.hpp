@@ -45,8 +45,7 @@ struct peak_estimate {
 /// Peak for `dtype` ("fp64", "fp32", "bf16") with `cores` physical cores. fp32 = 2 x fp64;
 /// bf16 = 2 x fp32 with avx512_bf16 and no AMX, unknown otherwise (AMX is not modelled).
 /// An unknown dtype gives an unknown estimate.
-[[nodiscard]] peak_estimate cpu_peak_flops(const cpu_info& cpu, std::optional<int> cores,
-                                           std::string_view dtype);
+[[nodiscard]] peak_estimate cpu_peak_flops(const cpu_info& cpu, std::optional<int> cores, std::string_view dtype);
 
 /// Peak of the host for `dtype`, over the physical cores this process may use (see
 /// usable_physical_cores in host_fingerprint.hpp).

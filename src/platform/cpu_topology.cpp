@@ -32,8 +32,7 @@ std::optional<int> numbered(const std::string& name, std::string_view prefix) {
 
 using core_key = std::pair<int, int>;  // (package, core); unknown package counts as 0
 
-std::map<core_key, int> threads_by_core(const std::vector<logical_cpu>& cpus,
-                                        const std::vector<int>* allowed) {
+std::map<core_key, int> threads_by_core(const std::vector<logical_cpu>& cpus, const std::vector<int>* allowed) {
   std::map<core_key, int> cores;
   for (const auto& c : cpus) {
     if (!c.core) continue;
@@ -77,9 +76,8 @@ cpu_topology detect_topology(const sysfs_reader& reader, const proc_cpuinfo& cpu
     const std::string dir = cpu_dir + "cpu" + std::to_string(cpu) + "/topology/";
     logical_cpu entry{cpu, non_negative(reader.read_int(dir + "physical_package_id")),
                       non_negative(reader.read_int(dir + "core_id"))};
-    const auto from_cpuinfo =
-        std::find_if(cpuinfo.processors.begin(), cpuinfo.processors.end(),
-                     [cpu](const cpuinfo_processor& p) { return p.processor == cpu; });
+    const auto from_cpuinfo = std::find_if(cpuinfo.processors.begin(), cpuinfo.processors.end(),
+                                           [cpu](const cpuinfo_processor& p) { return p.processor == cpu; });
     if (from_cpuinfo != cpuinfo.processors.end()) {
       if (!entry.package) entry.package = from_cpuinfo->physical_id;
       if (!entry.core) entry.core = from_cpuinfo->core_id;

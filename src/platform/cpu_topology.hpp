@@ -12,9 +12,9 @@ namespace ironbench::platform {
 
 /// Where one online logical CPU sits.
 struct logical_cpu {
-  int cpu = 0;                  ///< logical CPU number, as in CPU lists
-  std::optional<int> package;   ///< physical package (socket) id
-  std::optional<int> core;      ///< core id within the package
+  int cpu = 0;                 ///< logical CPU number, as in CPU lists
+  std::optional<int> package;  ///< physical package (socket) id
+  std::optional<int> core;     ///< core id within the package
 };
 
 /// Topology of the online CPUs. Every count is unknown (nullopt) when nothing describes it.

@@ -1,8 +1,8 @@
 #include "platform/host_fingerprint.hpp"
 
+#include <unistd.h>
 #include <algorithm>
 #include <cstdlib>
-#include <unistd.h>
 
 namespace ironbench::platform {
 
@@ -28,8 +28,7 @@ std::optional<int> host_fingerprint::usable_cpus() const {
   return cgroup.cpuset_cpus ? cgroup.cpuset_cpus : cpu.topology.logical_cpus;
 }
 
-std::string classify_environment(const virtualization_info& virtualization,
-                                 const container_info& container) {
+std::string classify_environment(const virtualization_info& virtualization, const container_info& container) {
   if (container.in_container) {
     return virtualization.is_virtual_machine ? "container_in_vm" : "container";
   }
@@ -56,11 +55,9 @@ host_fingerprint detect_host(const probe_sources& sources) {
   host.virtualization = detect_virtualization(reader, sources.cpuid, host.cpu.flags);
   host.container = detect_container(reader, sources.getenv);
   host.cgroup = detect_cgroup(reader);
-  const bool nothing_read = !host.cpu.topology.logical_cpus && !host.memory.total_bytes &&
-                            !sources.cpuid.available && host.virtualization.evidence.empty() &&
-                            !host.container.in_container;
-  host.environment_kind =
-      nothing_read ? "unknown" : classify_environment(host.virtualization, host.container);
+  const bool nothing_read = !host.cpu.topology.logical_cpus && !host.memory.total_bytes && !sources.cpuid.available &&
+                            host.virtualization.evidence.empty() && !host.container.in_container;
+  host.environment_kind = nothing_read ? "unknown" : classify_environment(host.virtualization, host.container);
   host.software = detect_software(reader.is_live());
   return host;
 }

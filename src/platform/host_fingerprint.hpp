@@ -72,7 +72,6 @@ struct host_fingerprint {
 
 /// Human-readable (label, text) lines for `ironbench sysinfo`, e.g.
 /// {"Caches", "L1d 48 KiB x2, L1i 32 KiB x2, L2 1 MiB x2, L3 32 MiB x1"}.
-[[nodiscard]] std::vector<std::pair<std::string, std::string>> summary_lines(
-    const host_fingerprint& host);
+[[nodiscard]] std::vector<std::pair<std::string, std::string>> summary_lines(const host_fingerprint& host);
 
 }  // namespace ironbench::platform

@@ -21,16 +21,17 @@ json cpu_json(const host_fingerprint& host) {
   const auto& topo = cpu.topology;
   json caches = json::array();
   for (const auto& c : cpu.caches) {
-    caches.push_back({{"level", c.level}, {"type", c.type}, {"size_bytes", c.size_bytes},
-                      {"instances", c.instances}, {"total_bytes", c.total_bytes}});
+    caches.push_back({{"level", c.level},
+                      {"type", c.type},
+                      {"size_bytes", c.size_bytes},
+                      {"instances", c.instances},
+                      {"total_bytes", c.total_bytes}});
   }
   const auto& isa = cpu.isa;
-  const json isa_json = {{"sse2", isa.sse2},         {"avx", isa.avx},
-                         {"avx2", isa.avx2},         {"fma", isa.fma},
-                         {"avx512f", isa.avx512f},   {"avx512_bf16", isa.avx512_bf16},
-                         {"amx_bf16", isa.amx_bf16}, {"amx_tile", isa.amx_tile},
-                         {"neon", isa.neon},         {"sve", isa.sve},
-                         {"sve2", isa.sve2},         {"bf16", isa.bf16}};
+  const json isa_json = {{"sse2", isa.sse2},         {"avx", isa.avx},           {"avx2", isa.avx2},
+                         {"fma", isa.fma},           {"avx512f", isa.avx512f},   {"avx512_bf16", isa.avx512_bf16},
+                         {"amx_bf16", isa.amx_bf16}, {"amx_tile", isa.amx_tile}, {"neon", isa.neon},
+                         {"sve", isa.sve},           {"sve2", isa.sve2},         {"bf16", isa.bf16}};
   const auto& f = cpu.frequency;
   const auto nominal = f.nominal();
   const json frequency = {{"max_mhz", value_or_null(f.max_mhz)},
@@ -73,10 +74,11 @@ json virtualization_json(const virtualization_info& v) {
           {"cpuid_hypervisor_vendor", text_or_null(v.cpuid_hypervisor_vendor)},
           {"cpuinfo_hypervisor_flag", v.cpuinfo_hypervisor_flag},
           {"sys_hypervisor_type", text_or_null(v.sys_hypervisor_type)},
-          {"dmi", {{"sys_vendor", text_or_null(v.dmi.sys_vendor)},
-                   {"product_name", text_or_null(v.dmi.product_name)},
-                   {"board_vendor", text_or_null(v.dmi.board_vendor)},
-                   {"bios_vendor", text_or_null(v.dmi.bios_vendor)}}},
+          {"dmi",
+           {{"sys_vendor", text_or_null(v.dmi.sys_vendor)},
+            {"product_name", text_or_null(v.dmi.product_name)},
+            {"board_vendor", text_or_null(v.dmi.board_vendor)},
+            {"bios_vendor", text_or_null(v.dmi.bios_vendor)}}},
           {"evidence", evidence}};
 }
 
@@ -101,29 +103,33 @@ nlohmann::json to_json(const host_fingerprint& host) {
   return {
       {"hostname", text_or_null(host.hostname)},
       {"cpu", cpu_json(host)},
-      {"memory", {{"total_bytes", value_or_null(m.total_bytes)},
-                  {"available_bytes", value_or_null(m.available_bytes)},
-                  {"huge_page_size_bytes", value_or_null(m.huge_page_size_bytes)},
-                  {"usable_bytes", value_or_null(host.usable_memory_bytes())}}},
-      {"os", {{"kernel_release", text_or_null(os.kernel_release)},
-              {"pretty_name", text_or_null(os.pretty_name)},
-              {"id", text_or_null(os.id)},
-              {"version_id", text_or_null(os.version_id)},
-              {"architecture", text_or_null(os.architecture)}}},
+      {"memory",
+       {{"total_bytes", value_or_null(m.total_bytes)},
+        {"available_bytes", value_or_null(m.available_bytes)},
+        {"huge_page_size_bytes", value_or_null(m.huge_page_size_bytes)},
+        {"usable_bytes", value_or_null(host.usable_memory_bytes())}}},
+      {"os",
+       {{"kernel_release", text_or_null(os.kernel_release)},
+        {"pretty_name", text_or_null(os.pretty_name)},
+        {"id", text_or_null(os.id)},
+        {"version_id", text_or_null(os.version_id)},
+        {"architecture", text_or_null(os.architecture)}}},
       {"virtualization", virtualization_json(host.virtualization)},
       {"container", container_json(host.container)},
-      {"cgroup", {{"version", value_or_null(cg.version)},
-                  {"path", text_or_null(cg.path)},
-                  {"cpuset", text_or_null(cg.cpuset)},
-                  {"cpuset_cpus", value_or_null(cg.cpuset_cpus)},
-                  {"cpu_quota_cores", value_or_null(cg.cpu_quota_cores)},
-                  {"memory_limit_bytes", value_or_null(cg.memory_limit_bytes)}}},
+      {"cgroup",
+       {{"version", value_or_null(cg.version)},
+        {"path", text_or_null(cg.path)},
+        {"cpuset", text_or_null(cg.cpuset)},
+        {"cpuset_cpus", value_or_null(cg.cpuset_cpus)},
+        {"cpu_quota_cores", value_or_null(cg.cpu_quota_cores)},
+        {"memory_limit_bytes", value_or_null(cg.memory_limit_bytes)}}},
       {"environment_kind", host.environment_kind},
-      {"software", {{"compiler", text_or_null(host.software.compiler)},
-                    {"cxx_standard_library", text_or_null(host.software.cxx_standard_library)},
-                    {"glibc", text_or_null(host.software.glibc)},
-                    {"openmp", text_or_null(host.software.openmp)},
-                    {"libraries", libraries}}},
+      {"software",
+       {{"compiler", text_or_null(host.software.compiler)},
+        {"cxx_standard_library", text_or_null(host.software.cxx_standard_library)},
+        {"glibc", text_or_null(host.software.glibc)},
+        {"openmp", text_or_null(host.software.openmp)},
+        {"libraries", libraries}}},
   };
 }
 

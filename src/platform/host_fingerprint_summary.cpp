@@ -44,9 +44,8 @@ std::string cpu_line(const cpu_info& cpu) {
     name += fmt::format(" (family {:#x} model {:#x})", *cpu.family, *cpu.model);
   }
   const auto& t = cpu.topology;
-  return fmt::format("{}, {}, {}, {}, {}", name, count(t.sockets, "socket"),
-                     count(t.physical_cores, "core"), count(t.logical_cpus, "thread"),
-                     count(t.numa_nodes, "NUMA node"));
+  return fmt::format("{}, {}, {}, {}, {}", name, count(t.sockets, "socket"), count(t.physical_cores, "core"),
+                     count(t.logical_cpus, "thread"), count(t.numa_nodes, "NUMA node"));
 }
 
 std::string isa_line(const isa_flags& isa) {
@@ -63,14 +62,11 @@ std::string isa_line(const isa_flags& isa) {
 }
 
 std::string frequency_line(const cpu_frequency& f) {
-  const auto mhz = [](const std::optional<double>& v) {
-    return v ? fmt::format("{:.0f} MHz", *v) : std::string("?");
-  };
+  const auto mhz = [](const std::optional<double>& v) { return v ? fmt::format("{:.0f} MHz", *v) : std::string("?"); };
   const auto nominal = f.nominal();
   if (!nominal.mhz) return "unknown";
-  return fmt::format("{} ({}); max {}, base {}, cpuinfo {}, measured {}", mhz(nominal.mhz),
-                     nominal.source, mhz(f.max_mhz), mhz(f.base_mhz), mhz(f.cpuinfo_mhz),
-                     mhz(f.measured_mhz));
+  return fmt::format("{} ({}); max {}, base {}, cpuinfo {}, measured {}", mhz(nominal.mhz), nominal.source,
+                     mhz(f.max_mhz), mhz(f.base_mhz), mhz(f.cpuinfo_mhz), mhz(f.measured_mhz));
 }
 
 std::string cache_line(const cpu_info& cpu) {
@@ -88,8 +84,7 @@ std::string cache_line(const cpu_info& cpu) {
 
 std::string memory_line(const host_fingerprint& host) {
   const auto& m = host.memory;
-  std::string line = fmt::format("{} total, {} available",
-                                 m.total_bytes ? format_bytes(*m.total_bytes) : "?",
+  std::string line = fmt::format("{} total, {} available", m.total_bytes ? format_bytes(*m.total_bytes) : "?",
                                  m.available_bytes ? format_bytes(*m.available_bytes) : "?");
   if (host.cgroup.memory_limit_bytes) {
     line += fmt::format(", cgroup limit {}", format_bytes(*host.cgroup.memory_limit_bytes));
@@ -109,12 +104,12 @@ std::string environment_line(const host_fingerprint& host) {
 std::string cgroup_line(const cgroup_limits& cg) {
   if (!cg.version) return "unknown";
   std::string line = fmt::format("v{}", *cg.version);
-  line += cg.cpuset.empty() ? ", cpuset unknown"
-                            : fmt::format(", cpuset {} ({})", cg.cpuset, count(cg.cpuset_cpus, "CPU"));
+  line +=
+      cg.cpuset.empty() ? ", cpuset unknown" : fmt::format(", cpuset {} ({})", cg.cpuset, count(cg.cpuset_cpus, "CPU"));
   line += cg.memory_limit_bytes ? ", memory limit " + format_bytes(*cg.memory_limit_bytes)
                                 : std::string(", no memory limit");
-  line += cg.cpu_quota_cores ? fmt::format(", CPU quota {:g} CPUs", *cg.cpu_quota_cores)
-                             : std::string(", no CPU quota");
+  line +=
+      cg.cpu_quota_cores ? fmt::format(", CPU quota {:g} CPUs", *cg.cpu_quota_cores) : std::string(", no CPU quota");
   return line;
 }
 
@@ -139,10 +134,8 @@ std::vector<std::pair<std::string, std::string>> summary_lines(const host_finger
   lines.emplace_back("Clock", frequency_line(host.cpu.frequency));
   lines.emplace_back("Caches", cache_line(host.cpu));
   lines.emplace_back("Memory", memory_line(host));
-  lines.emplace_back("OS", fmt::format("{}, kernel {}, {}",
-                                       os.pretty_name.empty() ? "unknown" : os.pretty_name,
-                                       os.kernel_release.empty() ? "?" : os.kernel_release,
-                                       os.architecture));
+  lines.emplace_back("OS", fmt::format("{}, kernel {}, {}", os.pretty_name.empty() ? "unknown" : os.pretty_name,
+                                       os.kernel_release.empty() ? "?" : os.kernel_release, os.architecture));
   lines.emplace_back("Environment", environment_line(host));
   std::vector<std::string> evidence = host.virtualization.evidence;
   evidence.insert(evidence.end(), host.container.evidence.begin(), host.container.evidence.end());
@@ -151,9 +144,8 @@ std::vector<std::pair<std::string, std::string>> summary_lines(const host_finger
   for (const auto dtype : cpu_peak_dtypes) {
     const auto peak = cpu_peak_flops(host, dtype);
     lines.emplace_back(fmt::format("CPU peak {}", dtype),
-                       peak.flops_per_second
-                           ? fmt::format("{} ({})", format_flops(*peak.flops_per_second), peak.note)
-                           : fmt::format("unknown ({})", peak.note));
+                       peak.flops_per_second ? fmt::format("{} ({})", format_flops(*peak.flops_per_second), peak.note)
+                                             : fmt::format("unknown ({})", peak.note));
   }
   lines.emplace_back("Software", software_line(host.software));
   return lines;

@@ -23,8 +23,7 @@ std::map<std::string, std::string> parse_os_release(std::string_view text) {
     const auto eq = line.find('=');
     if (line.empty() || line.front() == '#' || eq == std::string_view::npos || eq == 0) return;
     std::string_view value = trim(line.substr(eq + 1));
-    if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') &&
-        value.back() == value.front()) {
+    if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front()) {
       value = value.substr(1, value.size() - 2);
     }
     values[std::string(trim(line.substr(0, eq)))] = std::string(value);
@@ -74,9 +73,12 @@ memory_info detect_memory(const sysfs_reader& reader) {
     const auto kib = parse_int(value.substr(0, value.size() - 2));
     if (!kib || *kib < 0) return;
     const auto bytes = static_cast<std::uint64_t>(*kib) * 1024u;
-    if (key == "MemTotal") memory.total_bytes = bytes;
-    else if (key == "MemAvailable") memory.available_bytes = bytes;
-    else if (key == "Hugepagesize") memory.huge_page_size_bytes = bytes;
+    if (key == "MemTotal")
+      memory.total_bytes = bytes;
+    else if (key == "MemAvailable")
+      memory.available_bytes = bytes;
+    else if (key == "Hugepagesize")
+      memory.huge_page_size_bytes = bytes;
   });
   return memory;
 }

@@ -23,8 +23,8 @@ struct os_info {
 /// Physical memory as the kernel reports it (inside a container: the host's or VM's memory,
 /// not the cgroup limit; see cgroup_limits). Bytes; nullopt when unknown.
 struct memory_info {
-  std::optional<std::uint64_t> total_bytes;      ///< MemTotal
-  std::optional<std::uint64_t> available_bytes;  ///< MemAvailable
+  std::optional<std::uint64_t> total_bytes;           ///< MemTotal
+  std::optional<std::uint64_t> available_bytes;       ///< MemAvailable
   std::optional<std::uint64_t> huge_page_size_bytes;  ///< Hugepagesize (default huge page)
 };
 

@@ -1,8 +1,8 @@
 #include "platform/proc_cpuinfo.hpp"
 
+#include <fmt/format.h>
 #include <charconv>
 #include <cstdlib>
-#include <fmt/format.h>
 
 #include "platform/sysfs_reader.hpp"
 

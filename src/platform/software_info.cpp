@@ -1,7 +1,7 @@
 #include "platform/software_info.hpp"
 
-#include <array>
 #include <fmt/format.h>
+#include <array>
 
 #if defined(__GLIBC__)
 #include <gnu/libc-version.h>
@@ -21,8 +21,15 @@ void software_info::add_library(std::string name, std::string version) {
 
 std::string openmp_version_name(long date) {
   static constexpr std::array<std::pair<long, const char*>, 9> versions{{
-      {200505, "2.5"}, {200805, "3.0"}, {201107, "3.1"}, {201307, "4.0"}, {201511, "4.5"},
-      {201811, "5.0"}, {202011, "5.1"}, {202111, "5.2"}, {202411, "6.0"},
+      {200505, "2.5"},
+      {200805, "3.0"},
+      {201107, "3.1"},
+      {201307, "4.0"},
+      {201511, "4.5"},
+      {201811, "5.0"},
+      {202011, "5.1"},
+      {202111, "5.2"},
+      {202411, "6.0"},
   }};
   for (const auto& [d, name] : versions) {
     if (d == date) return fmt::format("{} ({})", name, date);

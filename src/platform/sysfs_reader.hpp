@@ -59,7 +59,6 @@ class sysfs_reader {
   bool live_ = false;
 };
 
-
 /// Parses a whole string (after trimming) as a decimal integer; nullopt when it is not one.
 [[nodiscard]] std::optional<std::int64_t> parse_int(std::string_view text);
 

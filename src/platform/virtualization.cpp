@@ -99,10 +99,8 @@ virtualization_info detect_virtualization(const sysfs_reader& reader, const cpui
   }
   const std::string dmi_name = classify_dmi(info.dmi);
   if (!dmi_name.empty()) {
-    const bool by_product = info.dmi.product_name == "KVM" ||
-                            info.dmi.product_name == "Google Compute Engine" ||
-                            info.dmi.product_name == "VirtualBox" ||
-                            info.dmi.product_name == "OpenStack Nova";
+    const bool by_product = info.dmi.product_name == "KVM" || info.dmi.product_name == "Google Compute Engine" ||
+                            info.dmi.product_name == "VirtualBox" || info.dmi.product_name == "OpenStack Nova";
     evidence.push_back(by_product ? "dmi product_name " + info.dmi.product_name
                                   : "dmi sys_vendor " + info.dmi.sys_vendor);
   }

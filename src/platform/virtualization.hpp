@@ -31,19 +31,18 @@ struct dmi_info {
 
 /// Virtualization facts and the verdict drawn from them.
 struct virtualization_info {
-  bool cpuid_available = false;      ///< CPUID was executed (x86)
-  bool cpuid_hypervisor_bit = false; ///< see cpuid_probe
+  bool cpuid_available = false;       ///< CPUID was executed (x86)
+  bool cpuid_hypervisor_bit = false;  ///< see cpuid_probe
   std::string cpuid_hypervisor_vendor;
   bool cpuinfo_hypervisor_flag = false;  ///< "hypervisor" in the cpuinfo flags
   dmi_info dmi;
-  std::string sys_hypervisor_type;   ///< sys/hypervisor/type ("xen"), empty when absent
+  std::string sys_hypervisor_type;  ///< sys/hypervisor/type ("xen"), empty when absent
   /// Classified hypervisor: "kvm", "hyperv", "vmware", "xen", "qemu-tcg", "parallels",
   /// "bhyve", "acrn", "qemu", "aws", "gcp", "virtualbox", "openstack", "other" (a hypervisor
   /// vendor not in the table), "unknown" (signs of a VM but no name); empty on bare metal.
   std::string hypervisor;
   std::vector<std::string> evidence;  ///< what was seen, e.g. "cpuid vendor KVMKVMKVM"
   bool is_virtual_machine = false;    ///< any evidence at all
-
 };
 
 /// Maps a CPUID hypervisor vendor string to a hypervisor name ("KVMKVMKVM" -> "kvm");
@@ -55,8 +54,7 @@ struct virtualization_info {
 [[nodiscard]] std::string classify_dmi(const dmi_info& dmi);
 
 /// Collects the evidence and classifies it. `cpuinfo_flags` is the cpuinfo flag list.
-[[nodiscard]] virtualization_info detect_virtualization(const sysfs_reader& reader,
-                                                        const cpuid_probe& cpuid,
+[[nodiscard]] virtualization_info detect_virtualization(const sysfs_reader& reader, const cpuid_probe& cpuid,
                                                         const std::vector<std::string>& cpuinfo_flags);
 
 }  // namespace ironbench::platform

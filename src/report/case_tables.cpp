@@ -16,8 +16,7 @@ void add_unique(std::vector<T>& list, const T& value) {
   if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
 }
 
-titled_table build_table(const core::run_result& run, const std::string& benchmark,
-                         const std::string& device) {
+titled_table build_table(const core::run_result& run, const std::string& benchmark, const std::string& device) {
   std::vector<const core::case_result*> rows;
   std::vector<std::string> params;
   std::vector<std::pair<std::string, std::string>> metrics;  // name, unit
@@ -69,8 +68,7 @@ titled_table build_table(const core::run_result& run, const std::string& benchma
 
 }  // namespace
 
-std::string display_param(const core::case_result& result, const std::string& name,
-                          const core::axis_value& value) {
+std::string display_param(const core::case_result& result, const std::string& name, const core::axis_value& value) {
   const auto unit = result.param_units.find(name);
   if (unit != result.param_units.end() && unit->second == "B") {
     if (const auto* bytes = std::get_if<std::int64_t>(&value)) return format_size_label(*bytes);
@@ -99,8 +97,7 @@ std::vector<titled_table> case_tables(const core::run_result& run) {
 std::string status_counts(const core::run_result& run) {
   std::size_t counts[4] = {0, 0, 0, 0};
   for (const auto& c : run.cases) ++counts[static_cast<int>(c.status)];
-  return fmt::format("{} valid, {} invalid, {} skipped, {} failed", counts[0], counts[1], counts[2],
-                     counts[3]);
+  return fmt::format("{} valid, {} invalid, {} skipped, {} failed", counts[0], counts[1], counts[2], counts[3]);
 }
 
 }  // namespace ironbench::report

@@ -20,10 +20,11 @@ std::string placement_columns(const schema::placement_result& p) {
 
 void write_collectives_table(std::ostream& out, const std::vector<schema::sweep_row>& rows) {
   fmt::print(out, "#\n#{:>62}{:>35}\n", "out-of-place", "in-place");
-  fmt::print(out, "#{:>11}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}\n", "size",
-             "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
-  fmt::print(out, "#{:>11}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}\n", "(B)",
-             "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+  fmt::print(out, "#{:>11}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}\n",
+             "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw",
+             "#wrong");
+  fmt::print(out, "#{:>11}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}\n",
+             "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
   schema::collective current = rows.empty() ? schema::collective::all_reduce : rows.front().c;
   bool first = true;
   for (const auto& row : rows) {
@@ -32,9 +33,8 @@ void write_collectives_table(std::ostream& out, const std::vector<schema::sweep_
     current = row.c;
     // As nccl-tests: the larger buffer's bytes, and the count passed to the library.
     fmt::print(out, "{:>12}  {:>12}  {:>8}  {:>6}  {:>6}{}{}\n", row.shape.count * schema::element_size(row.type),
-               row.shape.param_count,
-               schema::nccl_tests_type_name(row.type), schema::reduces(row.c) ? schema::to_string(row.op) : "none",
-               row.root,
+               row.shape.param_count, schema::nccl_tests_type_name(row.type),
+               schema::reduces(row.c) ? schema::to_string(row.op) : "none", row.root,
                placement_columns(row.out_of_place), placement_columns(row.in_place));
   }
   const auto s = schema::summarize(rows);
@@ -61,8 +61,8 @@ std::vector<trial_statistics> trial_statistics_of(const std::vector<std::vector<
       if (busbw.empty()) continue;
       const auto b = core::summarize(busbw);
       const auto t = core::summarize(time);
-      stats.push_back({row.c, row.bytes, in_place ? "in-place" : "out-of-place", b.mean, b.stddev, b.cv, t.mean,
-                       t.stddev});
+      stats.push_back(
+          {row.c, row.bytes, in_place ? "in-place" : "out-of-place", b.mean, b.stddev, b.cv, t.mean, t.stddev});
     }
   }
   return stats;
@@ -81,11 +81,12 @@ void write_trial_table(std::ostream& out, const std::vector<trial_statistics>& s
 
 void write_collectives_console(std::ostream& out, const collectives_header& h, const core::run_result& run,
                                const std::vector<std::vector<schema::sweep_row>>& trials) {
-  out << fmt::format("# ironbench collectives: {} ranks, {}, minBytes {} maxBytes {} step: {} warmup iters: {} "
-                     "iters: {} validation: {}\n",
-                     h.ranks, h.backend, h.min_bytes, h.max_bytes,
-                     h.step_bytes > 0 ? fmt::format("{}(bytes)", h.step_bytes) : fmt::format("{:g}(factor)", h.step_factor),
-                     h.warmup_iterations, h.iterations, h.check ? 1 : 0);
+  out << fmt::format(
+      "# ironbench collectives: {} ranks, {}, minBytes {} maxBytes {} step: {} warmup iters: {} "
+      "iters: {} validation: {}\n",
+      h.ranks, h.backend, h.min_bytes, h.max_bytes,
+      h.step_bytes > 0 ? fmt::format("{}(bytes)", h.step_bytes) : fmt::format("{:g}(factor)", h.step_factor),
+      h.warmup_iterations, h.iterations, h.check ? 1 : 0);
   for (const auto& r : run.host["ranks"]) {
     out << fmt::format("#  Rank {:>3} Pid {:>7} on {:>12} device {}\n", r.value("rank", 0), r.value("pid", 0),
                        r.value("hostname", std::string("?")), r.value("device", std::string("?")));

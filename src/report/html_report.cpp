@@ -37,8 +37,8 @@ json case_data(const core::case_result& c) {
     units[m.name] = m.unit;
   }
   if (c.benchmark == "serve") add_serving_percentiles(c, metrics, units);
-  json data{{"benchmark", c.benchmark}, {"device", c.device},   {"params", core::to_json(c.params)},
-            {"metrics", metrics},       {"units", units},        {"status", core::to_string(c.status)}};
+  json data{{"benchmark", c.benchmark}, {"device", c.device}, {"params", core::to_json(c.params)},
+            {"metrics", metrics},       {"units", units},     {"status", core::to_string(c.status)}};
   if (const auto loss = c.series.find("loss"); loss != c.series.end()) {
     json values = json::array();
     for (const double v : loss->second) values.push_back(std::isfinite(v) ? json(v) : json(nullptr));
@@ -68,7 +68,8 @@ void environment_table(const html_report_input& input, std::ostream& out) {
     for (const auto& [key, value] : header_lines(run)) values[key] = value;
     values["os"] = json_text(run.host, {"os", "pretty_name"});
     values["kernel"] = json_text(run.host, {"os", "kernel_release"});
-    const auto memory = run.host.is_object() && run.host.contains("memory") ? run.host.at("memory").value("total_bytes", 0.0) : 0.0;
+    const auto memory =
+        run.host.is_object() && run.host.contains("memory") ? run.host.at("memory").value("total_bytes", 0.0) : 0.0;
     if (memory > 0) values["memory"] = fmt::format("{:.1f} GiB", memory / (1024.0 * 1024 * 1024));
     values["hypervisor"] = json_text(run.host, {"virtualization", "hypervisor"});
     values["container"] = json_text(run.host, {"container", "engine"});
@@ -97,10 +98,13 @@ void environment_table(const html_report_input& input, std::ostream& out) {
 }
 
 void comparison_section(const results::comparison& c, std::ostream& out) {
-  out << "<h2>Comparison</h2>\n<p class=\"note\">" << escape_html(fmt::format(
-      "Baseline: {}. Speedup > 1 means better than the baseline. p: two-sided Mann-Whitney U on the timing samples; "
-      "interval: bootstrap of the ratio of median times ({:g}%); same: p >= {:g} or |speedup - 1| < {:g}%.",
-      c.labels[0], c.options.confidence * 100, c.options.alpha, c.options.min_difference * 100)) << "</p>\n";
+  out << "<h2>Comparison</h2>\n<p class=\"note\">"
+      << escape_html(fmt::format(
+             "Baseline: {}. Speedup > 1 means better than the baseline. p: two-sided Mann-Whitney U on the timing "
+             "samples; "
+             "interval: bootstrap of the ratio of median times ({:g}%); same: p >= {:g} or |speedup - 1| < {:g}%.",
+             c.labels[0], c.options.confidence * 100, c.options.alpha, c.options.min_difference * 100))
+      << "</p>\n";
   std::vector<std::string> headers = {"benchmark", "case", "metric"};
   for (const auto& label : c.labels) headers.push_back(label);
   for (std::size_t s = 1; s < c.labels.size(); ++s) {
@@ -130,9 +134,11 @@ void comparison_section(const results::comparison& c, std::ostream& out) {
   for (const auto& b : c.benchmarks) {
     for (std::size_t s = 1; s < c.labels.size(); ++s) {
       if (b.cases[s] == 0) continue;
-      out << "<li>" << escape_html(fmt::format("{}: {} vs {}: geometric mean speedup {:.3f} over {} case(s) ({} faster, {} slower, {} same)",
-                                               b.benchmark, c.labels[s], c.labels[0], b.geomean_speedup[s], b.cases[s],
-                                               b.faster[s], b.slower[s], b.same[s]))
+      out << "<li>"
+          << escape_html(fmt::format(
+                 "{}: {} vs {}: geometric mean speedup {:.3f} over {} case(s) ({} faster, {} slower, {} same)",
+                 b.benchmark, c.labels[s], c.labels[0], b.geomean_speedup[s], b.cases[s], b.faster[s], b.slower[s],
+                 b.same[s]))
           << "</li>\n";
     }
   }
@@ -149,8 +155,10 @@ void comparison_section(const results::comparison& c, std::ostream& out) {
 void cost_section(const std::vector<results::cost_row>& rows, std::ostream& out) {
   if (rows.empty()) return;
   out << "<h2>Cost</h2>\n";
-  table_open(out, {"side", "benchmark", "case", "metric", "value", "USD per hour", "value per USD/hour",
-                   "USD per million tokens"}, 4);
+  table_open(
+      out,
+      {"side", "benchmark", "case", "metric", "value", "USD per hour", "value per USD/hour", "USD per million tokens"},
+      4);
   for (const auto& r : rows) {
     out << "<tr>";
     cell(out, r.side, true);
@@ -223,7 +231,8 @@ json html_page_data(const html_report_input& input) {
         for (const auto& series : run.telemetry) {
           if (!series.is_object() || !series.contains("samples")) continue;
           auto copy = series;
-          if (copy.contains("case") && copy.at("case").is_number_integer()) copy["case"] = first + copy.at("case").get<std::size_t>();
+          if (copy.contains("case") && copy.at("case").is_number_integer())
+            copy["case"] = first + copy.at("case").get<std::size_t>();
           telemetry.push_back(std::move(copy));
         }
       }

@@ -15,9 +15,9 @@ namespace ironbench::report {
 
 struct html_report_input {
   std::string title;
-  std::vector<results::comparison_side> sides;        ///< one side: a run report
-  std::optional<results::comparison> comparison;      ///< set with two sides or more
-  std::vector<results::cost_row> cost;                ///< empty without --price-per-hour
+  std::vector<results::comparison_side> sides;    ///< one side: a run report
+  std::optional<results::comparison> comparison;  ///< set with two sides or more
+  std::vector<results::cost_row> cost;            ///< empty without --price-per-hour
 };
 
 void write_html_report(const html_report_input& input, std::ostream& out);

@@ -44,9 +44,7 @@ void write_console(const core::run_result& run, std::ostream& out) {
   out << '\n';
 }
 
-void write_json(const core::run_result& run, std::ostream& out) {
-  out << core::to_json(run).dump(2) << '\n';
-}
+void write_json(const core::run_result& run, std::ostream& out) { out << core::to_json(run).dump(2) << '\n'; }
 
 void write_csv(const core::run_result& run, std::ostream& out) {
   std::vector<std::string> params;
@@ -123,13 +121,11 @@ void check_output_target(const output_target& target) {
   }
   const auto parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
   if (!fs::is_directory(parent, ec)) {
-    throw usage_error(fmt::format("cannot write {}: directory {} does not exist", target.path,
-                                  parent.string()));
+    throw usage_error(fmt::format("cannot write {}: directory {} does not exist", target.path, parent.string()));
   }
 }
 
-void write_output(const core::run_result& run, const output_target& target,
-                  std::ostream& standard_output) {
+void write_output(const core::run_result& run, const output_target& target, std::ostream& standard_output) {
   if (target.path == "-") {
     write_report(run, target.format, standard_output);
     standard_output.flush();

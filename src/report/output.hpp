@@ -29,7 +29,6 @@ void check_output_target(const output_target& target);
 
 /// Writes `run` to a file through a temporary file and a rename, so a reader never sees half
 /// a file; "-" writes to `standard_output`. Throws ironbench::error on I/O failure.
-void write_output(const core::run_result& run, const output_target& target,
-                  std::ostream& standard_output);
+void write_output(const core::run_result& run, const output_target& target, std::ostream& standard_output);
 
 }  // namespace ironbench::report

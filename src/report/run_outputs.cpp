@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <iostream>
 #include <filesystem>
+#include <iostream>
 
 #include "core/error.hpp"
 #include "core/utc_time.hpp"
@@ -58,9 +58,8 @@ void prepare_results_dir(const output_options& o) {
   if (ec) throw usage_error(fmt::format("cannot create --results-dir {}: {}", o.results_dir, ec.message()));
 }
 
-void write_run_outputs(core::run_result run, const std::vector<output_target>& targets,
-                       const output_options& options, const std::string& hostname,
-                       std::chrono::system_clock::time_point start, std::ostream& out,
+void write_run_outputs(core::run_result run, const std::vector<output_target>& targets, const output_options& options,
+                       const std::string& hostname, std::chrono::system_clock::time_point start, std::ostream& out,
                        const std::function<void(std::ostream&)>& console) {
   // Write everything that can be written, then report the first failure.
   std::string write_failure;

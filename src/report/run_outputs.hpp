@@ -16,9 +16,9 @@ namespace ironbench::report {
 struct output_options {
   std::string json_path, csv_path, markdown_path;
   std::string results_dir = "ironbench-results";
-  std::string database;             ///< --db; empty = results::default_database_path()
-  std::vector<std::string> tags;    ///< --tag KEY=VALUE, as given
-  bool no_save = false;             ///< neither the saved JSON copy nor the database
+  std::string database;           ///< --db; empty = results::default_database_path()
+  std::vector<std::string> tags;  ///< --tag KEY=VALUE, as given
+  bool no_save = false;           ///< neither the saved JSON copy nor the database
 };
 
 /// The requested targets, checked (writable, at most one on stdout) before anything runs.
@@ -35,9 +35,8 @@ void prepare_results_dir(const output_options& options);
 /// labels), then the console report (to stderr when a target writes to stdout) through
 /// `console`, "saved: PATH" and "stored: run ID in DB". Throws the first write failure after
 /// writing everything else.
-void write_run_outputs(core::run_result run, const std::vector<output_target>& targets,
-                       const output_options& options, const std::string& hostname,
-                       std::chrono::system_clock::time_point start, std::ostream& out,
+void write_run_outputs(core::run_result run, const std::vector<output_target>& targets, const output_options& options,
+                       const std::string& hostname, std::chrono::system_clock::time_point start, std::ostream& out,
                        const std::function<void(std::ostream&)>& console);
 
 }  // namespace ironbench::report

@@ -84,7 +84,8 @@ class csv_parser {
     }
     for (const char* needed : {"num_times", "n_elements", "sizeof"}) {
       if (std::find(fields.begin(), fields.end(), needed) == fields.end()) {
-        throw usage_error(fmt::format("{}: line {}: BabelStream CSV header without a {} column", source_, line, needed));
+        throw usage_error(
+            fmt::format("{}: line {}: BabelStream CSV header without a {} column", source_, line, needed));
       }
     }
     if (rate_column_.empty()) {
@@ -109,12 +110,14 @@ class csv_parser {
       }
       if (column == "num_times" || column == "n_elements" || column == "sizeof") {
         const auto n = parse_unsigned(value);
-        if (!n) throw usage_error(fmt::format("{}: line {}: {} '{}' is not a whole number", source_, line, column, value));
+        if (!n)
+          throw usage_error(fmt::format("{}: line {}: {} '{}' is not a whole number", source_, line, column, value));
         (column == "num_times" ? r.num_times : column == "n_elements" ? r.elements : r.element_bytes) = *n;
         continue;
       }
       const auto x = parse_number(value);
-      if (!x || *x < 0) throw usage_error(fmt::format("{}: line {}: {} '{}' is not a number", source_, line, column, value));
+      if (!x || *x < 0)
+        throw usage_error(fmt::format("{}: line {}: {} '{}' is not a number", source_, line, column, value));
       if (column == rate_column_) {
         (column.starts_with("max_") ? r.max_rate : r.average_rate) = *x;
       } else if (column == "min_runtime") {
@@ -149,14 +152,20 @@ babelstream_report parse_console(const std::vector<std::string>& lines, const st
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const auto content = trim_copy(take_validation_error(lines[i], report.validation_errors));
     std::smatch m;
-    if (std::regex_search(content, m, version)) report.version = m[1].str();
-    else if (std::regex_search(content, m, implementation)) report.implementation = trim_copy(m[1].str());
-    else if (std::regex_search(content, m, times)) num_times = parse_unsigned(m[1].str()).value_or(0);
-    else if (std::regex_search(content, m, elements)) n = parse_unsigned(m[1].str()).value_or(0);
-    else if (std::regex_search(content, m, precision)) element_bytes = m[1].str() == "double" ? 8 : 4;
+    if (std::regex_search(content, m, version))
+      report.version = m[1].str();
+    else if (std::regex_search(content, m, implementation))
+      report.implementation = trim_copy(m[1].str());
+    else if (std::regex_search(content, m, times))
+      num_times = parse_unsigned(m[1].str()).value_or(0);
+    else if (std::regex_search(content, m, elements))
+      n = parse_unsigned(m[1].str()).value_or(0);
+    else if (std::regex_search(content, m, precision))
+      element_bytes = m[1].str() == "double" ? 8 : 4;
     else if (std::regex_match(content, m, header)) {
       const auto named = unit_of(m[1].str());
-      if (!named) throw usage_error(fmt::format("{}: line {}: unknown BabelStream unit '{}'", source, i + 1, m[1].str()));
+      if (!named)
+        throw usage_error(fmt::format("{}: line {}: unknown BabelStream unit '{}'", source, i + 1, m[1].str()));
       unit = *named;
       in_table = true;
     } else if (in_table && !content.empty()) {
@@ -166,7 +175,8 @@ babelstream_report parse_console(const std::vector<std::string>& lines, const st
         continue;
       }
       if (fields.size() != 5) {
-        throw usage_error(fmt::format("{}: line {}: BabelStream row with {} fields, expected 5", source, i + 1, fields.size()));
+        throw usage_error(
+            fmt::format("{}: line {}: BabelStream row with {} fields, expected 5", source, i + 1, fields.size()));
       }
       babelstream_row r;
       r.line = i + 1;
@@ -187,9 +197,10 @@ babelstream_report parse_console(const std::vector<std::string>& lines, const st
     }
   }
   if (!report.rows.empty() && (n == 0 || element_bytes == 0 || num_times == 0)) {
-    throw usage_error(fmt::format("{}: BabelStream console output without the element count, precision or repetitions "
-                                  "(versions up to 5.0 print a rounded array size only); import its --csv output",
-                                  source));
+    throw usage_error(
+        fmt::format("{}: BabelStream console output without the element count, precision or repetitions "
+                    "(versions up to 5.0 print a rounded array size only); import its --csv output",
+                    source));
   }
   for (auto& r : report.rows) {
     r.elements = n;
@@ -223,9 +234,10 @@ babelstream_report parse_babelstream(const std::string& text, const std::string&
   });
   auto report = csv ? csv_parser(source).parse(lines) : parse_console(lines, source);
   if (report.rows.empty()) {
-    throw usage_error(fmt::format("{}: no BabelStream results (a 'function,num_times,n_elements,sizeof,...' CSV "
-                                  "header or the 'Function  MB/s  Min (sec) ...' table, followed by rows)",
-                                  source));
+    throw usage_error(
+        fmt::format("{}: no BabelStream results (a 'function,num_times,n_elements,sizeof,...' CSV "
+                    "header or the 'Function  MB/s  Min (sec) ...' table, followed by rows)",
+                    source));
   }
   return report;
 }
@@ -265,7 +277,8 @@ std::vector<core::case_result> babelstream_cases(const babelstream_report& repor
         c.metrics.push_back({"bandwidth", moved / *r.avg_runtime_s / 1e9, "GB/s",
                              "bytes moved per repetition / BabelStream's average time"});
       } else {
-        c.notes["bandwidth"] = fmt::format("not derived: the average time {} s is printed too coarsely", *r.avg_runtime_s);
+        c.notes["bandwidth"] =
+            fmt::format("not derived: the average time {} s is printed too coarsely", *r.avg_runtime_s);
       }
     }
     if (r.average_rate) {
@@ -277,18 +290,19 @@ std::vector<core::case_result> babelstream_cases(const babelstream_report& repor
       if (r.min_runtime_s && *r.min_runtime_s > 0 && report.format == "csv") {
         const double expected = moved / *r.min_runtime_s / 1e9;
         if (std::abs(best - expected) > 1e-3 * expected) {
-          throw usage_error(fmt::format("{}: line {}: the best rate {:g} {}/s does not match {} bytes per repetition "
-                                        "in {:g} s; not BabelStream's output for this kernel",
-                                        source, r.line, *r.max_rate, r.unit, moved, *r.min_runtime_s));
+          throw usage_error(
+              fmt::format("{}: line {}: the best rate {:g} {}/s does not match {} bytes per repetition "
+                          "in {:g} s; not BabelStream's output for this kernel",
+                          source, r.line, *r.max_rate, r.unit, moved, *r.min_runtime_s));
         }
       }
       c.metrics.push_back({"bandwidth_best", best, "GB/s", "BabelStream's best rate (bytes moved / fastest time)"});
     }
     c.notes["source"] = source;
-    c.notes["imported_from"] = fmt::format("BabelStream {} output{}{}, rates in {}/s", report.format == "csv" ? "CSV" : "console",
-                                           report.version.empty() ? "" : " " + report.version,
-                                           report.implementation.empty() ? "" : " (" + report.implementation + ")",
-                                           r.unit);
+    c.notes["imported_from"] =
+        fmt::format("BabelStream {} output{}{}, rates in {}/s", report.format == "csv" ? "CSV" : "console",
+                    report.version.empty() ? "" : " " + report.version,
+                    report.implementation.empty() ? "" : " (" + report.implementation + ")", r.unit);
     c.notes["elements"] = std::to_string(r.elements);
     c.notes["num_times"] = std::to_string(r.num_times);
     if (r.min_runtime_s) c.notes["min_runtime_s"] = fmt::format("{:g}", *r.min_runtime_s);

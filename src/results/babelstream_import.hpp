@@ -14,18 +14,18 @@ namespace ironbench::results {
 
 /// One kernel's line.
 struct babelstream_row {
-  std::string function;          ///< as printed: "Copy", "Mul", "Add", "Triad", "Dot", "Nstream"
-  std::uint64_t num_times = 0;   ///< repetitions (-n); BabelStream drops the first from its statistics
-  std::uint64_t elements = 0;    ///< elements per array (-s)
+  std::string function;             ///< as printed: "Copy", "Mul", "Add", "Triad", "Dot", "Nstream"
+  std::uint64_t num_times = 0;      ///< repetitions (-n); BabelStream drops the first from its statistics
+  std::uint64_t elements = 0;       ///< elements per array (-s)
   std::uint64_t element_bytes = 0;  ///< sizeof the element type: 8 (double) or 4 (--float)
   std::string unit;  ///< of the rates: "MB" (10^6 B, the default), "MiB" (--mibibytes), "GB", "GiB", "TB", "TiB"
-  std::optional<double> max_rate;      ///< the best bandwidth, in `unit` per second
-  std::optional<double> min_runtime_s;  ///< fastest repetition, seconds
-  std::optional<double> max_runtime_s;  ///< slowest repetition, seconds
-  std::optional<double> avg_runtime_s;  ///< mean over the repetitions after the first, seconds
-  std::optional<double> average_rate;   ///< --triad-only (4.x): bandwidth over the whole run, in `unit` per second
+  std::optional<double> max_rate;         ///< the best bandwidth, in `unit` per second
+  std::optional<double> min_runtime_s;    ///< fastest repetition, seconds
+  std::optional<double> max_runtime_s;    ///< slowest repetition, seconds
+  std::optional<double> avg_runtime_s;    ///< mean over the repetitions after the first, seconds
+  std::optional<double> average_rate;     ///< --triad-only (4.x): bandwidth over the whole run, in `unit` per second
   std::optional<double> total_runtime_s;  ///< --triad-only (4.x): seconds of all repetitions together
-  std::size_t line = 0;                 ///< line number in the file (1-based)
+  std::size_t line = 0;                   ///< line number in the file (1-based)
 };
 
 struct babelstream_report {

@@ -110,14 +110,16 @@ json parse_source(const json& source, const location& at) {
   expect_object(source, at);
   only_keys(source, {"title", "publisher", "author", "date", "url", "code_url", "sponsor", "note"}, at);
   (void)required_text(source, "title", at);
-  for (const char* key : {"publisher", "author", "url", "code_url", "sponsor", "note"}) (void)optional_text(source, key, at);
+  for (const char* key : {"publisher", "author", "url", "code_url", "sponsor", "note"})
+    (void)optional_text(source, key, at);
   const auto date = optional_text(source, "date", at);
   if (!date.empty() && !valid_date(date)) (at / "date").fail(fmt::format("'{}' is not YYYY-MM or YYYY-MM-DD", date));
   return source;
 }
 
 core::axis_value parameter_value(const json& value, const location& at) {
-  if (value.is_number_unsigned() && value.get<std::uint64_t>() > std::uint64_t(std::numeric_limits<std::int64_t>::max())) {
+  if (value.is_number_unsigned() &&
+      value.get<std::uint64_t>() > std::uint64_t(std::numeric_limits<std::int64_t>::max())) {
     at.fail("integer out of range");
   }
   if (value.is_number_integer()) return value.get<std::int64_t>();
@@ -242,7 +244,8 @@ core::run_result parse_baseline(const std::string& json_text, const std::string&
   for (std::size_t i = 0; i < cases.size(); ++i) {
     auto c = parse_case(cases[i], (root / "cases")[i], default_device, source_text);
     if (!keys.insert(case_key(c)).second) {
-      (root / "cases")[i].fail(fmt::format("duplicate case ({} with the same device and params as an earlier one)", c.benchmark));
+      (root / "cases")[i].fail(
+          fmt::format("duplicate case ({} with the same device and params as an earlier one)", c.benchmark));
     }
     run.cases.push_back(std::move(c));
   }

@@ -28,8 +28,9 @@ struct pooled_case {
 };
 
 const std::vector<std::string> preferred_metrics = {
-    "tflops",        "busbw",         "bandwidth",  "bw_average",         "output_throughput", "tokens_per_s",
-    "samples_per_s", "throughput",    "request_throughput", "latency_ms", "time_us"};
+    "tflops",       "busbw",         "bandwidth",  "bw_average",         "output_throughput",
+    "tokens_per_s", "samples_per_s", "throughput", "request_throughput", "latency_ms",
+    "time_us"};
 
 param_list params_of(const core::case_result& c) {
   param_list params;
@@ -204,11 +205,11 @@ comparison compare_sides(const std::vector<comparison_side>& sides, const compar
     const auto& entry = aligned.at(key);
     std::size_t present = 0;
     for (const auto& e : entry.per_side) present += e.empty() ? 0 : 1;
-    const auto& any = *std::find_if(entry.per_side.begin(), entry.per_side.end(),
-                                    [](const auto& e) { return !e.empty(); });
+    const auto& any =
+        *std::find_if(entry.per_side.begin(), entry.per_side.end(), [](const auto& e) { return !e.empty(); });
     const std::string benchmark = any.front()->benchmark;
-    const std::string label = fmt::format("{} {}{}", benchmark, join(entry.params),
-                                          options.per_device ? " on " + any.front()->device : "");
+    const std::string label =
+        fmt::format("{} {}{}", benchmark, join(entry.params), options.per_device ? " on " + any.front()->device : "");
     if (present < 2 || entry.per_side[0].empty()) {
       for (std::size_t s = 0; s < n; ++s) {
         if (!entry.per_side[s].empty()) result.only_in[s].push_back(label);

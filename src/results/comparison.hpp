@@ -21,11 +21,11 @@ struct comparison_side {
 };
 
 struct comparison_options {
-  double alpha = 0.05;           ///< significance level of the U test
-  double confidence = 0.95;      ///< of the ratio's interval
-  double min_difference = 0.02;  ///< smaller significant differences still count as "same"
-  bool per_device = false;       ///< align cases by device too (else the best device is kept)
-  std::string metric;            ///< compare this metric instead of each benchmark's primary one
+  double alpha = 0.05;                      ///< significance level of the U test
+  double confidence = 0.95;                 ///< of the ratio's interval
+  double min_difference = 0.02;             ///< smaller significant differences still count as "same"
+  bool per_device = false;                  ///< align cases by device too (else the best device is kept)
+  std::string metric;                       ///< compare this metric instead of each benchmark's primary one
   std::vector<std::string> ignored_params;  ///< parameters left out of the alignment key
   /// Parameters that say how rather than what (a GEMM library): left out of the key like the
   /// device, and the best case kept, so cuBLASLt on one node aligns with hipBLASLt on another.

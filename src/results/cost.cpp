@@ -10,8 +10,9 @@
 namespace ironbench::results {
 namespace {
 
-const char* const throughput_metrics[] = {"output_throughput", "total_token_throughput", "tokens_per_s", "tflops",
-                                          "busbw", "bandwidth", "bw_average", "samples_per_s", "throughput"};
+const char* const throughput_metrics[] = {
+    "output_throughput", "total_token_throughput", "tokens_per_s", "tflops", "busbw", "bandwidth",
+    "bw_average",        "samples_per_s",          "throughput"};
 
 bool is_token_rate(const std::string& metric) {
   return metric == "output_throughput" || metric == "total_token_throughput" || metric == "tokens_per_s";
@@ -59,8 +60,8 @@ std::vector<cost_row> cost_rows(const std::vector<comparison_side>& sides, const
       if (p.per_gpu) {
         const auto gpus = gpu_count(run);
         if (!gpus) {
-          throw usage_error(fmt::format("'{}': a per-GPU price needs the GPU count: tag the run with --tag gpus=N",
-                                        sides[s].label));
+          throw usage_error(
+              fmt::format("'{}': a per-GPU price needs the GPU count: tag the run with --tag gpus=N", sides[s].label));
         }
         node_price *= *gpus;
       }
@@ -69,8 +70,8 @@ std::vector<cost_row> cost_rows(const std::vector<comparison_side>& sides, const
         for (const char* name : throughput_metrics) {
           const auto* m = c.find_metric(name);
           if (m == nullptr || m->value <= 0) continue;
-          cost_row row{sides[s].label, c.benchmark, c.params.label(), m->name, m->unit, m->value, node_price,
-                       m->value / node_price, std::nullopt};
+          cost_row row{sides[s].label, c.benchmark, c.params.label(),      m->name,     m->unit,
+                       m->value,       node_price,  m->value / node_price, std::nullopt};
           if (is_token_rate(m->name)) row.usd_per_million_tokens = node_price / (m->value * 3600) * 1e6;
           rows.push_back(std::move(row));
           break;

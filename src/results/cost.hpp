@@ -26,9 +26,9 @@ struct price {
 
 struct cost_row {
   std::string side, benchmark, key, metric, unit;
-  double value = 0;                ///< the metric (tokens/s, TFLOP/s, GB/s ...)
-  double node_usd_per_hour = 0;    ///< price of everything behind the value
-  double value_per_usd_hour = 0;   ///< value / node_usd_per_hour ("performance per dollar")
+  double value = 0;                              ///< the metric (tokens/s, TFLOP/s, GB/s ...)
+  double node_usd_per_hour = 0;                  ///< price of everything behind the value
+  double value_per_usd_hour = 0;                 ///< value / node_usd_per_hour ("performance per dollar")
   std::optional<double> usd_per_million_tokens;  ///< token throughputs only
 };
 

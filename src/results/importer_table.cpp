@@ -96,8 +96,8 @@ void check_import_request(const import_request& request) {
     throw usage_error(fmt::format("unknown import format '{}' (known: {})", request.format, importer_names()));
   }
   if (!row->takes_collective_and_ranks && (!request.options.collective.empty() || request.options.ranks != 0)) {
-    throw usage_error(fmt::format("--collective and --ranks apply to {}, not {}", collective_importer_names(),
-                                  request.format));
+    throw usage_error(
+        fmt::format("--collective and --ranks apply to {}, not {}", collective_importer_names(), request.format));
   }
   if (request.options.ranks < 0) {
     throw usage_error(fmt::format("--ranks must be positive, not {}", request.options.ranks));

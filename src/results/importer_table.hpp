@@ -20,8 +20,8 @@ struct import_options {
 
 /// One importable format: a row of the table.
 struct importer {
-  std::string_view name;  ///< the `format` argument: "perftest", "vllm", "nccl-tests", "babelstream"
-  std::string_view help;  ///< what files it reads, for the `format` argument's help
+  std::string_view name;            ///< the `format` argument: "perftest", "vllm", "nccl-tests", "babelstream"
+  std::string_view help;            ///< what files it reads, for the `format` argument's help
   bool takes_collective_and_ranks;  ///< whether --collective and --ranks apply
   /// The cases of one file's text; `source` names the file in errors and notes. Throws
   /// usage_error when the text is not this format's output.

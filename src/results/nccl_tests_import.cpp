@@ -19,9 +19,9 @@ namespace {
 // nccl-tests' programs and the collective each measures, longest names first so that a
 // search in a file name prefers "all_reduce" to "reduce" and "reduce_scatter" to "scatter".
 const std::vector<std::string>& known_collectives() {
-  static const std::vector<std::string> names = {"reduce_scatter", "all_reduce", "all_gather", "alltoallv", "alltoall",
-                                                 "broadcast",      "hypercube",  "sendrecv",   "scatter",   "gather",
-                                                 "reduce"};
+  static const std::vector<std::string> names = {"reduce_scatter", "all_reduce", "all_gather", "alltoallv",
+                                                 "alltoall",       "broadcast",  "hypercube",  "sendrecv",
+                                                 "scatter",        "gather",     "reduce"};
   return names;
 }
 
@@ -160,8 +160,8 @@ class text_parser {
       if (!rank_number || !device || *rank_number > 1 << 24 || *device > 1 << 24) {
         throw usage_error(fmt::format("{}: line {}: implausible rank line", source_, line));
       }
-      current_.devices.push_back({static_cast<int>(*rank_number), m[2].str(), static_cast<int>(*device), m[4].str(),
-                                  trim_copy(m[5].str())});
+      current_.devices.push_back(
+          {static_cast<int>(*rank_number), m[2].str(), static_cast<int>(*device), m[4].str(), trim_copy(m[5].str())});
     } else if (std::regex_search(content, m, average)) {
       const auto value = parse_number(m[1].str());
       if (!value) {
@@ -189,7 +189,8 @@ class text_parser {
     layout_ = {};
     current_.prefix_columns.clear();
     std::size_t i = 0;
-    for (; i < tokens.size() && tokens[i] != "time" && tokens[i] != "cputime"; ++i) current_.prefix_columns.push_back(tokens[i]);
+    for (; i < tokens.size() && tokens[i] != "time" && tokens[i] != "cputime"; ++i)
+      current_.prefix_columns.push_back(tokens[i]);
     const auto& p = current_.prefix_columns;
     if (p.size() < 3 || p[0] != "size" || p[1] != "count" || p[2] != "type") {
       throw usage_error(fmt::format("{}: unexpected nccl-tests column header (columns before the time: {})", source_,
@@ -323,12 +324,14 @@ nccl_tests_placement json_placement(const json& p, const std::string& where, con
   out.present = true;
   const auto time_key = p.contains("cpu_time") ? "cpu_time" : "time";
   for (const char* key : {time_key, "alg_bw", "bus_bw"}) {
-    if (!p.contains(key)) throw usage_error(fmt::format("{}: {} has no \"{}\" in the nccl-tests JSON", source, where, key));
+    if (!p.contains(key))
+      throw usage_error(fmt::format("{}: {} has no \"{}\" in the nccl-tests JSON", source, where, key));
   }
   out.time_us = json_number(p.at(time_key), where + "." + time_key, source);
   out.algbw_gbs = json_number(p.at("alg_bw"), where + ".alg_bw", source);
   out.busbw_gbs = json_number(p.at("bus_bw"), where + ".bus_bw", source);
-  if (p.contains("nwrong") && !p.at("nwrong").is_null()) out.wrong = json_number(p.at("nwrong"), where + ".nwrong", source);
+  if (p.contains("nwrong") && !p.at("nwrong").is_null())
+    out.wrong = json_number(p.at("nwrong"), where + ".nwrong", source);
   return out;
 }
 
@@ -337,12 +340,14 @@ std::string json_text(const json& value) { return value.is_string() ? value.get<
 nccl_tests_report parse_json_document(const json& doc, const std::string& source) {
   if (!doc.is_object() || !doc.contains("results") || !doc.at("results").is_array() ||
       !(doc.contains("config") || doc.contains("nccl_version"))) {
-    throw usage_error(fmt::format("{}: JSON, but not an nccl-tests report (no \"results\" list with \"config\")", source));
+    throw usage_error(
+        fmt::format("{}: JSON, but not an nccl-tests report (no \"results\" list with \"config\")", source));
   }
   nccl_tests_report r;
   r.format = "json";
   r.prefix_columns = {"size", "count", "type", "redop", "root"};
-  if (doc.contains("args") && doc.at("args").is_array() && !doc.at("args").empty()) r.program = json_text(doc.at("args")[0]);
+  if (doc.contains("args") && doc.at("args").is_array() && !doc.at("args").empty())
+    r.program = json_text(doc.at("args")[0]);
   if (doc.contains("nccl_version")) r.version_line = "nccl " + json_text(doc.at("nccl_version"));
   if (doc.contains("config") && doc.at("config").is_object()) {
     for (const auto& [key, value] : doc.at("config").items()) {
@@ -386,8 +391,8 @@ nccl_tests_report parse_json_document(const json& doc, const std::string& source
     }
     row.out_of_place = json_placement(e.value("out_of_place", json()), where + ".out_of_place", source);
     row.in_place = json_placement(e.value("in_place", json()), where + ".in_place", source);
-    for (const auto& [key, placement] : {std::pair{"out_of_place_per_iter", &row.out_of_place},
-                                         std::pair{"in_place_per_iter", &row.in_place}}) {
+    for (const auto& [key, placement] :
+         {std::pair{"out_of_place_per_iter", &row.out_of_place}, std::pair{"in_place_per_iter", &row.in_place}}) {
       if (!e.contains(key) || !e.at(key).is_object() || !e.at(key).contains("times_us")) continue;
       for (const auto& t : e.at(key).at("times_us")) {
         if (!t.is_number() || !(t.get<double>() > 0)) {
@@ -407,9 +412,10 @@ nccl_tests_report parse_json_document(const json& doc, const std::string& source
   }
   if (r.rows.empty()) throw usage_error(fmt::format("{}: nccl-tests JSON without result rows", source));
   // nccl-tests before February 2026 spelled these keys "average_bus_bandwidith" / "bandwidith".
-  for (const auto& [key, inner] : {std::pair{"average_bus_bandwidth", "bandwidth"},
-                                   std::pair{"average_bus_bandwidith", "bandwidith"}}) {
-    if (doc.contains(key) && doc.at(key).is_object() && doc.at(key).contains(inner) && doc.at(key).at(inner).is_number()) {
+  for (const auto& [key, inner] :
+       {std::pair{"average_bus_bandwidth", "bandwidth"}, std::pair{"average_bus_bandwidith", "bandwidith"}}) {
+    if (doc.contains(key) && doc.at(key).is_object() && doc.at(key).contains(inner) &&
+        doc.at(key).at(inner).is_number()) {
       r.average_busbw_gbs = doc.at(key).at(inner).get<double>();
     }
   }
@@ -472,9 +478,10 @@ std::vector<nccl_tests_report> parse_nccl_tests(const std::string& text, const s
   if (content.front() == '{') return {parse_json(content, source)};
   auto reports = text_parser(source).parse(text);
   if (reports.empty()) {
-    throw usage_error(fmt::format("{}: no nccl-tests table (a '#  size  count  type ... time  algbw  busbw' header "
-                                  "followed by rows)",
-                                  source));
+    throw usage_error(
+        fmt::format("{}: no nccl-tests table (a '#  size  count  type ... time  algbw  busbw' header "
+                    "followed by rows)",
+                    source));
   }
   return reports;
 }
@@ -492,8 +499,8 @@ std::string nccl_tests_collective(const nccl_tests_report& report, const std::st
     }
     from = fmt::format("the output (program {})", report.program);
     if (!options.collective.empty() && collective_of_program(options.collective) != collective) {
-      throw usage_error(fmt::format("{}: the output is {} but --collective says {}", source, report.program,
-                                    options.collective));
+      throw usage_error(
+          fmt::format("{}: the output is {} but --collective says {}", source, report.program, options.collective));
     }
   } else if (!options.collective.empty()) {
     collective = collective_of_program(options.collective);
@@ -516,9 +523,10 @@ std::string nccl_tests_collective(const nccl_tests_report& report, const std::st
   // A root and an operator is reduce; a root alone is broadcast, gather or scatter.
   if (collective.empty() && rooted && !unrooted && with_op) collective = "reduce";
   if (collective.empty()) {
-    throw usage_error(fmt::format("{}: the output does not say which collective it measured; name the file after the "
-                                  "test (all_reduce_perf.txt) or pass --collective NAME",
-                                  source));
+    throw usage_error(
+        fmt::format("{}: the output does not say which collective it measured; name the file after the "
+                    "test (all_reduce_perf.txt) or pass --collective NAME",
+                    source));
   }
   const bool root_fits = takes_root(collective) ? !unrooted : !rooted;
   const bool op_fits = reduces(collective) ? !without_op : (collective == "sendrecv" || !with_op);

@@ -16,20 +16,20 @@ namespace ironbench::results {
 
 /// One placement (out-of-place or in-place) of one table row.
 struct nccl_tests_placement {
-  bool present = false;          ///< false when the table has no such column group or prints nothing there
-  double time_us = 0;            ///< time per iteration, microseconds (CPU time with nccl-tests -C)
-  double algbw_gbs = 0;          ///< algorithm bandwidth, GB/s (10^9 B/s)
-  double busbw_gbs = 0;          ///< bus bandwidth, GB/s
-  std::optional<double> wrong;   ///< the #wrong (or, before nccl-tests 2.13, "error") column; nullopt for N/A
+  bool present = false;                    ///< false when the table has no such column group or prints nothing there
+  double time_us = 0;                      ///< time per iteration, microseconds (CPU time with nccl-tests -C)
+  double algbw_gbs = 0;                    ///< algorithm bandwidth, GB/s (10^9 B/s)
+  double busbw_gbs = 0;                    ///< bus bandwidth, GB/s
+  std::optional<double> wrong;             ///< the #wrong (or, before nccl-tests 2.13, "error") column; nullopt for N/A
   std::vector<double> iteration_times_us;  ///< every timed iteration (JSON with nccl-tests -I 1), else empty
 };
 
 /// One row of the table: one size of one collective call.
 struct nccl_tests_row {
-  std::uint64_t bytes = 0;  ///< the size column (B): nccl-tests' -b/-e size as it was rounded
-  std::uint64_t count = 0;  ///< the count column (elements)
-  std::string type;         ///< nccl-tests' type name: float, half, bfloat16, int32, ...
-  std::string redop;        ///< sum, prod, max, min, avg, mulsum, or "none"; empty when the table has no redop
+  std::uint64_t bytes = 0;           ///< the size column (B): nccl-tests' -b/-e size as it was rounded
+  std::uint64_t count = 0;           ///< the count column (elements)
+  std::string type;                  ///< nccl-tests' type name: float, half, bfloat16, int32, ...
+  std::string redop;                 ///< sum, prod, max, min, avg, mulsum, or "none"; empty when the table has no redop
   std::optional<std::int64_t> root;  ///< the root column; nullopt when the table has none
   nccl_tests_placement out_of_place;
   nccl_tests_placement in_place;
@@ -53,10 +53,11 @@ struct nccl_tests_report {
   std::map<std::string, std::string> settings;  ///< from "# nThread 1 nGpus 8 ...": nThread, nGpus, minBytes, ...
   std::vector<nccl_tests_device> devices;
   std::vector<std::string> prefix_columns;  ///< columns before the timings: size, count, type[, redop][, root]
-  bool wrong_is_max_error = false;  ///< the column is "error" (nccl-tests before 2.13): the largest deviation, not a count
-  bool cpu_time = false;            ///< times are CPU time (nccl-tests -C, "cputime" column)
+  bool wrong_is_max_error =
+      false;              ///< the column is "error" (nccl-tests before 2.13): the largest deviation, not a count
+  bool cpu_time = false;  ///< times are CPU time (nccl-tests -C, "cputime" column)
   std::vector<nccl_tests_row> rows;
-  std::optional<double> average_busbw_gbs;  ///< "# Avg bus bandwidth : X"
+  std::optional<double> average_busbw_gbs;    ///< "# Avg bus bandwidth : X"
   std::optional<std::int64_t> out_of_bounds;  ///< "# Out of bounds values : N OK"
   /// JSON: the distinct processes (pids) of config.devices, which lists one entry per
   /// process, not per GPU; ranks = processes x ngpus x nthreads. 0 for text output.
@@ -94,7 +95,8 @@ struct nccl_tests_options {
 /// (us), algbw and busbw (GB/s), wrong (elements; -1 when not checked). A case with wrong
 /// elements is invalid. Notes: source, device names, nccl-tests' count and type, the average
 /// bus bandwidth of the table.
-[[nodiscard]] std::vector<core::case_result> nccl_tests_cases(const nccl_tests_report& report, const std::string& source,
+[[nodiscard]] std::vector<core::case_result> nccl_tests_cases(const nccl_tests_report& report,
+                                                              const std::string& source,
                                                               const nccl_tests_options& options);
 
 }  // namespace ironbench::results

@@ -41,7 +41,8 @@ double to_gbits(double value, const std::string& unit) {
 }
 
 perftest_report parse_perftest(const std::string& text, const std::string& source) {
-  static const std::regex title(R"(^\s*(RDMA_Write|RDMA_Read|Send|Atomic(?:_\w+)?)\s+(Bidirectional\s+)?(?:Post List\s+)?BW Test\s*$)");
+  static const std::regex title(
+      R"(^\s*(RDMA_Write|RDMA_Read|Send|Atomic(?:_\w+)?)\s+(Bidirectional\s+)?(?:Post List\s+)?BW Test\s*$)");
   static const std::regex header(
       R"(#bytes\s+#iterations\s+BW peak\[([A-Za-z/]+)\]\s+BW average\[([A-Za-z/]+)\]\s+MsgRate\[Mpps\])");
   static const std::regex row(R"(^\s*(\d+)\s+(\d+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)(?:\s+[0-9.]+)?\s*$)");
@@ -68,10 +69,12 @@ perftest_report parse_perftest(const std::string& text, const std::string& sourc
                              std::stod(m[4].str()), std::stod(m[5].str())});
       continue;
     }
-    if (!report.test.empty() && !in_rows && line.find(" : ") != std::string::npos) read_parameters(line, report.parameters);
+    if (!report.test.empty() && !in_rows && line.find(" : ") != std::string::npos)
+      read_parameters(line, report.parameters);
   }
   if (report.test.empty()) throw usage_error(fmt::format("{}: no perftest title line (\"... BW Test\")", source));
-  if (report.unit.empty()) throw usage_error(fmt::format("{}: no perftest column header (#bytes #iterations BW ...)", source));
+  if (report.unit.empty())
+    throw usage_error(fmt::format("{}: no perftest column header (#bytes #iterations BW ...)", source));
   if (report.rows.empty()) throw usage_error(fmt::format("{}: no perftest result rows", source));
   report.side = waiting_banner ? "server" : report.parameters.count("TX depth") != 0 ? "client" : "unknown";
   return report;
@@ -94,7 +97,8 @@ std::vector<core::case_result> perftest_cases(const perftest_report& report, con
     if (report.peak_measured) c.metrics.push_back({"bw_peak", to_gbits(r.peak, report.unit), "Gb/s", "peak bandwidth"});
     c.metrics.push_back({"msg_rate", r.message_rate_mpps, "Mpps", "messages per second"});
     c.notes["source"] = source;
-    c.notes["imported_from"] = fmt::format("perftest {} ({} side), reported in {}", report.test, report.side, report.unit);
+    c.notes["imported_from"] =
+        fmt::format("perftest {} ({} side), reported in {}", report.test, report.side, report.unit);
     c.notes["iterations"] = std::to_string(r.iterations);
     for (const char* key : {"Transport type", "Link type", "Connection type", "Mtu", "TX depth"}) {
       if (report.parameters.count(key)) c.notes[key] = report.parameters.at(key);

@@ -20,11 +20,11 @@ struct perftest_row {
 };
 
 struct perftest_report {
-  std::string test;            ///< "RDMA_Write", "RDMA_Read", "Send"
-  bool bidirectional = false;  ///< "... Bidirectional BW Test" (-b): rows are both directions summed
-  std::string unit;            ///< "Gb/sec" (--report_gbits), "MB/sec" or "MiB/sec" (both 2^20 B/s)
-  bool peak_measured = true;   ///< false in duration mode (-D), where perftest prints 0 as the peak
-  std::string side;            ///< "client", "server" or "unknown"
+  std::string test;                               ///< "RDMA_Write", "RDMA_Read", "Send"
+  bool bidirectional = false;                     ///< "... Bidirectional BW Test" (-b): rows are both directions summed
+  std::string unit;                               ///< "Gb/sec" (--report_gbits), "MB/sec" or "MiB/sec" (both 2^20 B/s)
+  bool peak_measured = true;                      ///< false in duration mode (-D), where perftest prints 0 as the peak
+  std::string side;                               ///< "client", "server" or "unknown"
   std::map<std::string, std::string> parameters;  ///< "Device": "mlx5_0", "Number of qps": "1", ...
   std::vector<perftest_row> rows;
 };

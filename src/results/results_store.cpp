@@ -69,8 +69,8 @@ void migrate(sqlite_database& db) {
     return s.step() && s.integer(0) == 0;
   }();
   if (app != application_id && !(app == 0 && version == 0 && fresh)) {
-    throw usage_error(fmt::format("{} is an SQLite database but not an ironbench results database",
-                                  db.path().string()));
+    throw usage_error(
+        fmt::format("{} is an SQLite database but not an ironbench results database", db.path().string()));
   }
   if (version > store_schema_version) {
     throw usage_error(fmt::format("{} has results schema version {}, newer than this build's {}: use a newer ironbench",
@@ -102,7 +102,9 @@ results_store::results_store(const std::filesystem::path& path) {
   if (path.has_parent_path()) {
     std::error_code ec;
     std::filesystem::create_directories(path.parent_path(), ec);
-    if (ec) throw usage_error(fmt::format("cannot create the folder of results database {}: {}", path.string(), ec.message()));
+    if (ec)
+      throw usage_error(
+          fmt::format("cannot create the folder of results database {}: {}", path.string(), ec.message()));
   }
   db_ = std::make_unique<sqlite_database>(path);
   try {
@@ -123,9 +125,10 @@ int results_store::schema_version() const { return static_cast<int>(pragma_integ
 std::int64_t results_store::save(const core::run_result& run, const std::string& json_path) {
   const auto document = core::to_json(run).dump();
   sqlite_transaction transaction(*db_);
-  sqlite_statement insert(*db_,
-                          "INSERT INTO runs(start_time, end_time, host, command, status, case_count, json_path, document)"
-                          " VALUES(?, ?, ?, ?, ?, ?, ?, ?)");
+  sqlite_statement insert(
+      *db_,
+      "INSERT INTO runs(start_time, end_time, host, command, status, case_count, json_path, document)"
+      " VALUES(?, ?, ?, ?, ?, ?, ?, ?)");
   insert.bind(1, run.start_time)
       .bind(2, run.end_time)
       .bind(3, host_name(run))
@@ -205,8 +208,8 @@ std::vector<stored_run> results_store::list(const run_filter& filter) const {
     runs.push_back(std::move(r));
   }
   sqlite_statement tags(*db_, "SELECT key, value FROM run_tags WHERE run_id = ? ORDER BY key");
-  sqlite_statement benchmarks(*db_,
-                              "SELECT benchmark FROM cases WHERE run_id = ? GROUP BY benchmark ORDER BY min(case_index)");
+  sqlite_statement benchmarks(
+      *db_, "SELECT benchmark FROM cases WHERE run_id = ? GROUP BY benchmark ORDER BY min(case_index)");
   for (auto& r : runs) {
     tags.bind(1, r.id);
     while (tags.step()) r.tags[tags.text(0)] = tags.text(1);

@@ -28,12 +28,12 @@ inline constexpr int store_schema_version = 1;
 
 /// Which runs to list. Empty fields match everything.
 struct run_filter {
-  std::string benchmark;                      ///< runs with at least one case of this benchmark
-  std::map<std::string, std::string> tags;    ///< runs carrying every one of these tags
-  std::string host;                           ///< host name, exact
-  std::string since;                          ///< start_time >= this (ISO 8601 date or date-time, UTC)
-  std::string until;                          ///< start_time < this; a bare date means the end of that day
-  std::size_t limit = 0;                      ///< newest first; 0 = all
+  std::string benchmark;                    ///< runs with at least one case of this benchmark
+  std::map<std::string, std::string> tags;  ///< runs carrying every one of these tags
+  std::string host;                         ///< host name, exact
+  std::string since;                        ///< start_time >= this (ISO 8601 date or date-time, UTC)
+  std::string until;                        ///< start_time < this; a bare date means the end of that day
+  std::size_t limit = 0;                    ///< newest first; 0 = all
 };
 
 /// One stored run, without its cases.

@@ -7,8 +7,8 @@
 #include <filesystem>
 
 #include "core/error.hpp"
-#include "core/text.hpp"
 #include "core/result_json.hpp"
+#include "core/text.hpp"
 #include "results/baselines.hpp"
 #include "results/results_store.hpp"
 

@@ -43,8 +43,10 @@ std::string without_non_finite(const std::string& text) {
     const char ch = text[i];
     if (in_string) {
       out += ch;
-      if (ch == '\\' && i + 1 < text.size()) out += text[++i];
-      else if (ch == '"') in_string = false;
+      if (ch == '\\' && i + 1 < text.size())
+        out += text[++i];
+      else if (ch == '"')
+        in_string = false;
       continue;
     }
     if (ch == '"') in_string = true;
@@ -118,7 +120,8 @@ std::string string_at(const json& object, const std::string& key) {
 vllm_result result_of(const json& object, std::size_t index, std::size_t count, const std::string& source) {
   namespace key = schema::vllm_key;
   const auto where = count > 1 ? fmt::format("{}: result {}", source, index) : source;
-  if (!object.is_object()) throw usage_error(fmt::format("{}: JSON, but not a vLLM bench serve result (not an object)", where));
+  if (!object.is_object())
+    throw usage_error(fmt::format("{}: JSON, but not a vLLM bench serve result (not an object)", where));
   bool has_metric = false;
   for (const auto& [field, value] : object.items()) {
     if (is_latency_statistic(field) || field == key::request_throughput || field == key::output_throughput) {
@@ -126,9 +129,10 @@ vllm_result result_of(const json& object, std::size_t index, std::size_t count, 
     }
   }
   if (!has_metric) {
-    throw usage_error(fmt::format("{}: JSON, but not a vLLM bench serve result (no request_throughput, "
-                                  "output_throughput or *_ttft_ms keys)",
-                                  where));
+    throw usage_error(
+        fmt::format("{}: JSON, but not a vLLM bench serve result (no request_throughput, "
+                    "output_throughput or *_ttft_ms keys)",
+                    where));
   }
   vllm_result r;
   r.index = index;
@@ -155,9 +159,11 @@ vllm_result result_of(const json& object, std::size_t index, std::size_t count, 
     }
     r.failed = *num_prompts - *r.completed;
   }
-  if (!object.contains(key::request_rate)) throw usage_error(fmt::format("{}: vLLM result without request_rate", where));
+  if (!object.contains(key::request_rate))
+    throw usage_error(fmt::format("{}: vLLM result without request_rate", where));
   const auto& rate = object.at(key::request_rate);
-  if (rate.is_null() || (rate.is_string() && (rate.get<std::string>() == "inf" || rate.get<std::string>() == "Infinity"))) {
+  if (rate.is_null() ||
+      (rate.is_string() && (rate.get<std::string>() == "inf" || rate.get<std::string>() == "Infinity"))) {
     r.request_rate = "inf";
   } else if (rate.is_number() && rate.get<double>() > 0) {
     r.request_rate = schema::request_rate_text(rate.get<double>());
@@ -213,9 +219,11 @@ std::vector<core::case_result> vllm_cases(const std::vector<vllm_result>& result
           {key::request_goodput, r.values.at(key::request_goodput), "req/s", "requests meeting the SLOs per second"});
     }
     if (r.duration_s) c.metrics.push_back({key::duration, *r.duration_s, "s", "benchmark duration"});
-    if (r.completed) c.metrics.push_back({key::completed, static_cast<double>(*r.completed), "requests", "completed requests"});
+    if (r.completed)
+      c.metrics.push_back({key::completed, static_cast<double>(*r.completed), "requests", "completed requests"});
     c.notes["source"] = r.index > 1 || results.size() > 1 ? fmt::format("{} (result {})", source, r.index) : source;
-    c.notes["imported_from"] = fmt::format("vLLM bench serve result{}", r.backend.empty() ? "" : " (backend " + r.backend + ")");
+    c.notes["imported_from"] =
+        fmt::format("vLLM bench serve result{}", r.backend.empty() ? "" : " (backend " + r.backend + ")");
     c.notes["result"] = r.original.dump();
     if (!r.model_id.empty()) c.notes["model_id"] = r.model_id;
     if (!r.tokenizer_id.empty()) c.notes["tokenizer_id"] = r.tokenizer_id;

@@ -16,10 +16,10 @@ namespace ironbench::results {
 
 /// One saved benchmark point (one result object).
 struct vllm_result {
-  std::string backend;      ///< "vllm", "openai", "openai-chat", ...
-  std::string model_id;     ///< the served model as the benchmark named it
+  std::string backend;   ///< "vllm", "openai", "openai-chat", ...
+  std::string model_id;  ///< the served model as the benchmark named it
   std::string tokenizer_id;
-  std::string date;         ///< "20250217-104118"
+  std::string date;                  ///< "20250217-104118"
   std::int64_t num_prompts = 0;      ///< requests sent (num_prompts, else completed + failed)
   std::string request_rate;          ///< "inf", or the rate (req/s) formatted with {:g}
   std::int64_t max_concurrency = 0;  ///< 0 when unlimited (null)

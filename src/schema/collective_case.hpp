@@ -20,8 +20,8 @@ struct collective_case_fields {
   std::int64_t root = -1;  ///< -1 without one
   std::uint64_t size = 0;  ///< bytes
   bool in_place = false;
-  int ranks = 0;           ///< 0: unknown
-  std::string skipped;     ///< non-empty: the placement did not run, and why (no metrics follow)
+  int ranks = 0;            ///< 0: unknown
+  std::string skipped;      ///< non-empty: the placement did not run, and why (no metrics follow)
   std::uint64_t count = 0;  ///< the count passed to the library (nccl-tests' count column)
   std::optional<core::measurement> timing;
   double time_us = 0;
@@ -29,7 +29,7 @@ struct collective_case_fields {
   double algbw_gbs = 0;
   double busbw_gbs = 0;
   std::vector<core::metric> busbw_spread;  ///< metrics between busbw and wrong (the spread over trials)
-  double wrong = -1;  ///< wrong elements over every rank; -1: not checked
+  double wrong = -1;                       ///< wrong elements over every rank; -1: not checked
 };
 
 /// The case: benchmark "collectives", device "N ranks" ("unknown ranks" for 0), parameters

@@ -41,9 +41,9 @@ const char* to_string(reduce_op op) {
 }
 
 const std::vector<collective>& all_collectives() {
-  static const std::vector<collective> all = {collective::all_reduce, collective::all_gather,
-                                              collective::reduce_scatter, collective::broadcast,
-                                              collective::reduce, collective::alltoall, collective::sendrecv};
+  static const std::vector<collective> all = {
+      collective::all_reduce, collective::all_gather, collective::reduce_scatter, collective::broadcast,
+      collective::reduce,     collective::alltoall,   collective::sendrecv};
   return all;
 }
 
@@ -123,9 +123,9 @@ const char* nccl_tests_type_name(element_type type) {
 
 std::string dtype_of_nccl_tests_type(const std::string& type) {
   static const std::map<std::string, std::string> names = {
-      {"char", "int8"},  {"int8", "int8"},      {"int", "int32"},    {"int32", "int32"},
-      {"half", "fp16"},  {"float16", "fp16"},   {"bfloat16", "bf16"}, {"float", "fp32"},
-      {"float32", "fp32"}, {"double", "fp64"}, {"float64", "fp64"}};
+      {"char", "int8"},    {"int8", "int8"},    {"int", "int32"},     {"int32", "int32"},
+      {"half", "fp16"},    {"float16", "fp16"}, {"bfloat16", "bf16"}, {"float", "fp32"},
+      {"float32", "fp32"}, {"double", "fp64"},  {"float64", "fp64"}};
   const auto it = names.find(type);
   return it == names.end() ? type : it->second;
 }

@@ -14,7 +14,7 @@ namespace ironbench::schema {
 /// all_reduce, broadcast, reduce, sendrecv: the buffer; all_gather: the gathered output;
 /// reduce_scatter and alltoall: each rank's whole input.
 struct call_shape {
-  std::size_t count = 0;       ///< size / element size (rounded as below)
+  std::size_t count = 0;  ///< size / element size (rounded as below)
   /// The count each rank passes to the library (nccl-tests' count column): per rank for
   /// all_gather and reduce_scatter, per peer for alltoall, else `count`.
   std::size_t param_count = 0;

@@ -39,8 +39,10 @@ core::case_result serving_case(const serving_point& point, std::vector<std::stri
     }
     c.metrics.push_back({name, it->second, "", vllm_metric_description});
   }
-  if (point.failed) c.metrics.push_back({vllm_key::failed, *point.failed, "requests", "failed requests"});
-  else if (missing != nullptr) missing->push_back(vllm_key::failed);
+  if (point.failed)
+    c.metrics.push_back({vllm_key::failed, *point.failed, "requests", "failed requests"});
+  else if (missing != nullptr)
+    missing->push_back(vllm_key::failed);
   return c;
 }
 

@@ -60,9 +60,9 @@ inline constexpr const char* vllm_metric_description = "as vLLM bench serve defi
 
 /// One measured (or imported) serving point.
 struct serving_point {
-  std::string device;               ///< the endpoints (measured) or the model (imported)
+  std::string device;                ///< the endpoints (measured) or the model (imported)
   std::int64_t max_concurrency = 0;  ///< 0: unlimited
-  std::string request_rate;         ///< request_rate_text()
+  std::string request_rate;          ///< request_rate_text()
   std::int64_t num_prompts = 0;
   std::map<std::string, double> values;  ///< the headline metrics at hand, by their vLLM key
   std::optional<double> failed;          ///< failed requests, when known

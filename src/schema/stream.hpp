@@ -24,11 +24,11 @@ struct stream_kernel_traffic {
 
 /// Every STREAM kernel, in the order the benchmark sweeps them (the `kernel` axis).
 inline constexpr std::array<stream_kernel_traffic, 6> stream_kernels = {{
-    {"copy", 1, 1},   // c = a
-    {"mul", 1, 1},    // b = s * c (STREAM's "scale")
-    {"add", 2, 1},    // c = a + b
-    {"triad", 2, 1},  // a = b + s * c
-    {"dot", 2, 0},    // sum(a * b)
+    {"copy", 1, 1},     // c = a
+    {"mul", 1, 1},      // b = s * c (STREAM's "scale")
+    {"add", 2, 1},      // c = a + b
+    {"triad", 2, 1},    // a = b + s * c
+    {"dot", 2, 0},      // sum(a * b)
     {"nstream", 3, 1},  // a += b + s * c
 }};
 

@@ -19,7 +19,7 @@ namespace ironbench::serve {
 /// Every dataset's own settings (the --random-*, --prefix-repetition-*, --custom-output-len
 /// and --sharegpt-output-len flags); a builder reads its own.
 struct dataset_options {
-  random_dataset random;  ///< vocab_size is replaced by dataset_inputs::vocab_size
+  random_dataset random;                        ///< vocab_size is replaced by dataset_inputs::vocab_size
   prefix_repetition_dataset prefix_repetition;  ///< likewise
   std::int64_t custom_output_len = 256;
   std::int64_t sharegpt_output_len = 0;  ///< 0: the reference reply's length
@@ -29,8 +29,8 @@ struct dataset_options {
 struct dataset_inputs {
   const dataset_options& options;
   const body_settings& body;
-  const std::string& path;           ///< --dataset-path (empty unless the dataset needs one)
-  std::size_t count = 0;             ///< requests to build (warm-ups included)
+  const std::string& path;  ///< --dataset-path (empty unless the dataset needs one)
+  std::size_t count = 0;    ///< requests to build (warm-ups included)
   std::uint64_t seed = 0;
   const bpe_tokenizer* tokenizer = nullptr;  ///< null without --tokenizer
   std::int64_t vocab_size = 32000;           ///< random token ids are drawn from [100, vocab_size)

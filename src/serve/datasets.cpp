@@ -99,9 +99,10 @@ std::vector<prepared_request> make_custom_requests(const std::string& path, std:
 }
 
 std::vector<prepared_request> make_prefix_repetition_requests(const prefix_repetition_dataset& d,
-                                                             const body_settings& body, std::size_t count,
-                                                             std::uint64_t seed) {
-  if (d.prefix_len < 0 || d.suffix_len < 0 || d.prefix_len + d.suffix_len < 1 || d.num_prefixes < 1 || d.output_len < 1) {
+                                                              const body_settings& body, std::size_t count,
+                                                              std::uint64_t seed) {
+  if (d.prefix_len < 0 || d.suffix_len < 0 || d.prefix_len + d.suffix_len < 1 || d.num_prefixes < 1 ||
+      d.output_len < 1) {
     throw usage_error("prefix-repetition dataset: lengths must be positive and --prefix-repetition-num-prefixes >= 1");
   }
   std::mt19937_64 random(seed);
@@ -142,8 +143,8 @@ std::vector<prepared_request> make_prefix_repetition_requests(const prefix_repet
 }
 
 std::vector<prepared_request> make_sharegpt_requests(const std::string& path, std::int64_t fixed_output_len,
-                                                    const body_settings& body, std::size_t count, std::uint64_t seed,
-                                                    const bpe_tokenizer* tokenizer) {
+                                                     const body_settings& body, std::size_t count, std::uint64_t seed,
+                                                     const bpe_tokenizer* tokenizer) {
   std::ifstream in(path);
   if (!in) throw usage_error(fmt::format("cannot read --dataset-path {}", path));
   const auto data = json::parse(in, nullptr, false);

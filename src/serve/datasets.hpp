@@ -54,8 +54,8 @@ struct prefix_repetition_dataset {
 };
 
 [[nodiscard]] std::vector<prepared_request> make_prefix_repetition_requests(const prefix_repetition_dataset& dataset,
-                                                                            const body_settings& body, std::size_t count,
-                                                                            std::uint64_t seed);
+                                                                            const body_settings& body,
+                                                                            std::size_t count, std::uint64_t seed);
 
 /// vLLM's ShareGPT sampling from a ShareGPT JSON file (a list of {"conversations": [{"from",
 /// "value"}, ...]}): the first turn is the prompt, the second the reference completion whose

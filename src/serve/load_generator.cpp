@@ -141,8 +141,8 @@ load_result run_load(const std::vector<prepared_request>& requests, const load_s
     st->timing = request_timing(now);
     // The parser belongs to the state: it refers back to it by plain pointer (a shared_ptr
     // here would be a cycle, and every request would leak).
-    st->parser = std::make_unique<sse_parser>([st = st.get(), &s, origin_copy = origin, &client,
-                                               &socket_wait_ms, &timed_together](const sse_event& e) {
+    st->parser = std::make_unique<sse_parser>([st = st.get(), &s, origin_copy = origin, &client, &socket_wait_ms,
+                                               &timed_together](const sse_event& e) {
       const auto chunk = parse_openai_chunk(e.data, s.api);
       if (chunk.malformed && st->failure_class.empty()) {
         st->failure_class = "malformed";
@@ -223,7 +223,8 @@ load_result run_load(const std::vector<prepared_request>& requests, const load_s
                                         result.lateness_p99_ms, s.max_lateness_p99_ms);
   } else if (result.client_cpu > s.max_client_cpu) {
     result.valid = false;
-    result.invalid_reason = fmt::format("the client thread was saturated ({:.0f} % of a core)", 100 * result.client_cpu);
+    result.invalid_reason =
+        fmt::format("the client thread was saturated ({:.0f} % of a core)", 100 * result.client_cpu);
   }
   result.token_events_timed_together = timed_together;
   const auto stamps = client.receive_stamps();

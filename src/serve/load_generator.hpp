@@ -42,8 +42,8 @@ struct load_settings {
   double max_lateness_p99_ms = 1.0;  ///< beyond it the client fell behind: the point is INVALID
                                      ///< (not judged for an all-at-once burst: rate inf, no limit)
   double max_client_cpu = 0.95;      ///< share of one core beyond which the client is saturated
-  std::string ca_file;      ///< https: CA certificates to verify servers with (empty: the system's)
-  bool verify_tls = true;   ///< https: false accepts any certificate
+  std::string ca_file;               ///< https: CA certificates to verify servers with (empty: the system's)
+  bool verify_tls = true;            ///< https: false accepts any certificate
   /// Token times from the kernel's receive stamps (false: when the client reads the bytes).
   bool kernel_receive_stamps = true;
   /// Counts the output text's tokens (compared with usage; used when the server reports none).

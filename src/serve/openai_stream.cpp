@@ -24,15 +24,19 @@ void read_choice(simdjson::ondemand::object choice, openai_api api, openai_chunk
     if (key == "finish_reason") {
       if (value.type() == json_type::string) chunk.finish_reason = std::string(std::string_view(value.get_string()));
     } else if (api == openai_api::completions && key == "text") {
-      if (value.type() == json_type::string) chunk.text = std::string(std::string_view(value.get_string()));
-      else if (value.type() != json_type::null) chunk.malformed = true;
+      if (value.type() == json_type::string)
+        chunk.text = std::string(std::string_view(value.get_string()));
+      else if (value.type() != json_type::null)
+        chunk.malformed = true;
     } else if (api == openai_api::chat && (key == "delta" || key == "message")) {
       if (value.type() != json_type::object) continue;
       for (auto part : value.get_object()) {
         if (std::string_view(part.unescaped_key()) != "content") continue;
         auto content = part.value();
-        if (content.type() == json_type::string) chunk.text = std::string(std::string_view(content.get_string()));
-        else if (content.type() != json_type::null) chunk.malformed = true;
+        if (content.type() == json_type::string)
+          chunk.text = std::string(std::string_view(content.get_string()));
+        else if (content.type() != json_type::null)
+          chunk.malformed = true;
       }
     }
   }
@@ -77,8 +81,10 @@ openai_chunk parse_openai_chunk(std::string_view data, openai_api api) {
         if (value.type() != json_type::object) continue;
         for (auto part : value.get_object()) {
           const std::string_view name = part.unescaped_key();
-          if (name == "completion_tokens") chunk.completion_tokens = integer_of(part.value());
-          else if (name == "prompt_tokens") chunk.prompt_tokens = integer_of(part.value());
+          if (name == "completion_tokens")
+            chunk.completion_tokens = integer_of(part.value());
+          else if (name == "prompt_tokens")
+            chunk.prompt_tokens = integer_of(part.value());
         }
       } else if (key == "ironbench_sim_sent_ns") {
         chunk.sim_sent_ns = integer_of(std::move(value));

@@ -20,14 +20,14 @@ enum class openai_api { completions, chat };
 
 /// One "data:" payload of a stream (or a whole non-streaming body).
 struct openai_chunk {
-  bool done = false;           ///< the "[DONE]" sentinel
-  bool malformed = false;      ///< not JSON, or JSON of an unexpected shape
-  bool has_choices = false;    ///< a non-empty "choices" array: a token event
-  std::string text;            ///< the text this chunk adds (empty for role-only chunks)
+  bool done = false;         ///< the "[DONE]" sentinel
+  bool malformed = false;    ///< not JSON, or JSON of an unexpected shape
+  bool has_choices = false;  ///< a non-empty "choices" array: a token event
+  std::string text;          ///< the text this chunk adds (empty for role-only chunks)
   std::string finish_reason;
   std::optional<std::int64_t> prompt_tokens;      ///< usage.prompt_tokens
   std::optional<std::int64_t> completion_tokens;  ///< usage.completion_tokens
-  std::string error;           ///< an {"error": ...} object's message
+  std::string error;                              ///< an {"error": ...} object's message
   /// serve-sim's send time of this event (CLOCK_MONOTONIC ns), when present.
   std::optional<std::int64_t> sim_sent_ns;
 };

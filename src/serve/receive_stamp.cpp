@@ -30,8 +30,8 @@ std::optional<double> receive_age_s(int socket) {
     std::memcpy(&stamp, CMSG_DATA(h), sizeof stamp);
     timespec now{};
     clock_gettime(CLOCK_REALTIME, &now);  // the stamps' clock
-    const double age = static_cast<double>(now.tv_sec - stamp.tv_sec) +
-                       static_cast<double>(now.tv_nsec - stamp.tv_nsec) * 1e-9;
+    const double age =
+        static_cast<double>(now.tv_sec - stamp.tv_sec) + static_cast<double>(now.tv_nsec - stamp.tv_nsec) * 1e-9;
     return std::max(0.0, age);
   }
   return std::nullopt;

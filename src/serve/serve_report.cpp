@@ -14,16 +14,19 @@ void section(std::ostream& out, const json& m, const metric_selection& selection
              const std::string& title, const std::string& name) {
   fmt::print(out, "{:-^50}\n", title);
   line(out, fmt::format("Mean {} (ms):", name), fmt::format("{:.2f}", m.value(fmt::format("mean_{}_ms", metric), 0.0)));
-  line(out, fmt::format("Median {} (ms):", name), fmt::format("{:.2f}", m.value(fmt::format("median_{}_ms", metric), 0.0)));
+  line(out, fmt::format("Median {} (ms):", name),
+       fmt::format("{:.2f}", m.value(fmt::format("median_{}_ms", metric), 0.0)));
   for (double p : selection.percentiles) {
     const auto key = percentile_key(p, metric);
-    if (m.contains(key)) line(out, fmt::format("P{:g} {} (ms):", p, name), fmt::format("{:.2f}", m.at(key).get<double>()));
+    if (m.contains(key))
+      line(out, fmt::format("P{:g} {} (ms):", p, name), fmt::format("{:.2f}", m.at(key).get<double>()));
   }
 }
 
 }  // namespace
 
-void write_serving_summary(std::ostream& out, const json& m, const load_result& load, const metric_selection& selection) {
+void write_serving_summary(std::ostream& out, const json& m, const load_result& load,
+                           const metric_selection& selection) {
   fmt::print(out, "{:=^50}\n", " Serving Benchmark Result ");
   line(out, "Successful requests:", fmt::format("{}", m.at("completed").get<std::size_t>()));
   line(out, "Failed requests:", fmt::format("{}", m.at("failed").get<std::size_t>()));
@@ -31,7 +34,8 @@ void write_serving_summary(std::ostream& out, const json& m, const load_result& 
   line(out, "Total input tokens:", fmt::format("{}", m.at("total_input_tokens").get<std::int64_t>()));
   line(out, "Total generated tokens:", fmt::format("{}", m.at("total_output_tokens").get<std::int64_t>()));
   line(out, "Request throughput (req/s):", fmt::format("{:.2f}", m.at("request_throughput").get<double>()));
-  if (m.contains("request_goodput")) line(out, "Request goodput (req/s):", fmt::format("{:.2f}", m.at("request_goodput").get<double>()));
+  if (m.contains("request_goodput"))
+    line(out, "Request goodput (req/s):", fmt::format("{:.2f}", m.at("request_goodput").get<double>()));
   line(out, "Output token throughput (tok/s):", fmt::format("{:.2f}", m.at("output_throughput").get<double>()));
   line(out, "Total Token throughput (tok/s):", fmt::format("{:.2f}", m.at("total_token_throughput").get<double>()));
   line(out, "Max concurrent requests:", fmt::format("{}", m.at("max_concurrent_requests").get<std::size_t>()));
@@ -42,7 +46,8 @@ void write_serving_summary(std::ostream& out, const json& m, const load_result& 
     if (metric == "e2el") section(out, m, selection, "e2el", "End-to-end Latency", "E2EL");
   }
   fmt::print(out, "{:-^50}\n", "Client");
-  line(out, "Send lateness p50 / p99 (ms):", fmt::format("{:.3f} / {:.3f}", load.lateness_p50_ms, load.lateness_p99_ms));
+  line(out,
+       "Send lateness p50 / p99 (ms):", fmt::format("{:.3f} / {:.3f}", load.lateness_p50_ms, load.lateness_p99_ms));
   line(out, "Client CPU (% of one core):", fmt::format("{:.1f}", 100 * load.client_cpu));
   if (load.kernel_stamped_share > 0) {
     line(out, "Reads timed by kernel stamps (%):", fmt::format("{:.1f}", 100 * load.kernel_stamped_share));
@@ -101,7 +106,7 @@ json detailed_arrays(const std::vector<request_record>& records) {
     texts.push_back(r.generated_text);
     errors.push_back(r.success ? std::string() : r.error_class + ": " + r.error);
   }
-  return {{"input_lens", input}, {"output_lens", output}, {"ttfts", ttfts},
+  return {{"input_lens", input}, {"output_lens", output},    {"ttfts", ttfts},
           {"itls", itls},        {"generated_texts", texts}, {"errors", errors}};
 }
 

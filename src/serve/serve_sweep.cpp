@@ -140,10 +140,9 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
     warm_settings.request_rate = std::numeric_limits<double>::infinity();
     (void)run_load(warm, warm_settings, cancel);
   }
-  say(callbacks.progress,
-      fmt::format("serve: {} requests, max concurrency {}, request rate {}, {} endpoint(s)\n", requests.size(),
-                  concurrency > 0 ? fmt::format("{:g}", concurrency) : "unlimited",
-                  schema::request_rate_text(rate), load.base_urls.size()));
+  say(callbacks.progress, fmt::format("serve: {} requests, max concurrency {}, request rate {}, {} endpoint(s)\n",
+                                      requests.size(), concurrency > 0 ? fmt::format("{:g}", concurrency) : "unlimited",
+                                      schema::request_rate_text(rate), load.base_urls.size()));
   const auto result = run_load(requests, load, cancel);
   const auto metrics = serving_metrics(result.records, result.duration_s, s.slo, s.selection);
   point_description description;
@@ -160,8 +159,8 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
   write_serving_summary(summary, metrics, result, s.selection);
   say(callbacks.console, summary.str());
   if (s.save.save_result) {
-    const auto name = named ? s.save.result_filename
-                          : result_file_name(vllm, rate, description.max_concurrency, description.date);
+    const auto name =
+        named ? s.save.result_filename : result_file_name(vllm, rate, description.max_concurrency, description.date);
     say(callbacks.console, "saved: " + write_result_file(vllm, result, s.save, name).string() + "\n");
   }
   auto c = point_case(load, concurrency, rate, requests.size(), metrics, result);

@@ -37,7 +37,7 @@ struct sweep_settings {
   std::string dataset_name = "random";
   std::string dataset_path;
   dataset_options datasets;
-  std::vector<double> concurrencies = {0};  ///< whole numbers; 0: unlimited
+  std::vector<double> concurrencies = {0};                                ///< whole numbers; 0: unlimited
   std::vector<double> rates = {std::numeric_limits<double>::infinity()};  ///< requests/s; inf: all at once
   std::int64_t num_prompts = 1000;
   std::int64_t num_prompts_per_concurrency = 0;  ///< positive: requests per point = this x max concurrency

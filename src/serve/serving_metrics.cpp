@@ -36,10 +36,14 @@ goodput_slo parse_goodput(const std::vector<std::string>& items) {
     const auto name = item.substr(0, colon);
     const double ms = parse_number(item.substr(colon + 1), "--goodput " + name);
     if (ms < 0) throw usage_error(fmt::format("--goodput {} must not be negative", name));
-    if (name == "ttft") slo.ttft_ms = ms;
-    else if (name == "tpot") slo.tpot_ms = ms;
-    else if (name == "e2el") slo.e2el_ms = ms;
-    else throw usage_error(fmt::format("--goodput: unknown metric '{}' (ttft, tpot, e2el)", name));
+    if (name == "ttft")
+      slo.ttft_ms = ms;
+    else if (name == "tpot")
+      slo.tpot_ms = ms;
+    else if (name == "e2el")
+      slo.e2el_ms = ms;
+    else
+      throw usage_error(fmt::format("--goodput: unknown metric '{}' (ttft, tpot, e2el)", name));
   }
   return slo;
 }

@@ -37,11 +37,11 @@ class sse_parser {
   void line(std::string_view text);
 
   event_callback on_event_;
-  std::string pending_;        // the current, unfinished line
-  bool last_was_cr_ = false;   // a CR ended the previous chunk: skip a leading LF
+  std::string pending_;       // the current, unfinished line
+  bool last_was_cr_ = false;  // a CR ended the previous chunk: skip a leading LF
   sse_event current_;
   bool has_data_ = false;
-  bool in_event_ = false;      // some field of the current event was seen
+  bool in_event_ = false;  // some field of the current event was seen
   std::size_t bytes_ = 0;
 };
 

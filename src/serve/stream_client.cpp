@@ -50,8 +50,8 @@ struct stream_client::impl {
   CURLM* multi = nullptr;
   std::vector<CURL*> idle_handles;  // finished transfers' handles, reset for the next ones
   int epoll_fd = -1;
-  int timer_fd = -1;  // wakes the loop at run_until's deadline with microsecond precision
-  double curl_deadline_s = -1;  // when libcurl wants to be called for its timers (-1: never)
+  int timer_fd = -1;               // wakes the loop at run_until's deadline with microsecond precision
+  double curl_deadline_s = -1;     // when libcurl wants to be called for its timers (-1: never)
   double next_stall_check_s = -1;  // -1: no transfer has a stall timeout
   std::chrono::steady_clock::time_point origin = std::chrono::steady_clock::now();
   std::map<CURL*, std::unique_ptr<transfer>> transfers;
@@ -129,8 +129,10 @@ struct stream_client::impl {
     std::vector<CURL*> stalled;
     for (const auto& [easy, t] : transfers) {
       if (t->stall_timeout_s <= 0) continue;
-      if (now_s - t->last_byte_s >= t->stall_timeout_s) stalled.push_back(easy);
-      else next_stall_check_s = now_s + stall_check_interval_s;
+      if (now_s - t->last_byte_s >= t->stall_timeout_s)
+        stalled.push_back(easy);
+      else
+        next_stall_check_s = now_s + stall_check_interval_s;
     }
     for (CURL* easy : stalled) {
       const auto it = transfers.find(easy);
@@ -280,7 +282,8 @@ stream_client::~stream_client() {
 double stream_client::now() const { return impl_->now(); }
 
 double stream_client::monotonic_ns(double client_s) const {
-  return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(impl_->origin.time_since_epoch()).count()) +
+  return static_cast<double>(
+             std::chrono::duration_cast<std::chrono::nanoseconds>(impl_->origin.time_since_epoch()).count()) +
          client_s * 1e9;
 }
 

@@ -30,8 +30,8 @@ struct http_request {
 struct transfer_result {
   bool transport_ok = false;  ///< libcurl finished without error
   long http_status = 0;
-  std::string error;          ///< libcurl's message when !transport_ok
-  std::string error_class;    ///< connect, tls, timeout, stalled, truncated, transport (empty when ok)
+  std::string error;        ///< libcurl's message when !transport_ok
+  std::string error_class;  ///< connect, tls, timeout, stalled, truncated, transport (empty when ok)
   double end_s = 0;
 };
 

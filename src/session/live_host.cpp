@@ -18,8 +18,6 @@ live_host detect_live_host() {
   return host;
 }
 
-json host_json(const platform::host_fingerprint& host) {
-  return json::parse(platform::to_json(host).dump());
-}
+json host_json(const platform::host_fingerprint& host) { return json::parse(platform::to_json(host).dump()); }
 
 }  // namespace ironbench::session

@@ -10,14 +10,14 @@
 namespace ironbench::telemetry {
 
 struct gpu_sample {
-  double time_s = 0;  ///< seconds since the sampler started
+  double time_s = 0;                          ///< seconds since the sampler started
   std::optional<double> utilization_percent;  ///< share of time a kernel was running
   std::optional<double> memory_used_bytes;
-  std::optional<double> power_w;               ///< board power (NVML) or socket power (AMD)
-  std::optional<double> energy_j;              ///< cumulative energy counter
-  std::optional<double> sm_clock_mhz;          ///< SM / shader (sclk) clock
+  std::optional<double> power_w;       ///< board power (NVML) or socket power (AMD)
+  std::optional<double> energy_j;      ///< cumulative energy counter
+  std::optional<double> sm_clock_mhz;  ///< SM / shader (sclk) clock
   std::optional<double> memory_clock_mhz;
-  std::optional<double> temperature_c;         ///< GPU core (NVIDIA) or junction (AMD)
+  std::optional<double> temperature_c;            ///< GPU core (NVIDIA) or junction (AMD)
   std::optional<std::uint64_t> throttle_reasons;  ///< NVML clock event reason bits
 };
 

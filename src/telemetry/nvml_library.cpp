@@ -87,7 +87,10 @@ struct nvml_api {
 class nvml_device_handle final : public gpu_telemetry_device {
  public:
   nvml_device_handle(std::shared_ptr<const nvml_api> api, nvml_device device, std::string driver)
-      : api_(std::move(api)), device_(device), driver_(std::move(driver)), instant_power_(instant_power_mw().has_value()) {}
+      : api_(std::move(api)),
+        device_(device),
+        driver_(std::move(driver)),
+        instant_power_(instant_power_mw().has_value()) {}
 
   gpu_sample sample() const override {
     gpu_sample s;
@@ -101,7 +104,8 @@ class nvml_device_handle final : public gpu_telemetry_device {
     } else if (unsigned avg_mw = 0; f.power && f.power(device_, &avg_mw) == 0) {
       s.power_w = avg_mw / 1000.0;
     }
-    if (unsigned long long mj = 0; f.energy && f.energy(device_, &mj) == 0) s.energy_j = static_cast<double>(mj) / 1000.0;
+    if (unsigned long long mj = 0; f.energy && f.energy(device_, &mj) == 0)
+      s.energy_j = static_cast<double>(mj) / 1000.0;
     if (unsigned mhz = 0; f.clock && f.clock(device_, nvml_clock_sm, &mhz) == 0) s.sm_clock_mhz = mhz;
     if (unsigned mhz = 0; f.clock && f.clock(device_, nvml_clock_memory, &mhz) == 0) s.memory_clock_mhz = mhz;
     if (unsigned c = 0; f.temperature && f.temperature(device_, nvml_temperature_gpu, &c) == 0) s.temperature_c = c;
@@ -212,7 +216,8 @@ opened_library open_nvml() {
   api->max_clock = library->function<decltype(api->max_clock)>("nvmlDeviceGetMaxClockInfo");
   api->temperature = library->function<decltype(api->temperature)>("nvmlDeviceGetTemperature");
   api->throttle = library->function<decltype(api->throttle)>("nvmlDeviceGetCurrentClocksEventReasons");
-  if (!api->throttle) api->throttle = library->function<decltype(api->throttle)>("nvmlDeviceGetCurrentClocksThrottleReasons");
+  if (!api->throttle)
+    api->throttle = library->function<decltype(api->throttle)>("nvmlDeviceGetCurrentClocksThrottleReasons");
   api->mig_mode = library->function<decltype(api->mig_mode)>("nvmlDeviceGetMigMode");
   api->virtualization = library->function<decltype(api->virtualization)>("nvmlDeviceGetVirtualizationMode");
   api->power_limit = library->function<decltype(api->power_limit)>("nvmlDeviceGetPowerManagementLimit");

@@ -69,8 +69,10 @@ std::optional<double> clock_mhz(const rsmi_api& f, std::uint32_t index, int type
   } reply{};
   if (f.clock(index, type, &reply) != 0) return std::nullopt;
   std::optional<std::uint64_t> old_layout, new_layout;
-  if (reply.v5.current < 32 && reply.v5.current < reply.v5.num_supported) old_layout = reply.v5.frequency[reply.v5.current];
-  if (reply.v6.current < 33 && reply.v6.current < reply.v6.num_supported) new_layout = reply.v6.frequency[reply.v6.current];
+  if (reply.v5.current < 32 && reply.v5.current < reply.v5.num_supported)
+    old_layout = reply.v5.frequency[reply.v5.current];
+  if (reply.v6.current < 33 && reply.v6.current < reply.v6.num_supported)
+    new_layout = reply.v6.frequency[reply.v6.current];
   const auto& preferred = f.major_version >= 6 ? new_layout : old_layout;
   const auto& other = f.major_version >= 6 ? old_layout : new_layout;
   if (preferred && plausible_clock_hz(*preferred)) return static_cast<double>(*preferred) / 1e6;
@@ -174,8 +176,8 @@ opened_library open_rocm_smi() {
   if (const char* path = std::getenv("IRONBENCH_ROCM_SMI_LIBRARY"); path != nullptr && *path != '\0') {
     names.emplace_back(path);
   } else {
-    names = {"librocm_smi64.so", "librocm_smi64.so.7", "librocm_smi64.so.6", "librocm_smi64.so.5",
-             "librocm_smi64.so.1", "/opt/rocm/lib/librocm_smi64.so"};
+    names = {"librocm_smi64.so",   "librocm_smi64.so.7", "librocm_smi64.so.6",
+             "librocm_smi64.so.5", "librocm_smi64.so.1", "/opt/rocm/lib/librocm_smi64.so"};
   }
   auto library = std::make_unique<shared_library>(names);
   if (!library->loaded()) return {nullptr, "telemetry unavailable: " + library->error()};

@@ -9,9 +9,10 @@ namespace ironbench::train {
 
 std::string gpt_shape::invalid_reason() const {
   if (layers < 1 || heads < 1 || d_model < 1 || d_ff < 1 || vocabulary < 2 || seq_len < 2) {
-    return fmt::format("a GPT shape needs layers, heads, d_model, d_ff >= 1 and vocabulary, seq_len >= 2 "
-                       "(got L={} H={} d_model={} d_ff={} vocabulary={} seq_len={})",
-                       layers, heads, d_model, d_ff, vocabulary, seq_len);
+    return fmt::format(
+        "a GPT shape needs layers, heads, d_model, d_ff >= 1 and vocabulary, seq_len >= 2 "
+        "(got L={} H={} d_model={} d_ff={} vocabulary={} seq_len={})",
+        layers, heads, d_model, d_ff, vocabulary, seq_len);
   }
   if (d_model % heads != 0) return fmt::format("d_model {} is not a multiple of heads {}", d_model, heads);
   return {};
@@ -21,10 +22,10 @@ const std::vector<gpt_shape>& gpt_presets() {
   // MI350X training report, table "Model Configurations" (its sequence lengths: 512 up to 3B,
   // 1024 for 7B and 13B).
   static const std::vector<gpt_shape> presets = {
-      {"small", 6, 6, 384, 1536, gpt2_vocabulary, 512},      {"medium", 12, 12, 768, 3072, gpt2_vocabulary, 512},
-      {"large", 24, 16, 1024, 4096, gpt2_vocabulary, 512},   {"xl", 36, 20, 1280, 5120, gpt2_vocabulary, 512},
-      {"1.5b", 48, 24, 1536, 6144, gpt2_vocabulary, 512},    {"3b", 32, 32, 2560, 10240, gpt2_vocabulary, 512},
-      {"7b", 32, 32, 4096, 11008, gpt2_vocabulary, 1024},    {"13b", 40, 40, 5120, 13824, gpt2_vocabulary, 1024},
+      {"small", 6, 6, 384, 1536, gpt2_vocabulary, 512},    {"medium", 12, 12, 768, 3072, gpt2_vocabulary, 512},
+      {"large", 24, 16, 1024, 4096, gpt2_vocabulary, 512}, {"xl", 36, 20, 1280, 5120, gpt2_vocabulary, 512},
+      {"1.5b", 48, 24, 1536, 6144, gpt2_vocabulary, 512},  {"3b", 32, 32, 2560, 10240, gpt2_vocabulary, 512},
+      {"7b", 32, 32, 4096, 11008, gpt2_vocabulary, 1024},  {"13b", 40, 40, 5120, 13824, gpt2_vocabulary, 1024},
   };
   return presets;
 }

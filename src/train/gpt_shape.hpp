@@ -14,13 +14,13 @@ namespace ironbench::train {
 inline constexpr std::int64_t gpt2_vocabulary = 50257;
 
 struct gpt_shape {
-  std::string name = "custom";   ///< preset name ("small" ... "13b") or "custom"
-  std::int64_t layers = 6;       ///< L, transformer blocks
-  std::int64_t heads = 6;        ///< H, attention heads
-  std::int64_t d_model = 384;    ///< H x Q, the residual width
-  std::int64_t d_ff = 1536;      ///< the MLP's inner width
+  std::string name = "custom";  ///< preset name ("small" ... "13b") or "custom"
+  std::int64_t layers = 6;      ///< L, transformer blocks
+  std::int64_t heads = 6;       ///< H, attention heads
+  std::int64_t d_model = 384;   ///< H x Q, the residual width
+  std::int64_t d_ff = 1536;     ///< the MLP's inner width
   std::int64_t vocabulary = gpt2_vocabulary;
-  std::int64_t seq_len = 512;    ///< T, tokens per sequence (also the position table's size)
+  std::int64_t seq_len = 512;  ///< T, tokens per sequence (also the position table's size)
 
   /// Q, the width of one head (d_model / heads).
   [[nodiscard]] std::int64_t head_dim() const { return d_model / heads; }

@@ -34,7 +34,8 @@ gradient_reducer::gradient_reducer(std::vector<torch::Tensor> params, gradient_t
       if (p.scalar_type() != torch::kFloat) throw std::invalid_argument("data parallelism needs fp32 parameters");
       p.mutable_grad() = b.flat.narrow(0, offset, p.numel()).view(p.sizes());
       offset += p.numel();
-      accumulators_.push_back(compat::on_gradient_accumulated(p, [this, bucket_index] { on_gradient_ready(bucket_index); }));
+      accumulators_.push_back(
+          compat::on_gradient_accumulated(p, [this, bucket_index] { on_gradient_ready(bucket_index); }));
     }
     buckets_.push_back(std::move(b));
   }

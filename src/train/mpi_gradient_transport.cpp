@@ -43,7 +43,8 @@ class mpi_transport final : public gradient_transport {
     pending_.clear();
   }
   void broadcast(torch::Tensor& t) override {
-    if (!t.is_contiguous() || !t.device().is_cpu()) throw std::invalid_argument("MPI broadcasts contiguous host tensors");
+    if (!t.is_contiguous() || !t.device().is_cpu())
+      throw std::invalid_argument("MPI broadcasts contiguous host tensors");
     group_->broadcast_bytes(t.data_ptr(), static_cast<std::size_t>(t.numel()) * t.element_size());
   }
   double sum(double value) override { return group_->sum(value); }

@@ -21,10 +21,12 @@ void check_mpi(int code, const char* call) {
 std::unique_ptr<mpi_group> mpi_group::first_ranks(int participants) {
   const auto world = comm::mpi_world();
   if (participants < 1 || participants > world->size()) {
-    throw std::invalid_argument(fmt::format("{} data-parallel ranks asked for, the job has {}", participants, world->size()));
+    throw std::invalid_argument(
+        fmt::format("{} data-parallel ranks asked for, the job has {}", participants, world->size()));
   }
   MPI_Comm group = MPI_COMM_NULL;
-  IRONBENCH_TRAIN_MPI(MPI_Comm_split(MPI_COMM_WORLD, world->rank() < participants ? 0 : MPI_UNDEFINED, world->rank(), &group));
+  IRONBENCH_TRAIN_MPI(
+      MPI_Comm_split(MPI_COMM_WORLD, world->rank() < participants ? 0 : MPI_UNDEFINED, world->rank(), &group));
   if (group == MPI_COMM_NULL) return nullptr;
   return std::unique_ptr<mpi_group>(new mpi_group(group));
 }

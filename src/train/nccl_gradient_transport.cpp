@@ -26,7 +26,9 @@ void check_nccl(ncclResult_t result, const char* call) {
 class nccl_transport final : public gradient_transport {
  public:
   nccl_transport(std::unique_ptr<mpi_group> group, torch::Device device)
-      : group_(std::move(group)), device_(device), guard_(device),
+      : group_(std::move(group)),
+        device_(device),
+        guard_(device),
         comm_stream_(c10::cuda::getStreamFromPool(/*isHighPriority=*/true, device.index())) {
     ncclUniqueId id;
     if (group_->rank() == 0) IRONBENCH_NCCL_CALL(ncclGetUniqueId(&id));
@@ -54,8 +56,8 @@ class nccl_transport final : public gradient_transport {
     ready.record(c10::cuda::getCurrentCUDAStream(device_.index()));
     ready.block(comm_stream_);
     IRONBENCH_NCCL_CALL(ncclAllReduce(flat.data_ptr<float>(), flat.data_ptr<float>(),
-                                       static_cast<std::size_t>(flat.numel()), ncclFloat32, ncclSum, comm_,
-                                       comm_stream_.stream()));
+                                      static_cast<std::size_t>(flat.numel()), ncclFloat32, ncclSum, comm_,
+                                      comm_stream_.stream()));
     started_ = true;
   }
   void progress() override {}
@@ -69,8 +71,9 @@ class nccl_transport final : public gradient_transport {
   void broadcast(torch::Tensor& t) override {
     if (!t.is_contiguous() || !t.is_cuda()) throw std::invalid_argument("NCCL broadcasts contiguous GPU tensors");
     const auto stream = c10::cuda::getCurrentCUDAStream(device_.index());
-    IRONBENCH_NCCL_CALL(ncclBroadcast(t.data_ptr(), t.data_ptr(), static_cast<std::size_t>(t.numel()) * t.element_size(),
-                                       ncclUint8, 0, comm_, stream.stream()));
+    IRONBENCH_NCCL_CALL(ncclBroadcast(t.data_ptr(), t.data_ptr(),
+                                      static_cast<std::size_t>(t.numel()) * t.element_size(), ncclUint8, 0, comm_,
+                                      stream.stream()));
   }
   double sum(double value) override { return group_->sum(value); }
   double max(double value) override { return group_->max(value); }

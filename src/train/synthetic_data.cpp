@@ -31,8 +31,8 @@ std::vector<torch::Tensor> markov_token_batches(std::int64_t vocabulary, std::in
 }
 
 std::vector<std::pair<torch::Tensor, torch::Tensor>> regression_batches(std::int64_t in, std::int64_t out,
-                                                                       std::int64_t rows, int count,
-                                                                       std::uint64_t seed) {
+                                                                        std::int64_t rows, int count,
+                                                                        std::uint64_t seed) {
   auto generator = at::detail::createCPUGenerator(seed);
   std::vector<std::pair<torch::Tensor, torch::Tensor>> batches;
   for (int b = 0; b < count; ++b) {

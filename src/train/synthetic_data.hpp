@@ -17,7 +17,7 @@ namespace ironbench::train {
 
 /// Inputs and targets for the MLP: pairs of N(0, 1) matrices [rows, in] and [rows, out].
 [[nodiscard]] std::vector<std::pair<torch::Tensor, torch::Tensor>> regression_batches(std::int64_t in, std::int64_t out,
-                                                                                     std::int64_t rows, int count,
-                                                                                     std::uint64_t seed);
+                                                                                      std::int64_t rows, int count,
+                                                                                      std::uint64_t seed);
 
 }  // namespace ironbench::train

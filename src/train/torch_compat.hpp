@@ -64,8 +64,8 @@ using gradient_accumulator = decltype(torch::autograd::impl::grad_accumulator(st
 /// fused_adamw_available. `steps` are float scalar tensors on the device, one per parameter.
 void fused_adamw_step(std::vector<torch::Tensor>& params, std::vector<torch::Tensor>& grads,
                       std::vector<torch::Tensor>& exp_avgs, std::vector<torch::Tensor>& exp_avg_sqs,
-                      std::vector<torch::Tensor>& steps, double lr, double beta1, double beta2,
-                      double weight_decay, double eps);
+                      std::vector<torch::Tensor>& steps, double lr, double beta1, double beta2, double weight_decay,
+                      double eps);
 
 /// Clears the peak counters of a GPU's caching allocator (no-op on the CPU).
 void reset_peak_memory(torch::Device device);

@@ -43,9 +43,10 @@ train_settings settings_for(const train_request& r, bool on_gpu) {
     } else if (auto preset = find_gpt_preset(r.model)) {
       s.shape = *preset;
     } else {
-      throw usage_error(fmt::format("unknown --model '{}' (presets: small, medium, large, xl, 1.5b, 3b, 7b, 13b; "
-                                    "or custom with --layers --heads --d-model --d-ff --seq-len)",
-                                    r.model));
+      throw usage_error(
+          fmt::format("unknown --model '{}' (presets: small, medium, large, xl, 1.5b, 3b, 7b, 13b; "
+                      "or custom with --layers --heads --d-model --d-ff --seq-len)",
+                      r.model));
     }
     const bool custom = r.layers || r.heads || r.d_model || r.d_ff || r.seq_len || r.vocabulary;
     if (custom && r.model != "custom") s.shape.name = s.shape.name + "+custom";
@@ -89,8 +90,8 @@ device_choice choose_train_device(const std::string& text, int gpus, int default
   if (text == "cuda" || text == "gpu" || text.rfind("cuda:", 0) == 0 || text.rfind("hip:", 0) == 0) {
     if (gpus == 0) throw usage_error(fmt::format("--device {}: libtorch sees no GPU here ({})", text, torch_detail));
     const auto colon = text.find(':');
-    const int index = colon == std::string::npos ? default_gpu
-                                                 : static_cast<int>(parse_integer(text.substr(colon + 1), "--device"));
+    const int index =
+        colon == std::string::npos ? default_gpu : static_cast<int>(parse_integer(text.substr(colon + 1), "--device"));
     if (index < 0 || index >= gpus) throw usage_error(fmt::format("--device {}: there are {} GPUs", text, gpus));
     return {true, index};
   }

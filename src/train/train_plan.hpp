@@ -27,9 +27,9 @@ struct train_request {
   std::int64_t lora_rank = 8;
   double lora_alpha = 16;
   bool fused_optimizer = true;
-  int threads = 0;              ///< CPU threads per rank (0: the node's cores / its ranks)
+  int threads = 0;                ///< CPU threads per rank (0: the node's cores / its ranks)
   std::string timeout = "1800s";  ///< end the run when a step makes no progress for this long
-  train_settings settings;      ///< the rest (steps, optimizer, data, buckets) as they are
+  train_settings settings;        ///< the rest (steps, optimizer, data, buckets) as they are
 };
 
 /// The values of --NAME given as `text` (a list or range such as 1,16,64 or 1:8:x2).

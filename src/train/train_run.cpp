@@ -165,8 +165,7 @@ train_sweep_outcome run_training_sweep(const train_request& request, const train
   if (rank != 0) return outcome;
   add_scaling_efficiency(outcome.cases);
   guard.heartbeat("writing results");
-  outcome.settings =
-      training_settings_json(plan.settings, device.str(), threads, world, plan.batches, plan.scaling);
+  outcome.settings = training_settings_json(plan.settings, device.str(), threads, world, plan.batches, plan.scaling);
   return outcome;
 }
 

@@ -19,21 +19,21 @@ enum class workload { mlp, gpt, lora };
 
 struct train_settings {
   workload kind = workload::gpt;
-  gpt_shape shape = gpt_shape{};                        ///< gpt and lora
-  lora_spec lora;                                       ///< lora
+  gpt_shape shape = gpt_shape{};                                    ///< gpt and lora
+  lora_spec lora;                                                   ///< lora
   std::vector<std::int64_t> mlp_widths = {4096, 8192, 8192, 4096};  ///< mlp
-  std::int64_t batch = 8;           ///< sequences (rows for mlp) per device and micro-batch
-  int grad_accum = 1;               ///< micro-batches per optimizer step
-  int steps = 20;                   ///< timed optimizer steps
-  int warmup_steps = 10;            ///< untimed steps first (the Metrum AI / Dell LoRA report used 10)
-  std::string dtype = "fp32";       ///< fp32, or bf16 / fp16 autocast
+  std::int64_t batch = 8;      ///< sequences (rows for mlp) per device and micro-batch
+  int grad_accum = 1;          ///< micro-batches per optimizer step
+  int steps = 20;              ///< timed optimizer steps
+  int warmup_steps = 10;       ///< untimed steps first (the Metrum AI / Dell LoRA report used 10)
+  std::string dtype = "fp32";  ///< fp32, or bf16 / fp16 autocast
   bool activation_checkpointing = false;
-  bool fused_optimizer = true;      ///< fused AdamW where libtorch has it
+  bool fused_optimizer = true;  ///< fused AdamW where libtorch has it
   double lr = 3e-4;
   double weight_decay = 0.1;
-  std::uint64_t seed = 1234;        ///< model initialisation and synthetic data
-  int data_batches = 4;             ///< distinct global micro-batches, cycled
-  double bucket_megabytes = 25;     ///< data-parallel gradient bucket size (DDP's default)
+  std::uint64_t seed = 1234;     ///< model initialisation and synthetic data
+  int data_batches = 4;          ///< distinct global micro-batches, cycled
+  double bucket_megabytes = 25;  ///< data-parallel gradient bucket size (DDP's default)
 
   /// Tokens per sequence (seq_len for gpt and lora, 1 for mlp rows).
   [[nodiscard]] std::int64_t tokens_per_sample() const { return kind == workload::mlp ? 1 : shape.seq_len; }

@@ -83,7 +83,8 @@ class training_session {
  public:
   training_session(const train_settings& s, torch::Device device, gradient_transport* transport)
       : settings_(s), device_(device), transport_(transport), mixed_(autocast_dtype(s.dtype)) {
-    if (s.dtype == "fp16" && device.is_cpu()) throw std::invalid_argument("fp16 autocast needs a GPU; use bf16 on CPUs");
+    if (s.dtype == "fp16" && device.is_cpu())
+      throw std::invalid_argument("fp16 autocast needs a GPU; use bf16 on CPUs");
     torch::manual_seed(s.seed);
     const int ranks = transport != nullptr ? transport->size() : 1;
     rank_ = transport != nullptr ? transport->rank() : 0;
@@ -251,7 +252,8 @@ training_outcome run_training(const train_settings& settings, torch::Device devi
     compat::release_cached_memory(device);
   }
   // Every rank learns whether any rank ran out of memory (no collective is in flight here).
-  const double failed_ranks = transport != nullptr ? transport->sum(failure.empty() ? 0 : 1) : (failure.empty() ? 0 : 1);
+  const double failed_ranks =
+      transport != nullptr ? transport->sum(failure.empty() ? 0 : 1) : (failure.empty() ? 0 : 1);
   if (failed_ranks > 0) {
     outcome.out_of_memory = true;
     outcome.out_of_memory_message = failure.empty() ? "out of memory on another rank" : failure;

@@ -10,8 +10,8 @@
 
 #include "train/gradient_transport.hpp"
 #include "train/torch_compat.hpp"
-#include "train/training_outcome.hpp"
 #include "train/train_settings.hpp"
+#include "train/training_outcome.hpp"
 
 namespace ironbench::train {
 

@@ -25,16 +25,16 @@ struct device_memory {
 struct training_outcome {
   std::vector<step_record> steps;  ///< warm-up steps first
   int warmup_steps = 0;
-  bool interrupted = false;        ///< stopped by Ctrl-C (SIGINT) or SIGTERM before the last step
+  bool interrupted = false;  ///< stopped by Ctrl-C (SIGINT) or SIGTERM before the last step
   bool out_of_memory = false;
   std::string out_of_memory_message;        ///< the first line of libtorch's error
   std::optional<device_memory> gpu_memory;  ///< GPU only
   double host_peak_rss_bytes = 0;           ///< the process's peak resident memory
   std::int64_t parameters = 0;
   std::int64_t trainable_parameters = 0;
-  std::string optimizer;           ///< which AdamW ran
-  std::string attention;           ///< which attention kernel family (gpt, lora)
-  std::string libtorch;            ///< libtorch version
+  std::string optimizer;             ///< which AdamW ran
+  std::string attention;             ///< which attention kernel family (gpt, lora)
+  std::string libtorch;              ///< libtorch version
   std::size_t gradient_buckets = 0;  ///< data parallel only
   /// lora: whether the frozen weights kept their values (sum and sum of squares per tensor).
   std::optional<bool> frozen_unchanged;

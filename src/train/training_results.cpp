@@ -107,10 +107,11 @@ core::case_result training_case(const training_case_context& context, const trai
     c.series["step_time_ms"] = times_ms;
   }
   c.notes["warmup_steps"] = std::to_string(s.warmup_steps);
-  c.notes["data"] = s.kind == workload::mlp
-                        ? fmt::format("N(0,1) inputs and targets, {} batches cycled, seed {}", s.data_batches, s.seed)
-                        : fmt::format("a random 4-successor Markov chain over the vocabulary, {} batches cycled, seed {}",
-                                      s.data_batches, s.seed);
+  c.notes["data"] =
+      s.kind == workload::mlp
+          ? fmt::format("N(0,1) inputs and targets, {} batches cycled, seed {}", s.data_batches, s.seed)
+          : fmt::format("a random 4-successor Markov chain over the vocabulary, {} batches cycled, seed {}",
+                        s.data_batches, s.seed);
   if (!outcome.libtorch.empty()) c.notes["libtorch"] = outcome.libtorch;
   if (!outcome.optimizer.empty()) c.notes["optimizer"] = outcome.optimizer;
   if (!outcome.attention.empty()) c.notes["attention"] = outcome.attention;
@@ -125,7 +126,8 @@ core::case_result training_case(const training_case_context& context, const trai
     return c;
   }
   const auto timed = outcome.timed();
-  if (outcome.interrupted) c.notes["interrupted"] = fmt::format("after {} of {} steps", outcome.steps.size(), s.warmup_steps + s.steps);
+  if (outcome.interrupted)
+    c.notes["interrupted"] = fmt::format("after {} of {} steps", outcome.steps.size(), s.warmup_steps + s.steps);
   if (timed.empty()) {
     c.status = outcome.interrupted ? core::case_status::skipped : core::case_status::failed;
     c.reason = outcome.interrupted ? "interrupted before a timed step finished" : "no timed step finished";
@@ -179,16 +181,16 @@ core::case_result training_case(const training_case_context& context, const trai
                          "peak memory reserved by the caching allocator"});
   }
   if (outcome.host_peak_rss_bytes > 0) {
-    c.metrics.push_back({"host_peak_rss_gb", outcome.host_peak_rss_bytes / 1e9, "GB",
-                         "peak resident memory of the rank-0 process"});
+    c.metrics.push_back(
+        {"host_peak_rss_gb", outcome.host_peak_rss_bytes / 1e9, "GB", "peak resident memory of the rank-0 process"});
   }
   c.metrics.push_back({"parameters", static_cast<double>(outcome.parameters), "", "every parameter"});
   c.metrics.push_back({"trainable_parameters", static_cast<double>(outcome.trainable_parameters), "", ""});
   c.metrics.push_back({"loss_first", outcome.steps.front().loss, "", "loss at step 1 (warm-up included)"});
   c.metrics.push_back({"loss_last", outcome.steps.back().loss, "", "loss at the last step"});
   if (outcome.final_checksum) {
-    c.notes["final_parameter_checksum"] = fmt::format("sum {:.17g} squares {:.17g}", outcome.final_checksum->first,
-                                                      outcome.final_checksum->second);
+    c.notes["final_parameter_checksum"] =
+        fmt::format("sum {:.17g} squares {:.17g}", outcome.final_checksum->first, outcome.final_checksum->second);
   }
   std::size_t skipped = 0;
   for (const auto& step : outcome.steps) skipped += step.skipped ? 1 : 0;
@@ -252,8 +254,8 @@ json training_settings_json(const train_settings& s, const std::string& device, 
          {"warmup_steps", s.warmup_steps},
          {"activation_checkpointing", s.activation_checkpointing},
          {"fused_optimizer_requested", s.fused_optimizer},
-         {"optimizer", {{"name", "AdamW"}, {"lr", s.lr}, {"betas", {0.9, 0.95}}, {"eps", 1e-8},
-                        {"weight_decay", s.weight_decay}}},
+         {"optimizer",
+          {{"name", "AdamW"}, {"lr", s.lr}, {"betas", {0.9, 0.95}}, {"eps", 1e-8}, {"weight_decay", s.weight_decay}}},
          {"seed", s.seed},
          {"data_batches", s.data_batches},
          {"threads_per_rank", threads},
@@ -263,8 +265,8 @@ json training_settings_json(const train_settings& s, const std::string& device, 
   if (s.kind == workload::mlp) {
     j["widths"] = widths_text(s.mlp_widths);
   } else {
-    j["model"] = {{"name", s.shape.name}, {"layers", s.shape.layers}, {"heads", s.shape.heads},
-                  {"d_model", s.shape.d_model}, {"d_ff", s.shape.d_ff}, {"vocabulary", s.shape.vocabulary},
+    j["model"] = {{"name", s.shape.name},       {"layers", s.shape.layers}, {"heads", s.shape.heads},
+                  {"d_model", s.shape.d_model}, {"d_ff", s.shape.d_ff},     {"vocabulary", s.shape.vocabulary},
                   {"seq_len", s.shape.seq_len}};
   }
   if (s.kind == workload::lora) {
@@ -289,13 +291,13 @@ void render_training_table(const core::run_result& run, std::ostream& out) {
     if (c.params.contains("ranks")) ranks = std::to_string(c.params.integer("ranks"));
     std::string memory = metric(c, "memory_per_gpu_gb", "{:.2f}");
     if (memory == "-") memory = metric(c, "host_peak_rss_gb", "{:.2f}");
-    table.add_row({c.benchmark, std::to_string(c.params.integer("batch")), ranks,
-                   c.params.contains("dtype") ? c.params.string("dtype") : "-",
-                   metric(c, "tokens_per_s", "{:.0f}"), metric(c, "samples_per_s", "{:.1f}"),
-                   metric(c, "step_time_ms", "{:.2f}"), metric(c, "tflops", "{:.3f}"),
-                   metric(c, "mfu_percent", "{:.1f}"), memory, metric(c, "loss_first", "{:.3f}"),
-                   metric(c, "loss_last", "{:.3f}"),
-                   c.status == core::case_status::valid ? "ok" : std::string(core::to_string(c.status)) + ": " + c.reason});
+    table.add_row(
+        {c.benchmark, std::to_string(c.params.integer("batch")), ranks,
+         c.params.contains("dtype") ? c.params.string("dtype") : "-", metric(c, "tokens_per_s", "{:.0f}"),
+         metric(c, "samples_per_s", "{:.1f}"), metric(c, "step_time_ms", "{:.2f}"), metric(c, "tflops", "{:.3f}"),
+         metric(c, "mfu_percent", "{:.1f}"), memory, metric(c, "loss_first", "{:.3f}"),
+         metric(c, "loss_last", "{:.3f}"),
+         c.status == core::case_status::valid ? "ok" : std::string(core::to_string(c.status)) + ": " + c.reason});
   }
   table.render_text(out);
   std::set<std::string> peaks;

@@ -17,8 +17,8 @@
 namespace ironbench::train {
 
 struct training_case_context {
-  train_settings settings;   ///< with the batch of this case
-  core::device_info device;  ///< the device each rank trains on (its peak FLOP/s give MFU)
+  train_settings settings;     ///< with the batch of this case
+  core::device_info device;    ///< the device each rank trains on (its peak FLOP/s give MFU)
   bool scaling_sweep = false;  ///< benchmark ddp_scaling
 };
 

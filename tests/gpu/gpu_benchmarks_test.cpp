@@ -27,9 +27,9 @@ std::string first_gpu(std::string& why) {
   return {};
 }
 
-#define REQUIRE_GPU(id)                  \
-  std::string why;                       \
-  const auto id = first_gpu(why);        \
+#define REQUIRE_GPU(id)           \
+  std::string why;                \
+  const auto id = first_gpu(why); \
   if (id.empty()) GTEST_SKIP() << why;
 
 // Runs `args` on `gpu` and checks every case; returns the run.
@@ -61,8 +61,8 @@ std::size_t valid_cases(const json& doc) {
 
 TEST(GpuGemm, EveryDtypeAndProviderVerifiesOnSmallShapes) {
   REQUIRE_GPU(gpu);
-  const auto doc = run_on_gpu(gpu, {"gemm", "--axis", "dtype=fp32,tf32,fp16,bf16,fp8", "--axis", "M=256,1024",
-                                    "--axis", "N=512,1024", "--axis", "K=384,2048", "--max-time", "0.2s"});
+  const auto doc = run_on_gpu(gpu, {"gemm", "--axis", "dtype=fp32,tf32,fp16,bf16,fp8", "--axis", "M=256,1024", "--axis",
+                                    "N=512,1024", "--axis", "K=384,2048", "--max-time", "0.2s"});
   EXPECT_GE(valid_cases(doc), 2u * 2 * 4);  // fp32, tf32, fp16, bf16 on both providers, two shapes
   for (const auto& c : doc.at("cases")) {
     if (c.at("status") != "valid") continue;
@@ -73,7 +73,8 @@ TEST(GpuGemm, EveryDtypeAndProviderVerifiesOnSmallShapes) {
 
 TEST(GpuStream, EveryKernelVerifiesAtTwoSizes) {
   REQUIRE_GPU(gpu);
-  const auto doc = run_on_gpu(gpu, {"stream", "--axis", "size=1M,64M", "--axis", "dtype=fp32,fp64", "--max-time", "0.2s"});
+  const auto doc =
+      run_on_gpu(gpu, {"stream", "--axis", "size=1M,64M", "--axis", "dtype=fp32,fp64", "--max-time", "0.2s"});
   EXPECT_EQ(valid_cases(doc), 2u * 2 * 6);
 }
 
@@ -85,8 +86,9 @@ TEST(GpuCopy, EveryPathAndEngineVerifies) {
 
 TEST(GpuCollectives, OneRankNcclRunVerifiesEveryCollectiveTypeAndOp) {
   REQUIRE_GPU(gpu);
-  const auto r = run_ironbench({"collectives", "all", "-d", "all", "-o", "all", "--backend", "nccl", "-b", "8", "-e",
-                                "1M", "-f", "16", "-n", "5", "-w", "1", "--no-save", "-q", "--json", "-"});
+  const auto r =
+      run_ironbench({"collectives", "all", "-d", "all", "-o", "all", "--backend", "nccl",      "-b", "8",      "-e",
+                     "1M",          "-f",  "16", "-n",  "5",  "-w",  "1",         "--no-save", "-q", "--json", "-"});
   if (r.exit_code == 2 && r.err.find("no GPU collectives") != std::string::npos) GTEST_SKIP() << r.err;
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto doc = json::parse(r.out);
@@ -121,8 +123,8 @@ struct smi_answer {
   std::vector<std::string> values;
 };
 smi_answer nvidia_smi_query(const std::string& bus_id, const std::string& fields) {
-  const auto r = wait_for(start_program(
-      "nvidia-smi", {"--query-gpu=" + fields, "--format=csv,noheader,nounits", "--id=" + bus_id}));
+  const auto r = wait_for(
+      start_program("nvidia-smi", {"--query-gpu=" + fields, "--format=csv,noheader,nounits", "--id=" + bus_id}));
   smi_answer answer{r.exit_code, r.err, {}};
   if (r.exit_code != 0 || r.out.empty()) return answer;
   std::stringstream line(lines_of(r.out).at(0));
@@ -137,7 +139,8 @@ TEST(GpuTelemetry, NvmlReadingsAgreeWithNvidiaSmi) {
   for (const auto& d : info.at("devices")) device = d.at("id") == gpu ? d : device;
   const auto& props = device.at("properties");
   if (props.value("vendor", "") != "cuda") GTEST_SKIP() << "not an NVIDIA GPU: nvidia-smi does not describe it";
-  const auto answer = nvidia_smi_query(props.at("pci_bus_id"), "driver_version,power.limit,clocks.max.sm,memory.total,pci.bus_id");
+  const auto answer =
+      nvidia_smi_query(props.at("pci_bus_id"), "driver_version,power.limit,clocks.max.sm,memory.total,pci.bus_id");
   if (answer.exit_code == 127) GTEST_SKIP() << "nvidia-smi is not installed: nothing to compare NVML's readings with";
   ASSERT_EQ(answer.exit_code, 0) << "nvidia-smi failed on an NVIDIA GPU: " << answer.err;
   const auto& smi = answer.values;

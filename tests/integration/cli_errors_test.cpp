@@ -21,7 +21,9 @@ void expect_usage_error(const std::vector<std::string>& args, const std::string&
 TEST(CliErrors, UnknownFlagsAndCommands) {
   expect_usage_error({"run", "--bogus"}, "--bogus");
   expect_usage_error({"sysinfo", "--yaml"}, "--yaml");
-  expect_usage_error({"frobnicate"}, "unknown command 'frobnicate' (commands: collectives, compare, import, list, report, results, run, serve, serve-sim, sysinfo, tp-infer, train, version)");
+  expect_usage_error({"frobnicate"},
+                     "unknown command 'frobnicate' (commands: collectives, compare, import, list, report, results, "
+                     "run, serve, serve-sim, sysinfo, tp-infer, train, version)");
   expect_usage_error({}, "subcommand");
 }
 
@@ -58,9 +60,11 @@ TEST(CliErrors, BadSettingsAndPaths) {
 }
 
 TEST(CliHelp, EverySubcommandHasHelp) {
-  for (const auto& args :
-       {std::vector<std::string>{"--help"}, {"list", "--help"}, {"sysinfo", "--help"}, {"run", "--help"},
-        {"version", "--help"}}) {
+  for (const auto& args : {std::vector<std::string>{"--help"},
+                           {"list", "--help"},
+                           {"sysinfo", "--help"},
+                           {"run", "--help"},
+                           {"version", "--help"}}) {
     const auto r = run_ironbench(args);
     EXPECT_EQ(r.exit_code, 0) << args[0];
     EXPECT_NE(r.out.find("Usage:"), std::string::npos) << r.out;

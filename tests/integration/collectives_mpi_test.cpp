@@ -4,9 +4,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <map>
 #include <set>
-#include <cstdlib>
 
 #include "core/json.hpp"
 #include "process.hpp"
@@ -30,8 +30,8 @@ bool have_mpirun() { return std::system("command -v mpirun > /dev/null 2>&1") ==
 
 void every_collective_type_and_op_is_exact(int ranks) {
   auto args = mpirun(ranks);
-  for (auto a : {"all", "-d", "all", "-o", "all", "-b", "8", "-e", "256K", "-f", "8", "-n", "3", "-w", "1",
-                 "--no-save", "-q", "--json", "-", "--timeout", "120s"}) {
+  for (auto a : {"all", "-d", "all", "-o", "all",       "-b", "8",      "-e", "256K",      "-f",  "8",
+                 "-n",  "3",  "-w",  "1",  "--no-save", "-q", "--json", "-",  "--timeout", "120s"}) {
     args.emplace_back(a);
   }
   const auto r = wait_for(start_program("mpirun", args));
@@ -153,8 +153,7 @@ TEST(CollectivesMpi, GraphModeRanksPerProcessAndAForcedGpuBackendWithoutGpusAreU
       << err;
   // Several ranks per process (nccl-tests' -t/-g) are GPU ranks.
   err = failing_run(2, "collectives", {"all_reduce", "--backend", "mpi", "-t", "2"});
-  EXPECT_NE(err.find("--nthreads/--ngpus 2: several ranks per process need GPU collectives"), std::string::npos)
-      << err;
+  EXPECT_NE(err.find("--nthreads/--ngpus 2: several ranks per process need GPU collectives"), std::string::npos) << err;
   err = failing_run(2, "collectives", {"all_reduce", "-g", "0"});
   EXPECT_NE(err.find("--nthreads and --ngpus must be at least 1"), std::string::npos) << err;
 }

@@ -31,10 +31,26 @@ const std::vector<std::string> quick = {"--warmup", "0", "--min-time", "0", "--m
 
 TEST(EndToEnd, RunWritesVerifiedConsistentResultsInEveryFormat) {
   const auto dir = make_temp_dir("ironbench_e2e_");
-  std::vector<std::string> args{"run", "stream", "gemm", "--device", "cpu",
-                                "--axis", "stream:size=4M", "--axis", "gemm:M=64,96", "--axis", "dtype=fp64,fp32",
-                                "--json", dir + "/run.json", "--csv", dir + "/run.csv", "--md", dir + "/run.md",
-                                "--results-dir", dir + "/saved", "-q"};
+  std::vector<std::string> args{"run",
+                                "stream",
+                                "gemm",
+                                "--device",
+                                "cpu",
+                                "--axis",
+                                "stream:size=4M",
+                                "--axis",
+                                "gemm:M=64,96",
+                                "--axis",
+                                "dtype=fp64,fp32",
+                                "--json",
+                                dir + "/run.json",
+                                "--csv",
+                                dir + "/run.csv",
+                                "--md",
+                                dir + "/run.md",
+                                "--results-dir",
+                                dir + "/saved",
+                                "-q"};
   args.insert(args.end(), quick.begin(), quick.end());
   const auto r = run_ironbench(args);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
@@ -51,7 +67,8 @@ TEST(EndToEnd, RunWritesVerifiedConsistentResultsInEveryFormat) {
 
   const auto& cases = run.at("cases");
   ASSERT_EQ(cases.size(), 12u + 4u);  // stream: 2 dtypes x 6 kernels; gemm: 2 dtypes x 2 squares
-  const std::map<std::string, int> weights{{"copy", 2}, {"mul", 2}, {"add", 3}, {"triad", 3}, {"dot", 2}, {"nstream", 4}};
+  const std::map<std::string, int> weights{{"copy", 2},  {"mul", 2}, {"add", 3},
+                                           {"triad", 3}, {"dot", 2}, {"nstream", 4}};
   for (const auto& c : cases) {
     ASSERT_EQ(c.at("status"), "valid") << c.dump();
     const auto& stats = c.at("time").at("statistics");
@@ -98,8 +115,8 @@ TEST(EndToEnd, RunWritesVerifiedConsistentResultsInEveryFormat) {
 }
 
 TEST(EndToEnd, JsonToStdoutKeepsStdoutPure) {
-  std::vector<std::string> args{"run", "stream", "--axis", "size=1M", "--axis", "kernel=triad", "--json", "-",
-                                "--no-save"};
+  std::vector<std::string> args{"run",          "stream", "--axis", "size=1M",  "--axis",
+                                "kernel=triad", "--json", "-",      "--no-save"};
   args.insert(args.end(), quick.begin(), quick.end());
   const auto r = run_ironbench(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -118,8 +135,8 @@ TEST(EndToEnd, MaxTimeAloneShortensTheMinimumTime) {
 
 TEST(EndToEnd, InterruptWritesPartialResults) {
   const auto dir = make_temp_dir("ironbench_interrupt_");
-  const auto p = start_ironbench({"run", "stream", "--axis", "size=1M:16M:x2", "--min-time", "1s",
-                                  "--max-time", "1s", "--target-cv", "0", "--json", dir + "/run.json", "--no-save"});
+  const auto p = start_ironbench({"run", "stream", "--axis", "size=1M:16M:x2", "--min-time", "1s", "--max-time", "1s",
+                                  "--target-cv", "0", "--json", dir + "/run.json", "--no-save"});
   std::this_thread::sleep_for(std::chrono::milliseconds(2500));
   kill(p.pid, SIGINT);
   const auto r = wait_for(p);

@@ -22,8 +22,8 @@ std::string usage_error_of(const std::vector<std::string>& args) {
 }
 
 TEST(Import, PerftestFilesBecomeOneRunWithACasePerRow) {
-  const auto r = run_ironbench({"import", "perftest", fixtures + "write_a_gbits.txt", fixtures + "read_a_mbs.txt",
-                                "--no-save", "--json", "-"});
+  const auto r = run_ironbench(
+      {"import", "perftest", fixtures + "write_a_gbits.txt", fixtures + "read_a_mbs.txt", "--no-save", "--json", "-"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto doc = json::parse(r.out);
   std::size_t writes = 0, reads = 0;
@@ -75,9 +75,10 @@ TEST(Import, VllmResultBecomesAServeCase) {
   EXPECT_EQ(doc.at("settings").at("imported"), "vllm");
   EXPECT_NE(usage_error_of({"import", "vllm", fixtures + "write_a_gbits.txt", "--no-save"}).find("not valid JSON"),
             std::string::npos);
-  EXPECT_NE(usage_error_of({"import", "vllm", data + "nccl-tests/all_reduce_perf_h100_16ranks_constructed.json", "--no-save"})
-                .find("not a vLLM bench serve result"),
-            std::string::npos);
+  EXPECT_NE(
+      usage_error_of({"import", "vllm", data + "nccl-tests/all_reduce_perf_h100_16ranks_constructed.json", "--no-save"})
+          .find("not a vLLM bench serve result"),
+      std::string::npos);
 }
 
 TEST(Import, NcclTestsOutputBecomesCollectivesCases) {
@@ -98,8 +99,8 @@ TEST(Import, NcclTestsOutputBecomesCollectivesCases) {
       "size": 8589934592, "placement": "in-place", "ranks": 16})"));
   // No rank lines, no collective in the file name: the options say.
   const auto sendrecv = data + "nccl-tests/sendrecv_perf_a100_8gpu.txt";
-  const auto s = run_ironbench({"import", "nccl-tests", sendrecv, "--ranks", "8", "--device", "dgx-a100", "--no-save",
-                                "--json", "-"});
+  const auto s = run_ironbench(
+      {"import", "nccl-tests", sendrecv, "--ranks", "8", "--device", "dgx-a100", "--no-save", "--json", "-"});
   ASSERT_EQ(s.exit_code, 0) << s.err;
   const auto sdoc = json::parse(s.out);
   EXPECT_EQ(sdoc.at("cases")[0].at("device"), "dgx-a100");
@@ -107,8 +108,10 @@ TEST(Import, NcclTestsOutputBecomesCollectivesCases) {
   EXPECT_EQ(sdoc.at("settings").at("ranks"), 8);
   const auto copy = make_temp_dir("ironbench-import") + "/run.log";
   std::ofstream(copy) << read_file(sendrecv);
-  EXPECT_NE(usage_error_of({"import", "nccl-tests", copy, "--no-save"}).find("pass --collective NAME"), std::string::npos);
-  const auto named = run_ironbench({"import", "nccl-tests", copy, "--collective", "sendrecv", "--no-save", "--json", "-"});
+  EXPECT_NE(usage_error_of({"import", "nccl-tests", copy, "--no-save"}).find("pass --collective NAME"),
+            std::string::npos);
+  const auto named =
+      run_ironbench({"import", "nccl-tests", copy, "--collective", "sendrecv", "--no-save", "--json", "-"});
   EXPECT_EQ(named.exit_code, 0) << named.err;
   EXPECT_NE(usage_error_of({"import", "nccl-tests", data + "babelstream/main_omp_fp64.csv", "--no-save"})
                 .find("no nccl-tests table"),
@@ -118,9 +121,9 @@ TEST(Import, NcclTestsOutputBecomesCollectivesCases) {
 }
 
 TEST(Import, BabelStreamCsvBecomesStreamCases) {
-  const auto r = run_ironbench({"import", "babelstream", data + "babelstream/main_omp_fp64.csv",
-                                data + "babelstream/v4.0_omp_fp32_mibibytes.csv", "--device", "cpu", "--no-save", "--json",
-                                "-"});
+  const auto r =
+      run_ironbench({"import", "babelstream", data + "babelstream/main_omp_fp64.csv",
+                     data + "babelstream/v4.0_omp_fp32_mibibytes.csv", "--device", "cpu", "--no-save", "--json", "-"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto doc = json::parse(r.out);
   ASSERT_EQ(doc.at("cases").size(), 10u);

@@ -80,10 +80,10 @@ class llama_server {
     // `timeout` bounds the server's life should this test process die without stopping it;
     // it passes SIGTERM on to the server. interrupt_requests: by default a new request cuts
     // the stream in progress short, which suits one user at a time, not a benchmark.
-    process_ = start_program("timeout", {"600", python, "-m", "llama_cpp.server", "--model", fixtures + "/tiny.gguf",
-                                         "--host", "127.0.0.1", "--port", std::to_string(port_), "--n_ctx", "512",
-                                         "--n_threads", "1", "--interrupt_requests",
-                                         interrupt_requests ? "true" : "false"});
+    process_ =
+        start_program("timeout", {"600", python, "-m", "llama_cpp.server", "--model", fixtures + "/tiny.gguf", "--host",
+                                  "127.0.0.1", "--port", std::to_string(port_), "--n_ctx", "512", "--n_threads", "1",
+                                  "--interrupt_requests", interrupt_requests ? "true" : "false"});
     // Python starting, FastAPI importing and the model loading take a few seconds; 60 is
     // generous for a loaded 2-core machine.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
@@ -165,10 +165,27 @@ serve_outcome read_result_dir(const std::string& dir, serve_outcome outcome) {
 // ignores the field (the model needs none, and the tests add min_tokens, the engine's own).
 serve_outcome serve(const llama_server& server, const std::vector<std::string>& args) {
   const auto dir = make_temp_dir("ironbench_llama_");
-  std::vector<std::string> all = {"serve", "--base-url", server.url(), "--model", server.model(),
-                                  "--tokenizer", fixtures + "/tokenizer.json", "--num-prompts", "6",
-                                  "--max-concurrency", "2", "--ignore-eos", "--save-result", "--save-detailed",
-                                  "--result-dir", dir, "--no-save", "--max-lateness-ms", "1000", "--timeout", "120s"};
+  std::vector<std::string> all = {"serve",
+                                  "--base-url",
+                                  server.url(),
+                                  "--model",
+                                  server.model(),
+                                  "--tokenizer",
+                                  fixtures + "/tokenizer.json",
+                                  "--num-prompts",
+                                  "6",
+                                  "--max-concurrency",
+                                  "2",
+                                  "--ignore-eos",
+                                  "--save-result",
+                                  "--save-detailed",
+                                  "--result-dir",
+                                  dir,
+                                  "--no-save",
+                                  "--max-lateness-ms",
+                                  "1000",
+                                  "--timeout",
+                                  "120s"};
   all.insert(all.end(), args.begin(), args.end());
   const auto r = run_ironbench(all);
   return read_result_dir(dir, {r.exit_code, r.err + r.out, json::object(), {}});
@@ -232,8 +249,9 @@ void expect_six_requests_of_eight_tokens(const serve_outcome& outcome) {
 
 TEST(LlamaServer, StreamedCompletionsAreTimedAndCountedExactly) {
   START_LLAMA_SERVER(server);
-  const auto outcome = serve(server, {"--endpoint", "/v1/completions", "--dataset-name", "custom", "--dataset-path",
-                                      write_prompts(6), "--custom-output-len", "8", "--extra-body", R"({"min_tokens": 8})"});
+  const auto outcome =
+      serve(server, {"--endpoint", "/v1/completions", "--dataset-name", "custom", "--dataset-path", write_prompts(6),
+                     "--custom-output-len", "8", "--extra-body", R"({"min_tokens": 8})"});
   ASSERT_EQ(outcome.exit_code, 0) << outcome.log << server.log_tail();
   expect_six_requests_of_eight_tokens(outcome);
   const auto& p = outcome.point;
@@ -250,9 +268,9 @@ TEST(LlamaServer, StreamedChatCompletionsAreTimedAndCountedExactly) {
   START_LLAMA_SERVER(server);
   // The server reads max_tokens, not max_completion_tokens (which OpenAI's chat API and
   // ironbench use): without it a chat request runs to the end of the context.
-  const auto outcome = serve(server, {"--endpoint", "/v1/chat/completions", "--dataset-name", "random",
-                                      "--random-input-len", "16", "--random-output-len", "8", "--extra-body",
-                                      R"({"max_tokens": 8, "min_tokens": 8})"});
+  const auto outcome =
+      serve(server, {"--endpoint", "/v1/chat/completions", "--dataset-name", "random", "--random-input-len", "16",
+                     "--random-output-len", "8", "--extra-body", R"({"max_tokens": 8, "min_tokens": 8})"});
   ASSERT_EQ(outcome.exit_code, 0) << outcome.log << server.log_tail();
   expect_six_requests_of_eight_tokens(outcome);
   EXPECT_EQ(outcome.point.value("backend", std::string()), "openai-chat");
@@ -262,11 +280,33 @@ TEST(LlamaServer, UnstreamedCompletionsTakeTheirTokenCountsFromUsage) {
   START_LLAMA_SERVER(server);
   // No --tokenizer: a response that is not streamed carries `usage`, the count to use.
   const auto dir = make_temp_dir("ironbench_llama_usage_");
-  const auto r = run_ironbench({"serve", "--base-url", server.url(), "--model", server.model(), "--endpoint",
-                                "/v1/completions", "--dataset-name", "custom", "--dataset-path", write_prompts(4),
-                                "--custom-output-len", "8", "--extra-body", R"({"min_tokens": 8})", "--no-stream",
-                                "--num-prompts", "4", "--max-concurrency", "2", "--save-result", "--save-detailed",
-                                "--result-dir", dir, "--no-save", "--max-lateness-ms", "1000"});
+  const auto r = run_ironbench({"serve",
+                                "--base-url",
+                                server.url(),
+                                "--model",
+                                server.model(),
+                                "--endpoint",
+                                "/v1/completions",
+                                "--dataset-name",
+                                "custom",
+                                "--dataset-path",
+                                write_prompts(4),
+                                "--custom-output-len",
+                                "8",
+                                "--extra-body",
+                                R"({"min_tokens": 8})",
+                                "--no-stream",
+                                "--num-prompts",
+                                "4",
+                                "--max-concurrency",
+                                "2",
+                                "--save-result",
+                                "--save-detailed",
+                                "--result-dir",
+                                dir,
+                                "--no-save",
+                                "--max-lateness-ms",
+                                "1000"});
   ASSERT_EQ(r.exit_code, 0) << r.err << server.log_tail();
   const auto outcome = read_result_dir(dir, {r.exit_code, r.err, json::object(), {}});
   const auto& p = outcome.point;
@@ -286,17 +326,19 @@ TEST(LlamaServer, StreamsTheServerCutsShortAreTruncatedFailures) {
   // last one is whole. 64 tokens a request make the next one arrive while one streams.
   llama_server server(/*interrupt_requests=*/true);
   ASSERT_FALSE(server.model().empty()) << server.log_tail();
-  const auto outcome = serve(server, {"--endpoint", "/v1/completions", "--dataset-name", "custom", "--dataset-path",
-                                      write_prompts(6), "--custom-output-len", "64", "--extra-body",
-                                      R"({"min_tokens": 64})"});
+  const auto outcome =
+      serve(server, {"--endpoint", "/v1/completions", "--dataset-name", "custom", "--dataset-path", write_prompts(6),
+                     "--custom-output-len", "64", "--extra-body", R"({"min_tokens": 64})"});
   const auto& p = outcome.point;
   EXPECT_EQ(p.value("completed", 0) + p.value("failed", 0), 6) << outcome.log;
   EXPECT_GE(p.value("failed", 0), 1) << outcome.log;
   EXPECT_GE(p.value("completed", 0), 1) << outcome.log;  // the last request has nothing after it
   EXPECT_EQ(p.at("errors_by_class").value("truncated", 0), p.value("failed", -1)) << p.at("errors_by_class").dump();
   for (std::size_t i = 0; i < 6; ++i) {
-    if (p.at("errors").at(i) != "") EXPECT_LE(words_in(p.at("generated_texts").at(i).get<std::string>()), 64u);
-    else EXPECT_EQ(p.at("output_lens").at(i), 64);
+    if (p.at("errors").at(i) != "")
+      EXPECT_LE(words_in(p.at("generated_texts").at(i).get<std::string>()), 64u);
+    else
+      EXPECT_EQ(p.at("output_lens").at(i), 64);
   }
 }
 
@@ -305,10 +347,26 @@ TEST(LlamaServer, TokenIdPromptsAreRefusedAndEachIsAFailedRequest) {
   // The random dataset's completions prompts are token ids, which this server refuses: its
   // request validation answers HTTP 500. Every request fails under its class and the run
   // says so in its exit code.
-  const auto r = run_ironbench({"serve", "--base-url", server.url(), "--model", server.model(), "--endpoint",
-                                "/v1/completions", "--dataset-name", "random", "--random-input-len", "16",
-                                "--random-output-len", "8", "--num-prompts", "3", "--no-save", "--json", "-",
-                                "--max-lateness-ms", "1000"});
+  const auto r = run_ironbench({"serve",
+                                "--base-url",
+                                server.url(),
+                                "--model",
+                                server.model(),
+                                "--endpoint",
+                                "/v1/completions",
+                                "--dataset-name",
+                                "random",
+                                "--random-input-len",
+                                "16",
+                                "--random-output-len",
+                                "8",
+                                "--num-prompts",
+                                "3",
+                                "--no-save",
+                                "--json",
+                                "-",
+                                "--max-lateness-ms",
+                                "1000"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("no request to"), std::string::npos) << r.err;
   const auto run = json::parse(r.out);

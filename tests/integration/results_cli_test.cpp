@@ -23,9 +23,25 @@ struct temp_store {
 process_result ironbench(const std::vector<std::string>& args) { return run_ironbench(args); }
 
 std::string measure(const temp_store& s, const std::string& tag) {
-  std::vector<std::string> args = {"run", "gemm", "stream", "--device", "cpu", "--axis", "gemm:M=64,128",
-                                   "--axis", "dtype=fp64", "--axis", "stream:size=1M,4M", "--axis", "kernel=triad",
-                                   "--results-dir", s.dir + "/saved", "--db", s.db, "--tag", tag};
+  std::vector<std::string> args = {"run",
+                                   "gemm",
+                                   "stream",
+                                   "--device",
+                                   "cpu",
+                                   "--axis",
+                                   "gemm:M=64,128",
+                                   "--axis",
+                                   "dtype=fp64",
+                                   "--axis",
+                                   "stream:size=1M,4M",
+                                   "--axis",
+                                   "kernel=triad",
+                                   "--results-dir",
+                                   s.dir + "/saved",
+                                   "--db",
+                                   s.db,
+                                   "--tag",
+                                   tag};
   args.insert(args.end(), quick.begin(), quick.end());
   const auto r = ironbench(args);
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -54,8 +70,8 @@ TEST(ResultsCli, StoresListsComparesExportsAndDeletes) {
   }
   r = ironbench({"compare", a, b, "--db", s.db, "--format", "markdown", "--price-per-hour", "2.5,3.0"});
   EXPECT_EQ(r.exit_code, 2) << "two prices in one value are not a price";
-  r = ironbench({"compare", a, b, "--db", s.db, "--format", "markdown", "--price-per-hour", "2.5",
-                 "--price-per-hour", "3.0"});
+  r = ironbench(
+      {"compare", a, b, "--db", s.db, "--format", "markdown", "--price-per-hour", "2.5", "--price-per-hour", "3.0"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("## Cost"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("| gemm"), std::string::npos) << r.out;
@@ -108,10 +124,13 @@ TEST(ResultsCli, BadSidesGetOneLineErrors) {
 TEST(ResultsCli, ComparesWithAPublishedBaseline) {
   const auto dir = make_temp_dir("ironbench_ref_");
   // A run shaped like a GPU gemm run at the published shapes; compare aligns on dtype and shape.
-  json run = {{"schema_version", 1}, {"start_time", "2026-01-01T00:00:00Z"}, {"end_time", ""}, {"status", "valid"},
-              {"status_reason", ""}, {"host", {{"hostname", "node"}}}, {"cases", json::array()}};
+  json run = {
+      {"schema_version", 1}, {"start_time", "2026-01-01T00:00:00Z"}, {"end_time", ""},        {"status", "valid"},
+      {"status_reason", ""}, {"host", {{"hostname", "node"}}},       {"cases", json::array()}};
   for (const auto& [m, tflops] : std::vector<std::pair<int, double>>{{4096, 700}, {8192, 1100}}) {
-    run["cases"].push_back({{"benchmark", "gemm"}, {"device", "cuda:0"}, {"status", "valid"},
+    run["cases"].push_back({{"benchmark", "gemm"},
+                            {"device", "cuda:0"},
+                            {"status", "valid"},
                             {"params", {{"provider", "cublaslt"}, {"dtype", "fp16"}, {"M", m}, {"N", m}, {"K", m}}},
                             {"metrics", json::array({{{"name", "tflops"}, {"value", tflops}, {"unit", "TFLOP/s"}}})}});
   }
@@ -123,7 +142,8 @@ TEST(ResultsCli, ComparesWithAPublishedBaseline) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("dtype=fp16 M=8192 N=8192 K=8192"), std::string::npos) << r.out;
   // Published for 8192 fp16: 1019 (a 20-iteration loop) and 1053 (do_bench): the best is kept.
-  EXPECT_NE(r.out.find("1053 (best of 2)"), std::string::npos) << "the published 8192 fp16 figure is missing:\n" << r.out;
+  EXPECT_NE(r.out.find("1053 (best of 2)"), std::string::npos) << "the published 8192 fp16 figure is missing:\n"
+                                                               << r.out;
   EXPECT_NE(r.out.find("1.045"), std::string::npos) << "1100 / 1053 = 1.0446:\n" << r.out;
 }
 
@@ -135,8 +155,8 @@ json hostile_run() {
   const std::string closing = "</script><script>document.body.dataset.pwned='2'</script>";
   json cases = json::array();
   auto add = [&](const std::string& benchmark, json params, json metrics, const std::string& device = "cuda:0") {
-    cases.push_back({{"benchmark", benchmark}, {"device", device}, {"status", "valid"}, {"params", params},
-                     {"metrics", metrics}});
+    cases.push_back(
+        {{"benchmark", benchmark}, {"device", device}, {"status", "valid"}, {"params", params}, {"metrics", metrics}});
   };
   auto metric = [](const std::string& name, double value, const std::string& unit) {
     return json{{"name", name}, {"value", value}, {"unit", unit}};
@@ -147,20 +167,24 @@ json hostile_run() {
     add("collectives", {{"collective", "all_reduce"}, {"size", size}, {"placement", "out-of-place"}},
         json::array({metric("busbw", 100.0 + size / 1e7, "GB/s")}));
   }
-  add("gemm", {{"dtype", "bf16"}, {"M", 8192}, {"N", 8192}, {"K", 8192}}, json::array({metric("tflops", 700, "TFLOP/s")}));
+  add("gemm", {{"dtype", "bf16"}, {"M", 8192}, {"N", 8192}, {"K", 8192}},
+      json::array({metric("tflops", 700, "TFLOP/s")}));
   for (int c : {4, 16, 64}) {
     json result = {{"model_id", script}, {"p99_ttft_ms", 100.0 + c}, {"p99_itl_ms", 30.0 + c}};
-    cases.push_back({{"benchmark", "serve"}, {"device", "http://host:8000" + closing}, {"status", "valid"},
-                     {"params", {{"max_concurrency", c}, {"request_rate", "inf"}, {"model", script}}},
-                     {"metrics", json::array({metric("output_throughput", 100.0 * c, "tok/s"),
-                                              metric("median_itl_ms", 10.0 + c, "ms"),
-                                              metric("median_ttft_ms", 50.0 + c, "ms")})},
-                     {"notes", {{"result", result.dump()}}}});
+    cases.push_back(
+        {{"benchmark", "serve"},
+         {"device", "http://host:8000" + closing},
+         {"status", "valid"},
+         {"params", {{"max_concurrency", c}, {"request_rate", "inf"}, {"model", script}}},
+         {"metrics", json::array({metric("output_throughput", 100.0 * c, "tok/s"),
+                                  metric("median_itl_ms", 10.0 + c, "ms"), metric("median_ttft_ms", 50.0 + c, "ms")})},
+         {"notes", {{"result", result.dump()}}}});
   }
   add("train_gpt", {{"model", "small"}, {"batch", 32}}, json::array({metric("tokens_per_s", 12345, "tokens/s")}));
   cases.back()["series"] = {{"loss", {10.9, 9.5, 8.25, 7.5}}};
   json samples = json::array();
-  for (int i = 0; i < 20; ++i) samples.push_back({{"t_s", i * 0.05}, {"power_w", 300.0 + i}, {"temperature_c", 50.0 + i}});
+  for (int i = 0; i < 20; ++i)
+    samples.push_back({{"t_s", i * 0.05}, {"power_w", 300.0 + i}, {"temperature_c", 50.0 + i}});
   return {{"schema_version", 1},
           {"start_time", "2026-01-01T00:00:00Z"},
           {"end_time", "2026-01-01T00:01:00Z"},
@@ -173,7 +197,8 @@ json hostile_run() {
 }
 
 TEST(HtmlReport, ChromiumDrawsEveryChartAndRunsNoInjectedScript) {
-  if (!have_chromium()) GTEST_SKIP() << "chromium is not installed (scripts/setup.sh installs it where Debian packages it)";
+  if (!have_chromium())
+    GTEST_SKIP() << "chromium is not installed (scripts/setup.sh installs it where Debian packages it)";
   const auto dir = make_temp_dir("ironbench_html_");
   std::ofstream(dir + "/hostile.json") << hostile_run().dump();
   auto r = ironbench({"report", dir + "/hostile.json", "-o", dir + "/report.html", "--db", dir + "/r.db"});
@@ -190,15 +215,18 @@ TEST(HtmlReport, ChromiumDrawsEveryChartAndRunsNoInjectedScript) {
   const auto dom = wait_for(start_program("chromium", args));
   ASSERT_EQ(dom.exit_code, 0) << dom.err;
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(dom.out, m, std::regex(R"re(<body data-charts="(\d+)" data-charts-painted="(\d+)" data-charts-blank="(\d+)")re")))
-      << "the page's script did not finish:\n" << dom.out.substr(0, 2000);
+  ASSERT_TRUE(std::regex_search(
+      dom.out, m, std::regex(R"re(<body data-charts="(\d+)" data-charts-painted="(\d+)" data-charts-blank="(\d+)")re")))
+      << "the page's script did not finish:\n"
+      << dom.out.substr(0, 2000);
   // stream, collectives, gemm, serve (throughput, trade-off, percentiles), training tokens/s and
   // loss, power, temperature
   EXPECT_EQ(std::stoi(m[1].str()), 10) << dom.out.substr(0, 400);
   EXPECT_EQ(m[2].str(), m[1].str()) << "every chart must have painted pixels";
   EXPECT_EQ(m[3].str(), "0");
   EXPECT_EQ(dom.out.find("data-pwned"), std::string::npos) << "an injected script ran";
-  EXPECT_NE(dom.out.find("&lt;script&gt;document.body.dataset.pwned"), std::string::npos) << "the host name is shown as text";
+  EXPECT_NE(dom.out.find("&lt;script&gt;document.body.dataset.pwned"), std::string::npos)
+      << "the host name is shown as text";
 
   // Keep a screenshot as a test artifact.
   const std::string artifacts = IRONBENCH_TEST_ARTIFACTS;
@@ -211,7 +239,8 @@ TEST(HtmlReport, ChromiumDrawsEveryChartAndRunsNoInjectedScript) {
 }
 
 TEST(HtmlReport, ComparisonOfTwoRealRunsOverlaysTheirCharts) {
-  if (!have_chromium()) GTEST_SKIP() << "chromium is not installed (scripts/setup.sh installs it where Debian packages it)";
+  if (!have_chromium())
+    GTEST_SKIP() << "chromium is not installed (scripts/setup.sh installs it where Debian packages it)";
   temp_store s;
   const auto a = measure(s, "env=a");
   const auto b = measure(s, "env=b");

@@ -65,7 +65,9 @@ json serve_json(const std::vector<std::string>& args, int* exit_code = nullptr, 
   return json::parse(r.out);
 }
 
-json point_of(const json& run, std::size_t i = 0) { return json::parse(run.at("cases").at(i).at("notes").at("result").get<std::string>()); }
+json point_of(const json& run, std::size_t i = 0) {
+  return json::parse(run.at("cases").at(i).at("notes").at("result").get<std::string>());
+}
 
 TEST(Serve, MeasuresTheSimulatorsExactTimesWithinHalfAMillisecond) {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -110,9 +112,11 @@ TEST(Serve, BatchedSimulatorWritesStillDeliverEveryTokenInOrder) {
 }
 
 TEST(Serve, EveryFaultIsAFailedRequestOfItsClassAndTheRunFinishes) {
-  const std::vector<std::pair<std::string, std::string>> faults = {
-      {"http-429", "http_429"}, {"http-500", "http_5xx"}, {"truncate", "truncated"},
-      {"malformed", "malformed"}, {"stall", "stalled"}};
+  const std::vector<std::pair<std::string, std::string>> faults = {{"http-429", "http_429"},
+                                                                   {"http-500", "http_5xx"},
+                                                                   {"truncate", "truncated"},
+                                                                   {"malformed", "malformed"},
+                                                                   {"stall", "stalled"}};
   for (const auto& [fault, error_class] : faults) {
     sim_process sim({"--fault", fault, "--fault-every", "3", "--decode-base-ms", "2"});
     ASSERT_GT(sim.port(), 0);
@@ -130,15 +134,15 @@ TEST(Serve, EveryFaultIsAFailedRequestOfItsClassAndTheRunFinishes) {
 
 TEST(Serve, ReplicasShareTheRequestsAndTheBreakdownSaysHow) {
   sim_process a({"--decode-base-ms", "1"}), b({"--decode-base-ms", "1"});
-  const auto run = serve_json({"--base-url", a.url(), "--base-url", b.url(), "--num-prompts", "40",
-                               "--max-concurrency", "8", "--random-input-len", "16", "--random-output-len", "4"});
+  const auto run = serve_json({"--base-url", a.url(), "--base-url", b.url(), "--num-prompts", "40", "--max-concurrency",
+                               "8", "--random-input-len", "16", "--random-output-len", "4"});
   const auto p = point_of(run);
   EXPECT_EQ(p.at("completed"), 40);
   EXPECT_EQ(p.at("endpoints").at(a.url()).at("requests"), 20);
   EXPECT_EQ(p.at("endpoints").at(b.url()).at("requests"), 20);
-  const auto least = point_of(serve_json({"--base-url", a.url(), "--base-url", b.url(), "--num-prompts", "40",
-                                          "--balance", "least-outstanding", "--random-input-len", "16",
-                                          "--random-output-len", "4"}));
+  const auto least =
+      point_of(serve_json({"--base-url", a.url(), "--base-url", b.url(), "--num-prompts", "40", "--balance",
+                           "least-outstanding", "--random-input-len", "16", "--random-output-len", "4"}));
   EXPECT_EQ(least.at("completed"), 40);
 }
 
@@ -147,10 +151,29 @@ TEST(Serve, TheApiKeyNeverReachesAnOutputFile) {
   const auto dir = make_temp_dir("ironbench_serve_key_");
   const std::string secret = "sk-ironbench-test-9f8e7d6c5b4a";
   setenv("IRONBENCH_TEST_API_KEY", secret.c_str(), 1);
-  const auto r = run_ironbench({"serve", "--base-url", sim.url(), "--num-prompts", "4", "--random-input-len", "8",
-                                "--random-output-len", "3", "--api-key-env", "IRONBENCH_TEST_API_KEY", "--save-result",
-                                "--save-detailed", "--result-dir", dir, "--results-dir", dir + "/runs", "--json",
-                                dir + "/run.json", "--csv", dir + "/run.csv", "--md", dir + "/run.md"});
+  const auto r = run_ironbench({"serve",
+                                "--base-url",
+                                sim.url(),
+                                "--num-prompts",
+                                "4",
+                                "--random-input-len",
+                                "8",
+                                "--random-output-len",
+                                "3",
+                                "--api-key-env",
+                                "IRONBENCH_TEST_API_KEY",
+                                "--save-result",
+                                "--save-detailed",
+                                "--result-dir",
+                                dir,
+                                "--results-dir",
+                                dir + "/runs",
+                                "--json",
+                                dir + "/run.json",
+                                "--csv",
+                                dir + "/run.csv",
+                                "--md",
+                                dir + "/run.md"});
   unsetenv("IRONBENCH_TEST_API_KEY");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::size_t files = 0;
@@ -166,9 +189,8 @@ TEST(Serve, TheApiKeyNeverReachesAnOutputFile) {
 TEST(Serve, SweepsConcurrencyAndReportsTheBestPointUnderAnItlLimit) {
   sim_process sim({"--decode-base-ms", "2", "--decode-per-seq-ms", "0.5"});
   const auto r = run_ironbench({"serve", "--base-url", sim.url(), "--max-concurrency", "1,4,16",
-                                "--num-prompts-per-concurrency", "4", "--random-input-len", "8",
-                                "--random-output-len", "8", "--max-itl-ms", "5", "--no-save", "--json", "-",
-                                "--max-lateness-ms", "1000"});
+                                "--num-prompts-per-concurrency", "4", "--random-input-len", "8", "--random-output-len",
+                                "8", "--max-itl-ms", "5", "--no-save", "--json", "-", "--max-lateness-ms", "1000"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto run = json::parse(r.out);
   ASSERT_EQ(run.at("cases").size(), 3u);
@@ -181,8 +203,8 @@ TEST(Serve, CtrlCWritesWhatWasMeasured) {
   sim_process sim({"--decode-base-ms", "5"});
   const auto dir = make_temp_dir("ironbench_serve_int_");
   auto p = start_ironbench({"serve", "--base-url", sim.url(), "--num-prompts", "1000", "--request-rate", "20",
-                            "--random-input-len", "8", "--random-output-len", "4", "--results-dir", dir,
-                            "--json", dir + "/run.json"});
+                            "--random-input-len", "8", "--random-output-len", "4", "--results-dir", dir, "--json",
+                            dir + "/run.json"});
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   kill(p.pid, SIGINT);
   const auto r = wait_for(p);
@@ -223,7 +245,8 @@ TEST(Serve, SimulatorRequestLogShowsEveryArrivalAndTheClientsConcurrencyLimit) {
   // Seen from the server: never more than 3 requests at once, so the (3 + k)-th arrival
   // comes after the k-th end.
   for (std::size_t k = 0; k + 3 < arrivals.size(); ++k) EXPECT_GE(arrivals[k + 3], ends[k]) << k;
-  const auto unwritable = run_ironbench({"serve-sim", "--port", "0", "--request-log", "/nonexistent/dir/requests.jsonl"});
+  const auto unwritable =
+      run_ironbench({"serve-sim", "--port", "0", "--request-log", "/nonexistent/dir/requests.jsonl"});
   EXPECT_EQ(unwritable.exit_code, 1);
   EXPECT_EQ(lines_of(unwritable.err).size(), 1u) << unwritable.err;
 }
@@ -232,9 +255,9 @@ TEST(Serve, SimulatorRequestLogShowsEveryArrivalAndTheClientsConcurrencyLimit) {
 TEST(Serve, HttpsEndpointsAreVerifiedWithTheGivenCaOrNotAtAll) {
   const auto dir = make_temp_dir("ironbench_tls_");
   const auto cert = dir + "/cert.pem", key = dir + "/key.pem";
-  const auto made = wait_for(start_program("openssl", {"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
-                                                       "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1",
-                                                       "-addext", "subjectAltName=IP:127.0.0.1"}));
+  const auto made = wait_for(
+      start_program("openssl", {"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days",
+                                "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"}));
   if (made.exit_code != 0) GTEST_SKIP() << "openssl cannot make a test certificate: " << made.err;
   sim_process sim({"--decode-base-ms", "2"});
   ASSERT_GT(sim.port(), 0);
@@ -247,8 +270,9 @@ TEST(Serve, HttpsEndpointsAreVerifiedWithTheGivenCaOrNotAtAll) {
     GTEST_SKIP() << "python3 could not start the TLS front: " << read_file(proxy.err_path);
   }
   const auto url = "https://127.0.0.1:" + std::to_string(port);
-  const std::vector<std::string> load = {"--base-url", url, "--num-prompts", "6", "--max-concurrency", "2",
-                                         "--random-input-len", "8", "--random-output-len", "5"};
+  const std::vector<std::string> load = {"--base-url",          url, "--num-prompts",      "6",
+                                         "--max-concurrency",   "2", "--random-input-len", "8",
+                                         "--random-output-len", "5"};
   auto with = [&](std::vector<std::string> extra, int* code = nullptr) {
     extra.insert(extra.begin(), load.begin(), load.end());
     return point_of(serve_json(extra, code));

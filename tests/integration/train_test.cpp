@@ -18,9 +18,9 @@ namespace ironbench::testing {
 namespace {
 
 // A model small enough for a test: 2 blocks, width 64, 32 tokens, vocabulary 512.
-const std::vector<std::string> tiny = {"--model", "custom", "--layers", "2", "--heads", "2", "--d-model", "64",
-                                       "--d-ff", "256", "--seq-len", "32", "--vocab", "512", "--steps", "8",
-                                       "--warmup-steps", "2", "--no-save", "-q", "--json", "-"};
+const std::vector<std::string> tiny = {
+    "--model", "custom", "--layers", "2", "--heads",        "2", "--d-model", "64", "--d-ff", "256", "--seq-len", "32",
+    "--vocab", "512",    "--steps",  "8", "--warmup-steps", "2", "--no-save", "-q", "--json", "-"};
 
 std::vector<std::string> with(std::vector<std::string> head, const std::vector<std::string>& tail) {
   head.insert(head.end(), tail.begin(), tail.end());
@@ -77,7 +77,8 @@ TEST(Train, GptRunIsValidAndLearns) {
 }
 
 TEST(Train, LoraAndMlpWorkloads) {
-  const auto lora = run_json(run_ironbench(with({"train", "lora", "--batch", "2", "--lora-rank", "4", "--lr", "3e-3"}, tiny)));
+  const auto lora =
+      run_json(run_ironbench(with({"train", "lora", "--batch", "2", "--lora-rank", "4", "--lr", "3e-3"}, tiny)));
   const auto& l = lora.at("cases")[0];
   EXPECT_EQ(l.at("benchmark"), "train_lora");
   EXPECT_EQ(l.at("status"), "valid") << l.dump();
@@ -113,7 +114,8 @@ TEST(Train, TwoRanksEqualOneRankWithTheDoubledBatch) {
 
 TEST(Train, ScalingSweepReportsEfficiency) {
   if (!have_mpirun()) GTEST_SKIP() << "mpirun not found (scripts/setup.sh installs openmpi-bin)";
-  const auto doc = run_json(wait_for(start_program("mpirun", with(with(mpirun(2), {"gpt", "--batch", "2", "--scaling", "1,2"}), tiny))));
+  const auto doc = run_json(
+      wait_for(start_program("mpirun", with(with(mpirun(2), {"gpt", "--batch", "2", "--scaling", "1,2"}), tiny))));
   ASSERT_EQ(doc.at("cases").size(), 2u);
   for (const auto& c : doc.at("cases")) {
     EXPECT_EQ(c.at("benchmark"), "ddp_scaling");
@@ -123,7 +125,8 @@ TEST(Train, ScalingSweepReportsEfficiency) {
   EXPECT_EQ(doc.at("cases")[1].at("params").at("ranks"), 2);
   EXPECT_DOUBLE_EQ(metric(doc.at("cases")[0], "scaling_efficiency"), 100);
   const double efficiency = metric(doc.at("cases")[1], "scaling_efficiency");
-  const double expected = 100 * metric(doc.at("cases")[1], "tokens_per_s") / (2 * metric(doc.at("cases")[0], "tokens_per_s"));
+  const double expected =
+      100 * metric(doc.at("cases")[1], "tokens_per_s") / (2 * metric(doc.at("cases")[0], "tokens_per_s"));
   EXPECT_NEAR(efficiency, expected, 1e-9);
   EXPECT_EQ(doc.at("host").at("ranks").size(), 2u);
 }
@@ -146,10 +149,19 @@ TEST(Train, OutOfMemoryIsRecordedAndTheSweepGoesOn) {
 
 TEST(Train, InterruptedRunWritesWhatItMeasured) {
   const auto dir = make_temp_dir("ironbench-train-interrupt");
-  const std::vector<std::string> args = {"train", "gpt", "--batch", "2,4", "--model", "custom", "--layers", "2",
-                                         "--heads", "2", "--d-model", "64", "--d-ff", "256", "--seq-len", "32",
-                                         "--vocab", "512", "--steps", "1000000", "--warmup-steps", "2", "--no-save",
-                                         "-q", "--json", dir + "/run.json"};
+  const std::vector<std::string> args = {"train",          "gpt",
+                                         "--batch",        "2,4",
+                                         "--model",        "custom",
+                                         "--layers",       "2",
+                                         "--heads",        "2",
+                                         "--d-model",      "64",
+                                         "--d-ff",         "256",
+                                         "--seq-len",      "32",
+                                         "--vocab",        "512",
+                                         "--steps",        "1000000",
+                                         "--warmup-steps", "2",
+                                         "--no-save",      "-q",
+                                         "--json",         dir + "/run.json"};
   const auto p = start_ironbench(args);
   std::this_thread::sleep_for(std::chrono::milliseconds(4000));
   kill(p.pid, SIGINT);
@@ -189,8 +201,9 @@ TEST(Train, BadInputIsOneLineAndExitTwo) {
 TEST(Train, StoredWithItsLossCurve) {
   const auto dir = make_temp_dir("ironbench-train");
   const auto db = dir + "/results.db";
-  const auto r = run_ironbench(with({"train", "gpt", "--batch", "2", "--db", db, "--results-dir", dir, "--tag", "env=test"},
-                                    std::vector<std::string>(tiny.begin(), tiny.end() - 4)));
+  const auto r =
+      run_ironbench(with({"train", "gpt", "--batch", "2", "--db", db, "--results-dir", dir, "--tag", "env=test"},
+                         std::vector<std::string>(tiny.begin(), tiny.end() - 4)));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("stored: run"), std::string::npos) << r.out;
   const auto listed = run_ironbench({"results", "list", "--db", db, "--tag", "env=test", "--benchmark", "train_gpt"});

@@ -28,8 +28,8 @@ std::string device_check_pattern(const std::uint8_t* device_data, std::size_t by
   return host_check_pattern(host.data(), bytes, salt);
 }
 
-void enqueue_copy(const std::string& engine, void* destination, const void* source, std::size_t bytes,
-                  unsigned blocks, cudaStream_t stream) {
+void enqueue_copy(const std::string& engine, void* destination, const void* source, std::size_t bytes, unsigned blocks,
+                  cudaStream_t stream) {
   if (engine == "sm") {
     gpu_kernel_copy(destination, source, bytes, blocks, stream);
   } else {

@@ -21,8 +21,8 @@ void host_fill_pattern(std::uint8_t* data, std::size_t bytes, std::uint32_t salt
 
 /// Enqueues one copy: engine "ce" uses the copy engines (cudaMemcpyAsync, addresses resolved
 /// by unified addressing), "sm" a copy kernel with `blocks` blocks on the current GPU.
-void enqueue_copy(const std::string& engine, void* destination, const void* source, std::size_t bytes,
-                  unsigned blocks, cudaStream_t stream);
+void enqueue_copy(const std::string& engine, void* destination, const void* source, std::size_t bytes, unsigned blocks,
+                  cudaStream_t stream);
 
 /// Blocks of a copy kernel on a GPU with `multiprocessors` SMs/CUs.
 [[nodiscard]] unsigned copy_kernel_blocks(int multiprocessors);

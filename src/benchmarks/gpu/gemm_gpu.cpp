@@ -41,8 +41,8 @@ double decode(blas::element_format format, const std::byte* bytes) {
     case blas::element_format::bf16: {
       std::uint16_t bits = 0;
       std::memcpy(&bits, bytes, sizeof bits);
-      return blas::decode_small_float(bits, format == blas::element_format::fp16 ? blas::fp16_format
-                                                                                   : blas::bf16_format);
+      return blas::decode_small_float(bits,
+                                      format == blas::element_format::fp16 ? blas::fp16_format : blas::bf16_format);
     }
     case blas::element_format::e4m3fn:
       return blas::decode_small_float(static_cast<std::uint8_t>(*bytes), blas::e4m3fn_format);
@@ -94,7 +94,8 @@ void choose_algorithm(case_state& state, blas::gpu_gemm& gemm, std::size_t candi
   for (std::size_t i = 0; i < candidates; ++i) {
     gemm.choose(i);
     try {
-      const double s = gpu_median_seconds(stream, flush, [&] { gemm.run(stream); }, 2, 10);
+      const double s = gpu_median_seconds(
+          stream, flush, [&] { gemm.run(stream); }, 2, 10);
       timings.push_back(fmt::format("#{} {:.4g} ms", i + 1, s * 1e3));
       if (s < best_s) {
         best_s = s;
@@ -122,8 +123,8 @@ void verify(case_state& state, const blas::gpu_gemm_problem& problem, const gemm
       [&](std::int64_t p, std::int64_t j) { return b.at(j, p); },  // B is stored N x K
       [&](std::int64_t i, std::int64_t j) { return c.at(i, j); }, scale, problem.types.error,
       gemm_sample_positions(m, n, sampled_elements, 3));
-  state.note("verification", fmt::format("{} sampled elements, worst error {:.2g} of tolerance", check.checked,
-                                         check.worst_ratio));
+  state.note("verification",
+             fmt::format("{} sampled elements, worst error {:.2g} of tolerance", check.checked, check.worst_ratio));
   state.require(check.ok, "wrong result: " + check.detail);
 }
 
@@ -171,10 +172,10 @@ class gpu_gemm_benchmark final : public core::benchmark {
     const auto mk = static_cast<std::size_t>(problem.m * problem.k);
     const auto nk = static_cast<std::size_t>(problem.n * problem.k);
     const auto mn = static_cast<std::size_t>(problem.m * problem.n);
-    gemm_buffers buffers{device::device_buffer<std::byte>(mk * in_bytes), device::device_buffer<std::byte>(nk * in_bytes),
-                         device::device_buffer<std::byte>(mn * out_bytes),
-                         device::device_buffer<std::byte>(gpu_cache_flush_bytes(device)),
-                         device::device_buffer<float>(2)};
+    gemm_buffers buffers{
+        device::device_buffer<std::byte>(mk * in_bytes), device::device_buffer<std::byte>(nk * in_bytes),
+        device::device_buffer<std::byte>(mn * out_bytes),
+        device::device_buffer<std::byte>(gpu_cache_flush_bytes(device)), device::device_buffer<float>(2)};
     gpu_fill_normal(problem.types.input, buffers.a.data(), mk, 1, stream.get());
     gpu_fill_normal(problem.types.input, buffers.b.data(), nk, 2, stream.get());
     // NaN everywhere (all-ones bytes), so an element the library does not write fails the check.

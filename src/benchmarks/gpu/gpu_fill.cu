@@ -45,8 +45,7 @@ void launch_fill(void* out, std::size_t count, std::uint64_t seed, blas::small_f
                  cudaStream_t stream) {
   const std::size_t wanted = (count + fill_threads - 1) / fill_threads;
   const unsigned blocks = static_cast<unsigned>(wanted < fill_max_blocks ? (wanted > 0 ? wanted : 1) : fill_max_blocks);
-  fill_kernel<Storage><<<blocks, fill_threads, 0, stream>>>(static_cast<Storage*>(out), count, seed, format,
-                                                             keep_fp32);
+  fill_kernel<Storage><<<blocks, fill_threads, 0, stream>>>(static_cast<Storage*>(out), count, seed, format, keep_fp32);
   IRONBENCH_GPU_CHECK(cudaGetLastError());
 }
 

@@ -18,7 +18,6 @@ namespace ironbench::benchmarks {
 
 /// Median seconds of `repetitions` event-timed runs of `body` (after `warmup` untimed runs).
 [[nodiscard]] double gpu_median_seconds(cudaStream_t stream, const std::function<void()>& untimed_before,
-                                        const std::function<void()>& body, std::size_t warmup,
-                                        std::size_t repetitions);
+                                        const std::function<void()>& body, std::size_t warmup, std::size_t repetitions);
 
 }  // namespace ironbench::benchmarks

@@ -96,30 +96,40 @@ __global__ void dot_final(const double* partial, unsigned count, double* result)
 template <typename T>
 struct copy_op {
   template <typename P>
-  __device__ void operator()(P a, P, P c) const { *c = *a; }
+  __device__ void operator()(P a, P, P c) const {
+    *c = *a;
+  }
 };
 template <typename T>
 struct mul_op {
   T s;
   template <typename P>
-  __device__ void operator()(P, P b, P c) const { *b = s * *c; }
+  __device__ void operator()(P, P b, P c) const {
+    *b = s * *c;
+  }
 };
 template <typename T>
 struct add_op {
   template <typename P>
-  __device__ void operator()(P a, P b, P c) const { *c = *a + *b; }
+  __device__ void operator()(P a, P b, P c) const {
+    *c = *a + *b;
+  }
 };
 template <typename T>
 struct triad_op {
   T s;
   template <typename P>
-  __device__ void operator()(P a, P b, P c) const { *a = *b + s * *c; }
+  __device__ void operator()(P a, P b, P c) const {
+    *a = *b + s * *c;
+  }
 };
 template <typename T>
 struct nstream_op {
   T s;
   template <typename P>
-  __device__ void operator()(P a, P b, P c) const { *a = *a + (*b + s * *c); }
+  __device__ void operator()(P a, P b, P c) const {
+    *a = *a + (*b + s * *c);
+  }
 };
 
 template <typename T, typename Op>
@@ -159,8 +169,7 @@ void gpu_stream_run(stream_kernel kernel, T* a, T* b, T* c, std::size_t n, doubl
 
 template void gpu_stream_initialize<float>(float*, float*, float*, std::size_t, cudaStream_t);
 template void gpu_stream_initialize<double>(double*, double*, double*, std::size_t, cudaStream_t);
-template void gpu_stream_run<float>(stream_kernel, float*, float*, float*, std::size_t, double*, double*,
-                                    cudaStream_t);
+template void gpu_stream_run<float>(stream_kernel, float*, float*, float*, std::size_t, double*, double*, cudaStream_t);
 template void gpu_stream_run<double>(stream_kernel, double*, double*, double*, std::size_t, double*, double*,
                                      cudaStream_t);
 

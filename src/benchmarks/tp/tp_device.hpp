@@ -51,8 +51,7 @@ class tp_device {
                                                         const tp_passes& passes);
 
 /// The CPU device (tp_cpu_rank over `world`).
-[[nodiscard]] std::unique_ptr<tp_device> tp_cpu_device(std::shared_ptr<comm::bootstrap> world,
-                                                       const tp_passes& passes);
+[[nodiscard]] std::unique_ptr<tp_device> tp_cpu_device(std::shared_ptr<comm::bootstrap> world, const tp_passes& passes);
 
 /// The GPU device (tp_gpu_rank on GPU `gpu_index`, gathers with NCCL or RCCL). Only in builds
 /// with GPU collectives.

@@ -58,7 +58,7 @@ struct tp_gpu_rank::state {
   }
 
   static std::unique_ptr<blas::gpu_gemm> prepared(std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
-                                                 const float* b_t, float* c) {
+                                                  const float* b_t, float* c) {
     blas::gpu_gemm_problem p;
     p.type = blas::gpu_dtype::fp32;
     p.types = blas::gpu_gemm_types_for(blas::gpu_dtype::fp32, false);
@@ -93,12 +93,10 @@ double tp_gpu_rank::forward(const gather_function& gather) {
   const double gather_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // Rank-major blocks [n][B][F/n] to row-major [B][F].
   for (int r = 0; r < s.shape.ranks; ++r) {
-    IRONBENCH_GPU_CHECK(cudaMemcpy2DAsync(s.activations.data() + static_cast<std::int64_t>(r) * w,
-                                          static_cast<std::size_t>(f) * sizeof(float),
-                                          s.gathered.data() + static_cast<std::size_t>(r) * s.partial.size(),
-                                          static_cast<std::size_t>(w) * sizeof(float),
-                                          static_cast<std::size_t>(w) * sizeof(float), static_cast<std::size_t>(b),
-                                          cudaMemcpyDeviceToDevice, stream));
+    IRONBENCH_GPU_CHECK(cudaMemcpy2DAsync(
+        s.activations.data() + static_cast<std::int64_t>(r) * w, static_cast<std::size_t>(f) * sizeof(float),
+        s.gathered.data() + static_cast<std::size_t>(r) * s.partial.size(), static_cast<std::size_t>(w) * sizeof(float),
+        static_cast<std::size_t>(w) * sizeof(float), static_cast<std::size_t>(b), cudaMemcpyDeviceToDevice, stream));
   }
   s.second->run(stream);
   s.stream.synchronize();
@@ -118,8 +116,6 @@ tp_gpu_rank::gather_function tp_gpu_rank::local_gather() {
   };
 }
 
-std::string tp_gpu_rank::description() const {
-  return state_->first->describe() + ", fp32 (FP32 compute, no TF32)";
-}
+std::string tp_gpu_rank::description() const { return state_->first->describe() + ", fp32 (FP32 compute, no TF32)"; }
 
 }  // namespace ironbench::benchmarks

@@ -30,9 +30,9 @@ core::case_result tp_infer_case(const tp_shape& shape, const char* mode, const t
     c.metrics.push_back({"gather_ms", t.gather_s * 1e3, "ms", "all_gather per forward, slowest rank"});
     c.metrics.push_back({"gather_share", t.gather_s / t.latency_s, "", "all_gather time / forward time"});
   }
-  c.notes["model"] = fmt::format("Z = relu(X W1) W2, X {}x{}, W1 {}x{} split in {} column shards, W2 {}x{}, fp32",
-                                 shape.batch, shape.hidden, shape.hidden, shape.ffn(), shape.ranks, shape.ffn(),
-                                 shape.hidden);
+  c.notes["model"] =
+      fmt::format("Z = relu(X W1) W2, X {}x{}, W1 {}x{} split in {} column shards, W2 {}x{}, fp32", shape.batch,
+                  shape.hidden, shape.hidden, shape.ffn(), shape.ranks, shape.ffn(), shape.hidden);
   c.notes["verification"] = "rows 0 and B-1 of Z against an extended-precision reference; Z equal on every rank";
   if (check.wrong > 0) {
     c.status = core::case_status::invalid;

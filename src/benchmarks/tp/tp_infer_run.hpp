@@ -40,15 +40,15 @@ struct tp_infer_row {
 struct tp_infer_outcome {
   int rank = 0;
   int ranks = 1;
-  std::vector<core::case_result> cases;  ///< rank 0: tensor_parallel then single_device, per size
-  std::vector<tp_infer_row> rows;        ///< rank 0: one per size
+  std::vector<core::case_result> cases;        ///< rank 0: tensor_parallel then single_device, per size
+  std::vector<tp_infer_row> rows;              ///< rank 0: one per size
   std::vector<std::string> rank_descriptions;  ///< rank 0: every rank's (comm::rank_description)
   session::live_host host;
   core::device_info measured;  ///< this rank's device (a GPU, or the CPU)
   std::chrono::system_clock::time_point start;
-  json settings;            ///< the run's settings
-  std::string collectives;  ///< what gathers, as in settings.backend
-  std::string compute;      ///< what computes, as in settings.compute
+  json settings;             ///< the run's settings
+  std::string collectives;   ///< what gathers, as in settings.backend
+  std::string compute;       ///< what computes, as in settings.compute
   bool interrupted = false;  ///< `cancel` stopped the sweep early (on every rank)
   /// Keeps ending the process when writing the results makes no progress for the timeout.
   std::shared_ptr<comm::watchdog> watchdog;

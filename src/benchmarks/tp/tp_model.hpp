@@ -13,9 +13,9 @@
 namespace ironbench::benchmarks {
 
 struct tp_shape {
-  std::int64_t batch = 0;   ///< B: rows of X
-  std::int64_t hidden = 0;  ///< H
-  int ranks = 1;            ///< n: F must divide by it
+  std::int64_t batch = 0;                                        ///< B: rows of X
+  std::int64_t hidden = 0;                                       ///< H
+  int ranks = 1;                                                 ///< n: F must divide by it
   [[nodiscard]] std::int64_t ffn() const { return 4 * hidden; }  ///< F
   [[nodiscard]] std::int64_t shard() const { return ffn() / ranks; }
   /// FLOPs of one forward pass over the whole model: 2 B H F twice.

@@ -14,8 +14,8 @@ class blas_gemm final : public gpu_gemm {
     IRONBENCH_BLAS_CHECK(cublasCreate(&handle_));
 #if !defined(IRONBENCH_GPU_HIP)
     // FP32 accumulation throughout, as for the Lt provider: no split-K sums in 16 bits.
-    IRONBENCH_BLAS_CHECK(cublasSetMathMode(handle_, static_cast<cublasMath_t>(
-                                                        CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)));
+    IRONBENCH_BLAS_CHECK(cublasSetMathMode(
+        handle_, static_cast<cublasMath_t>(CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)));
 #endif
   }
   blas_gemm(const blas_gemm&) = delete;

@@ -35,15 +35,16 @@ class blaslt_gemm final : public gpu_gemm {
     // B_stored (K x N column-major) transposed and A_stored (K x M column-major) as is.
     const cublasOperation_t transpose = CUBLAS_OP_T;
     const cublasOperation_t keep = CUBLAS_OP_N;
-    IRONBENCH_BLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSA, &transpose, sizeof transpose));
+    IRONBENCH_BLAS_CHECK(
+        cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSA, &transpose, sizeof transpose));
     IRONBENCH_BLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSB, &keep, sizeof keep));
     if (p.types.scaled) {
       const void* lt_a_scale = p.scale_b;  // the library's "A" is our B
       const void* lt_b_scale = p.scale_a;
-      IRONBENCH_BLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &lt_a_scale,
-                                                          sizeof lt_a_scale));
-      IRONBENCH_BLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &lt_b_scale,
-                                                          sizeof lt_b_scale));
+      IRONBENCH_BLAS_CHECK(
+          cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &lt_a_scale, sizeof lt_a_scale));
+      IRONBENCH_BLAS_CHECK(
+          cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &lt_b_scale, sizeof lt_b_scale));
     }
     const auto m = static_cast<std::uint64_t>(p.m);
     const auto n = static_cast<std::uint64_t>(p.n);
@@ -74,8 +75,8 @@ class blaslt_gemm final : public gpu_gemm {
     IRONBENCH_BLAS_CHECK(set);
     if (found != CUBLAS_STATUS_NOT_SUPPORTED) IRONBENCH_BLAS_CHECK(found);
     if (found == CUBLAS_STATUS_NOT_SUPPORTED || returned <= 0) {
-      throw error(fmt::format("{} has no algorithm for {} {}x{}x{}", IRONBENCH_BLASLT_NAME, to_string(p.type), p.m,
-                              p.n, p.k));
+      throw error(
+          fmt::format("{} has no algorithm for {} {}x{}x{}", IRONBENCH_BLASLT_NAME, to_string(p.type), p.m, p.n, p.k));
     }
     results_.resize(static_cast<std::size_t>(returned));
     chosen_ = 0;
@@ -89,8 +90,8 @@ class blaslt_gemm final : public gpu_gemm {
     const float beta = 0.0f;
     const auto& algo = results_.at(chosen_);
     IRONBENCH_BLAS_CHECK(cublasLtMatmul(handle_, desc_, &alpha, problem_.b, a_layout_, problem_.a, b_layout_, &beta,
-                                        problem_.c, c_layout_, problem_.c, c_layout_, &algo.algo,
-                                        workspace_.data(), workspace_.bytes(), stream));
+                                        problem_.c, c_layout_, problem_.c, c_layout_, &algo.algo, workspace_.data(),
+                                        workspace_.bytes(), stream));
   }
 
   std::string describe() const override {

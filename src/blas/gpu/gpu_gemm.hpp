@@ -20,9 +20,9 @@ struct gpu_gemm_problem {
   gpu_dtype type = gpu_dtype::bf16;
   gpu_gemm_types types{};
   std::int64_t m = 0, n = 0, k = 0;
-  const void* a = nullptr;  ///< M x K, row-major, device memory
-  const void* b = nullptr;  ///< N x K, row-major, device memory
-  void* c = nullptr;        ///< M x N, row-major, device memory
+  const void* a = nullptr;         ///< M x K, row-major, device memory
+  const void* b = nullptr;         ///< N x K, row-major, device memory
+  void* c = nullptr;               ///< M x N, row-major, device memory
   const float* scale_a = nullptr;  ///< device float, fp8 only: C = scale_a * scale_b * A * B^T
   const float* scale_b = nullptr;
 };

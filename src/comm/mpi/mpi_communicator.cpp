@@ -132,8 +132,12 @@ class host_buffer final : public comm_buffer {
   ~host_buffer() override { std::free(data_); }
   void* data() override { return data_; }
   std::size_t bytes() const override { return bytes_; }
-  void write(std::size_t offset, const void* host, std::size_t bytes) override { std::memcpy(data_ + offset, host, bytes); }
-  void read(std::size_t offset, void* host, std::size_t bytes) const override { std::memcpy(host, data_ + offset, bytes); }
+  void write(std::size_t offset, const void* host, std::size_t bytes) override {
+    std::memcpy(data_ + offset, host, bytes);
+  }
+  void read(std::size_t offset, void* host, std::size_t bytes) const override {
+    std::memcpy(host, data_ + offset, bytes);
+  }
 
  private:
   std::byte* data_ = nullptr;
@@ -205,9 +209,10 @@ class mpi_backend final : public collective_backend {
   std::string unsupported(collective c, element_type type, reduce_op op, bool) const override {
     if (!device_ || !reduces(c)) return {};
     if (type == element_type::fp16 || type == element_type::bf16) {
-      return fmt::format("{} reductions on device memory: MPI has no 16-bit float type, and its user-defined "
-                         "operators run on the host",
-                         to_string(type));
+      return fmt::format(
+          "{} reductions on device memory: MPI has no 16-bit float type, and its user-defined "
+          "operators run on the host",
+          to_string(type));
     }
     if (op == reduce_op::avg) return "avg on device memory: MPI has no average, and its division runs on the host";
     return {};
@@ -245,8 +250,8 @@ class mpi_backend final : public collective_backend {
         return 0;  // MPI's in-place result starts at the buffer's beginning
       case collective::all_gather:
         if (in_place) {
-          IRONBENCH_MPI_CHECK(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, count(shape.send_count), t,
-                                            MPI_COMM_WORLD));
+          IRONBENCH_MPI_CHECK(
+              MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, count(shape.send_count), t, MPI_COMM_WORLD));
         } else {
           IRONBENCH_MPI_CHECK(
               MPI_Allgather(in, count(shape.send_count), t, out, count(shape.send_count), t, MPI_COMM_WORLD));
@@ -313,9 +318,14 @@ class mpi_backend final : public collective_backend {
     auto* bytes = static_cast<unsigned char*>(data);
     for (std::size_t i = 0; i < elements; ++i) {
       switch (type) {
-        case element_type::int8: reinterpret_cast<std::int8_t*>(bytes)[i] = static_cast<std::int8_t>(reinterpret_cast<std::int8_t*>(bytes)[i] / static_cast<int>(n)); break;
+        case element_type::int8:
+          reinterpret_cast<std::int8_t*>(bytes)[i] =
+              static_cast<std::int8_t>(reinterpret_cast<std::int8_t*>(bytes)[i] / static_cast<int>(n));
+          break;
         case element_type::int32: reinterpret_cast<std::int32_t*>(bytes)[i] /= static_cast<std::int32_t>(n); break;
-        case element_type::fp32: reinterpret_cast<float*>(bytes)[i] = static_cast<float>(reinterpret_cast<float*>(bytes)[i] / n); break;
+        case element_type::fp32:
+          reinterpret_cast<float*>(bytes)[i] = static_cast<float>(reinterpret_cast<float*>(bytes)[i] / n);
+          break;
         case element_type::fp64: reinterpret_cast<double*>(bytes)[i] /= n; break;
         case element_type::fp16:
         case element_type::bf16: {

@@ -21,13 +21,13 @@
 namespace ironbench::comm {
 namespace {
 
-#define IRONBENCH_NCCL_CHECK(call)                                                                       \
-  do {                                                                                                   \
-    const ncclResult_t ironbench_result_ = (call);                                                       \
-    if (ironbench_result_ != ncclSuccess) {                                                              \
-      throw ::ironbench::error(                                                                          \
+#define IRONBENCH_NCCL_CHECK(call)                                                                               \
+  do {                                                                                                           \
+    const ncclResult_t ironbench_result_ = (call);                                                               \
+    if (ironbench_result_ != ncclSuccess) {                                                                      \
+      throw ::ironbench::error(                                                                                  \
           ::ironbench::check_failure_message(__FILE__, __LINE__, #call, ncclGetErrorString(ironbench_result_))); \
-    }                                                                                                    \
+    }                                                                                                            \
   } while (false)
 
 ncclDataType_t nccl_type(element_type type) {

@@ -97,8 +97,8 @@ gpu_enumeration enumerate_gpus() {
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
     // cudaErrorInsufficientDriver and cudaErrorNoDevice mean "no usable GPU here".
-    result.note = fmt::format("{}: no GPU ({}: {})", IRONBENCH_GPU_VENDOR, cudaGetErrorName(status),
-                              cudaGetErrorString(status));
+    result.note =
+        fmt::format("{}: no GPU ({}: {})", IRONBENCH_GPU_VENDOR, cudaGetErrorName(status), cudaGetErrorString(status));
     (void)cudaGetLastError();
     return result;
   }

@@ -48,7 +48,8 @@ class pinned_buffer {
  public:
   explicit pinned_buffer(std::size_t count) : count_(count) {
     if (count > 0) {
-      IRONBENCH_GPU_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&data_), count * sizeof(T), cudaHostAllocPortable | cudaHostAllocMapped));
+      IRONBENCH_GPU_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&data_), count * sizeof(T),
+                                        cudaHostAllocPortable | cudaHostAllocMapped));
     }
   }
   pinned_buffer(const pinned_buffer&) = delete;

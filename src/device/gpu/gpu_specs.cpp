@@ -65,7 +65,17 @@ const std::vector<gpu_datasheet>& gpu_datasheets() {
       {"H100 PCIe", {"h100", "pcie"}, 26, 51, 378, 756, 756, 1513, 2000, 114, "NVIDIA H100 datasheet"},
       {"H100 NVL", {"h100", "nvl"}, 30, 60, 417.5, 835.5, 835.5, 1670.5, 3900, 132, "NVIDIA H100 datasheet"},
       {"H100 SXM", {"h100"}, 34, 67, 494.7, 989.4, 989.4, 1978.9, 3350, 132, "NVIDIA H100 datasheet"},
-      {"GH200 144GB HBM3e", {"gh200", "144g"}, 34, 67, 494.7, 989.4, 989.4, 1978.9, 4900, 132, "NVIDIA GH200 datasheet"},
+      {"GH200 144GB HBM3e",
+       {"gh200", "144g"},
+       34,
+       67,
+       494.7,
+       989.4,
+       989.4,
+       1978.9,
+       4900,
+       132,
+       "NVIDIA GH200 datasheet"},
       {"GH200 96GB HBM3", {"gh200"}, 34, 67, 494.7, 989.4, 989.4, 1978.9, 4000, 132, "NVIDIA GH200 datasheet"},
       {"H200 NVL", {"h200", "nvl"}, 30, 60, 417.5, 835.5, 835.5, 1670.5, 4800, 132, "NVIDIA H200 datasheet"},
       {"H200 SXM", {"h200"}, 34, 67, 494.7, 989.4, 989.4, 1978.9, 4800, 132, "NVIDIA H200 datasheet"},
@@ -108,8 +118,8 @@ json gpu_peak_flops(const gpu_peak_inputs& gpu) {
     if (sheet != nullptr && sheet->tflops(dtype) > 0) {
       if (is_partition_of(gpu, *sheet)) {
         peaks[dtype] = {{"flops_per_second", sheet->tflops(dtype) * 1e12 * gpu.units / sheet->units},
-                        {"source", fmt::format("{} ({}, dense) x {}/{} {}: a partition", sheet->source,
-                                               sheet->model, gpu.units, sheet->units, unit_name(gpu.arch))}};
+                        {"source", fmt::format("{} ({}, dense) x {}/{} {}: a partition", sheet->source, sheet->model,
+                                               gpu.units, sheet->units, unit_name(gpu.arch))}};
       } else {
         peaks[dtype] = {{"flops_per_second", sheet->tflops(dtype) * 1e12},
                         {"source", fmt::format("{} ({}, dense)", sheet->source, sheet->model)}};
@@ -117,15 +127,15 @@ json gpu_peak_flops(const gpu_peak_inputs& gpu) {
       continue;
     }
     if (rate && gpu.units > 0 && gpu.max_clock_mhz > 0) {
-      peaks[dtype] = {{"flops_per_second", gpu.units * gpu.max_clock_mhz * 1e6 * *rate},
-                      {"source", fmt::format("computed: {} {} x {:.0f} MHz x {:.0f} FLOP/clock ({} {} dense)",
-                                             gpu.units, unit_name(gpu.arch), gpu.max_clock_mhz, *rate,
-                                             gpu.arch, dtype)}};
+      peaks[dtype] = {
+          {"flops_per_second", gpu.units * gpu.max_clock_mhz * 1e6 * *rate},
+          {"source", fmt::format("computed: {} {} x {:.0f} MHz x {:.0f} FLOP/clock ({} {} dense)", gpu.units,
+                                 unit_name(gpu.arch), gpu.max_clock_mhz, *rate, gpu.arch, dtype)}};
       continue;
     }
-    peaks[dtype] = {{"flops_per_second", nullptr},
-                    {"source", fmt::format("unknown: no datasheet for '{}' and no {} rate for '{}'", gpu.name,
-                                           dtype, gpu.arch)}};
+    peaks[dtype] = {
+        {"flops_per_second", nullptr},
+        {"source", fmt::format("unknown: no datasheet for '{}' and no {} rate for '{}'", gpu.name, dtype, gpu.arch)}};
   }
   return peaks;
 }
@@ -141,9 +151,9 @@ json gpu_peak_bandwidth(const gpu_peak_inputs& gpu) {
             {"source", fmt::format("{} ({})", sheet->source, sheet->model)}};
   }
   if (gpu.memory_clock_mhz > 0 && gpu.memory_bus_bits > 0) {
-    return {{"bytes_per_second", 2 * gpu.memory_clock_mhz * 1e6 * gpu.memory_bus_bits / 8},
-            {"source", fmt::format("computed: 2 x {:.0f} MHz x {} bit bus", gpu.memory_clock_mhz,
-                                   gpu.memory_bus_bits)}};
+    return {
+        {"bytes_per_second", 2 * gpu.memory_clock_mhz * 1e6 * gpu.memory_bus_bits / 8},
+        {"source", fmt::format("computed: 2 x {:.0f} MHz x {} bit bus", gpu.memory_clock_mhz, gpu.memory_bus_bits)}};
   }
   return {{"bytes_per_second", nullptr}, {"source", "unknown: no datasheet and no memory clock"}};
 }

@@ -18,7 +18,7 @@ inline const std::vector<std::string> gpu_peak_dtypes = {"fp64", "fp32", "tf32",
 /// The vendor's dense (no sparsity) peaks of one GPU model. A zero peak means the datasheet
 /// gives none for that type.
 struct gpu_datasheet {
-  std::string model;                   ///< "H100 SXM", "MI300X"
+  std::string model;                    ///< "H100 SXM", "MI300X"
   std::vector<std::string> name_parts;  ///< all of these appear in the device name (any case)
   double fp64_tflops, fp32_tflops, tf32_tflops, fp16_tflops, bf16_tflops, fp8_tflops;
   double memory_gb_per_s;  ///< HBM bandwidth, GB/s (1e9 B/s)

@@ -21,10 +21,10 @@ std::string text_of(const json& j, const char* key) {
 std::vector<std::pair<std::string, std::string>> gpu_summary_lines(const core::device_info& gpu) {
   const auto& p = gpu.properties;
   std::vector<std::pair<std::string, std::string>> lines;
-  lines.emplace_back("  units", fmt::format("{}, {} {}, {} MHz max, L2 {}", text_of(p, "arch"),
-                                            text_of(p, "multiprocessors"), core::facts_of(gpu.kind).compute_units,
-                                            text_of(p, "sm_clock_max_mhz"),
-                                            format_bytes(p.value("l2_cache_bytes", 0.0))));
+  lines.emplace_back("  units",
+                     fmt::format("{}, {} {}, {} MHz max, L2 {}", text_of(p, "arch"), text_of(p, "multiprocessors"),
+                                 core::facts_of(gpu.kind).compute_units, text_of(p, "sm_clock_max_mhz"),
+                                 format_bytes(p.value("l2_cache_bytes", 0.0))));
   lines.emplace_back("  memory", fmt::format("{}, {} MHz x {} bit", format_bytes(static_cast<double>(gpu.memory_bytes)),
                                              text_of(p, "memory_clock_max_mhz"), text_of(p, "memory_bus_width_bits")));
   lines.emplace_back("  bus", fmt::format("{}, driver API {}, runtime {}", text_of(p, "pci_bus_id"),

@@ -18,12 +18,12 @@
 namespace ironbench::serve {
 
 struct sim_settings {
-  double prefill_tokens_per_s = 50000;   ///< prompt tokens processed per second
-  double decode_base_ms = 8;             ///< step time with no sequence running
-  double decode_per_seq_ms = 0.05;       ///< added per running sequence
-  int max_num_seqs = 256;                ///< sequences decoded together at most
+  double prefill_tokens_per_s = 50000;     ///< prompt tokens processed per second
+  double decode_base_ms = 8;               ///< step time with no sequence running
+  double decode_per_seq_ms = 0.05;         ///< added per running sequence
+  int max_num_seqs = 256;                  ///< sequences decoded together at most
   std::int64_t kv_cache_tokens = 1 << 20;  ///< prompt + output tokens held at once
-  double jitter = 0;                     ///< relative standard deviation of step times (0: exact)
+  double jitter = 0;                       ///< relative standard deviation of step times (0: exact)
   std::uint64_t seed = 0;
 };
 

@@ -5,10 +5,10 @@
 #include <event2/event.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 
 #include <fmt/format.h>
 
@@ -52,7 +52,8 @@ std::int64_t monotonic_now_ns() {
 
 class sim_server {
  public:
-  explicit sim_server(const sim_server_settings& s) : settings_(s), json_model_(json(s.model).dump()), engine_(s.engine) {
+  explicit sim_server(const sim_server_settings& s)
+      : settings_(s), json_model_(json(s.model).dump()), engine_(s.engine) {
     // First, so that a log that cannot be written leaves nothing of libevent's behind.
     if (!s.request_log.empty()) {
       request_log_.open(s.request_log);
@@ -79,7 +80,8 @@ class sim_server {
   }
 
   void run(const std::atomic<bool>& stop, const std::function<void(int)>& on_listening) {
-    auto* bound = evhttp_bind_socket_with_handle(http_, settings_.host.c_str(), static_cast<ev_uint16_t>(settings_.port));
+    auto* bound =
+        evhttp_bind_socket_with_handle(http_, settings_.host.c_str(), static_cast<ev_uint16_t>(settings_.port));
     if (bound == nullptr) {
       throw error(fmt::format("serve-sim: cannot listen on {}:{} (in use, or not an address of this host)",
                               settings_.host, settings_.port));
@@ -145,9 +147,10 @@ class sim_server {
     const auto method = evhttp_request_get_command(request);
     if (method == EVHTTP_REQ_GET && path == "/health") return reply_json(request, 200, "OK", json::object());
     if (method == EVHTTP_REQ_GET && path == "/v1/models") {
-      return reply_json(request, 200, "OK",
-                        {{"object", "list"},
-                         {"data", json::array({{{"id", settings_.model}, {"object", "model"}, {"owned_by", "ironbench-sim"}}})}});
+      return reply_json(
+          request, 200, "OK",
+          {{"object", "list"},
+           {"data", json::array({{{"id", settings_.model}, {"object", "model"}, {"owned_by", "ironbench-sim"}}})}});
     }
     const bool chat = path == "/v1/chat/completions";
     if (method != EVHTTP_REQ_POST || (!chat && path != "/v1/completions")) {
@@ -162,7 +165,8 @@ class sim_server {
 
     const auto number = ++requests_;
     sim_fault fault = sim_fault::none;
-    if (settings_.fault_every > 0 && number % static_cast<std::uint64_t>(settings_.fault_every) == 0) fault = settings_.fault;
+    if (settings_.fault_every > 0 && number % static_cast<std::uint64_t>(settings_.fault_every) == 0)
+      fault = settings_.fault;
     if (fault == sim_fault::http_429) {
       log_line(number, arrived_ns, 0, 0, 0, "http 429");
       return reply_error(request, 429, "Too Many Requests", "simulated rate limit");
@@ -218,8 +222,8 @@ class sim_server {
     stepping_ = true;
     planned_end_ = begin + duration;
     pending_ = std::move(step->emissions);
-    const auto micros = std::max<long long>(
-        0, std::chrono::duration_cast<std::chrono::microseconds>(planned_end_ - now).count());
+    const auto micros =
+        std::max<long long>(0, std::chrono::duration_cast<std::chrono::microseconds>(planned_end_ - now).count());
     timeval wait{static_cast<time_t>(micros / 1000000), static_cast<suseconds_t>(micros % 1000000)};
     evtimer_add(step_timer_, &wait);
   }
@@ -242,9 +246,9 @@ class sim_server {
                              a.text.empty() ? R"(,"role":"assistant")" : "")
                : fmt::format(R"({{"index":0,"finish_reason":{},"text":"{}","logprobs":null}})", reason, word);
     // ironbench_sim_sent_ns: ground truth for clients on this host (CLOCK_MONOTONIC).
-    return fmt::format(R"({{"id":"{}","object":"{}","created":{},"model":{},"choices":[{}],"ironbench_sim_sent_ns":{}}})",
-                       a.id, a.chat ? "chat.completion.chunk" : "text_completion", a.created, json_model_, choice,
-                       sent_ns);
+    return fmt::format(
+        R"({{"id":"{}","object":"{}","created":{},"model":{},"choices":[{}],"ironbench_sim_sent_ns":{}}})", a.id,
+        a.chat ? "chat.completion.chunk" : "text_completion", a.created, json_model_, choice, sent_ns);
   }
 
   // Queues one SSE event on the reply; `flush`: hands it to the kernel at once.
@@ -307,13 +311,14 @@ class sim_server {
                         {"total_tokens", a.prompt_tokens + a.max_tokens}};
     if (a.stream) {
       if (a.include_usage) {
-        send_event(a.request, json{{"id", a.id},
-                                   {"object", a.chat ? "chat.completion.chunk" : "text_completion"},
-                                   {"created", a.created},
-                                   {"model", settings_.model},
-                                   {"choices", json::array()},
-                                   {"usage", usage}}
-                                  .dump(),
+        send_event(a.request,
+                   json{{"id", a.id},
+                        {"object", a.chat ? "chat.completion.chunk" : "text_completion"},
+                        {"created", a.created},
+                        {"model", settings_.model},
+                        {"choices", json::array()},
+                        {"usage", usage}}
+                       .dump(),
                    false);
       }
       send_event(a.request, "[DONE]", false);

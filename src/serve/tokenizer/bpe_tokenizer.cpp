@@ -20,8 +20,7 @@ namespace ironbench::serve {
 namespace {
 
 // GPT-2's pattern, which ByteLevel uses when use_regex is true.
-constexpr const char* gpt2_pattern =
-    R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
+constexpr const char* gpt2_pattern = R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
 
 // GPT-2's reversible map from bytes to printable code points, as UTF-8 strings.
 std::vector<std::string> byte_to_unicode() {
@@ -56,8 +55,8 @@ class regex {
   regex(const std::string& pattern, const std::string& source) {
     int error = 0;
     PCRE2_SIZE offset = 0;
-    code_ = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.c_str()), pattern.size(), PCRE2_UTF | PCRE2_UCP,
-                          &error, &offset, nullptr);
+    code_ = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.c_str()), pattern.size(), PCRE2_UTF | PCRE2_UCP, &error,
+                          &offset, nullptr);
     if (code_ == nullptr) {
       PCRE2_UCHAR message[256];
       pcre2_get_error_message(error, message, sizeof message);
@@ -76,8 +75,8 @@ class regex {
     std::size_t position = 0;
     std::size_t gap_start = 0;
     while (position <= text.size()) {
-      const int rc = pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), position, 0, match,
-                                 nullptr);
+      const int rc =
+          pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), position, 0, match, nullptr);
       if (rc < 0) break;
       const PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(match);
       const std::size_t begin = ovector[0], end = ovector[1];
@@ -107,7 +106,7 @@ struct bpe_tokenizer::impl {
   std::unordered_map<std::string, std::int64_t> vocab;
   std::unordered_map<std::pair<std::string, std::string>, int, pair_hash> merge_rank;
   std::vector<std::pair<std::string, std::int64_t>> added;  // content, id (longest first)
-  std::vector<std::unique_ptr<regex>> splits;                // applied in order
+  std::vector<std::unique_ptr<regex>> splits;               // applied in order
   bool byte_level = false;
   bool add_prefix_space = false;
   bool ignore_merges = false;
@@ -126,9 +125,12 @@ struct bpe_tokenizer::impl {
     for (std::size_t i = 0; i < word.size();) {
       std::size_t length = 1;
       const auto lead = static_cast<unsigned char>(word[i]);
-      if (lead >= 0xF0) length = 4;
-      else if (lead >= 0xE0) length = 3;
-      else if (lead >= 0xC0) length = 2;
+      if (lead >= 0xF0)
+        length = 4;
+      else if (lead >= 0xE0)
+        length = 3;
+      else if (lead >= 0xC0)
+        length = 2;
       symbols.push_back(word.substr(i, length));
       i += length;
     }
@@ -159,7 +161,8 @@ struct bpe_tokenizer::impl {
     }
     for (const auto& s : symbols) {
       const auto it = vocab.find(s);
-      if (it == vocab.end()) throw error(fmt::format("{}: no token for '{}' (the vocabulary is incomplete)", source, s));
+      if (it == vocab.end())
+        throw error(fmt::format("{}: no token for '{}' (the vocabulary is incomplete)", source, s));
       out.push_back(it->second);
     }
   }
@@ -218,7 +221,8 @@ std::unique_ptr<bpe_tokenizer> bpe_tokenizer::load(const std::string& path) {
     throw unsupported(fmt::format("normalizer {}", j.at("normalizer").value("type", std::string("?"))));
   }
   const auto& model = j.value("model", json::object());
-  if (model.value("type", std::string()) != "BPE") throw unsupported(fmt::format("model '{}'", model.value("type", std::string("?"))));
+  if (model.value("type", std::string()) != "BPE")
+    throw unsupported(fmt::format("model '{}'", model.value("type", std::string("?"))));
   state->ignore_merges = model.value("ignore_merges", false);
   const json vocab = model.value("vocab", json::object());  // named: items() must not outlive it
   for (const auto& [token, id] : vocab.items()) state->vocab[token] = id.get<std::int64_t>();

@@ -11,8 +11,8 @@
 
 #include "benchmarks/host_random.hpp"
 #include "blas/bfloat16.hpp"
-#include "blas/float_formats.hpp"
 #include "blas/dtype.hpp"
+#include "blas/float_formats.hpp"
 #include "blas/openblas.hpp"
 
 namespace ironbench::benchmarks {
@@ -103,12 +103,12 @@ TEST(GemmCheck, Bf16ProductOfTheLoadedOpenBlasVerifies) {
   };
   const auto c_at = [&](std::int64_t i, std::int64_t j) { return double(c[i * n + j]); };
   const auto positions = gemm_sample_positions(m, n, 64, 4);
-  const auto result = check_gemm(k, reader(a, k), reader(b, n), c_at,
-                                 blas::accumulation_roundoff(blas::dtype::bf16), positions);
+  const auto result =
+      check_gemm(k, reader(a, k), reader(b, n), c_at, blas::accumulation_roundoff(blas::dtype::bf16), positions);
   EXPECT_TRUE(result.ok) << result.detail;
   c[static_cast<std::size_t>(positions[5].first * n + positions[5].second)] += 0.25f;
-  EXPECT_FALSE(check_gemm(k, reader(a, k), reader(b, n), c_at,
-                          blas::accumulation_roundoff(blas::dtype::bf16), positions).ok);
+  EXPECT_FALSE(
+      check_gemm(k, reader(a, k), reader(b, n), c_at, blas::accumulation_roundoff(blas::dtype::bf16), positions).ok);
 }
 
 TEST(GemmSamples, CornersFirstAndInRange) {
@@ -123,7 +123,7 @@ TEST(GemmSamples, CornersFirstAndInRange) {
 TEST(Bfloat16, RoundsToNearestEven) {
   EXPECT_EQ(blas::to_bfloat16(1.0f), 0x3f80);
   EXPECT_EQ(blas::from_bfloat16(0x3f80), 1.0f);
-  EXPECT_EQ(blas::from_bfloat16(blas::to_bfloat16(1.00390625f)), 1.0f);      // tie -> even (down)
+  EXPECT_EQ(blas::from_bfloat16(blas::to_bfloat16(1.00390625f)), 1.0f);       // tie -> even (down)
   EXPECT_EQ(blas::from_bfloat16(blas::to_bfloat16(1.01171875f)), 1.015625f);  // tie -> even (up)
   EXPECT_EQ(blas::from_bfloat16(blas::to_bfloat16(-2.5f)), -2.5f);
   EXPECT_TRUE(std::isnan(blas::from_bfloat16(blas::to_bfloat16(std::numeric_limits<float>::quiet_NaN()))));
@@ -164,8 +164,8 @@ TEST(GemmCheckStatistical, PassesRoundedResultsAndCatchesWrongElements) {
     for (std::int64_t j = 0; j < n; ++j) {
       long double sum = 0;
       for (std::int64_t p = 0; p < k; ++p) sum += static_cast<long double>(a[i * k + p]) * b[p * n + j];
-      c[i * n + j] = blas::decode_small_float(blas::encode_small_float(static_cast<float>(sum * scale), blas::bf16_format),
-                                              blas::bf16_format);
+      c[i * n + j] = blas::decode_small_float(
+          blas::encode_small_float(static_cast<float>(sum * scale), blas::bf16_format), blas::bf16_format);
     }
   }
   const auto reader = [](const std::vector<double>& x, std::int64_t columns) {

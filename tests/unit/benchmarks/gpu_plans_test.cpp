@@ -20,8 +20,11 @@ core::device_info gpu(core::device_kind kind, const std::string& arch, int index
   d.index = index;
   d.id = fmt::format("{}:{}", core::to_string(kind), index);
   d.memory_bytes = std::uint64_t{80} << 30;
-  d.properties = {{"arch", arch}, {"vendor", core::to_string(kind)}, {"l2_cache_bytes", 50 << 20},
-                  {"gpu_count", count}, {"peers", peers}};
+  d.properties = {{"arch", arch},
+                  {"vendor", core::to_string(kind)},
+                  {"l2_cache_bytes", 50 << 20},
+                  {"gpu_count", count},
+                  {"peers", peers}};
   return d;
 }
 
@@ -76,7 +79,8 @@ TEST(GpuGemmPlan, Fp8ShapesWithoutSixteenByteLeadingDimensionsAreSkippedWithTheR
   auto p = gemm_case("cublaslt", "fp8", 1000, 1024, 4096);
   EXPECT_EQ(gpu_gemm_case_unsupported(p, h100), "");
   p.set("K", std::int64_t{4100});
-  EXPECT_EQ(gpu_gemm_case_unsupported(p, h100), "fp8 GEMM needs K a multiple of 16 and N a multiple of 8 (K=4100, N=1024)");
+  EXPECT_EQ(gpu_gemm_case_unsupported(p, h100),
+            "fp8 GEMM needs K a multiple of 16 and N a multiple of 8 (K=4100, N=1024)");
   p.set("K", std::int64_t{4096});
   p.set("N", std::int64_t{1020});
   EXPECT_NE(gpu_gemm_case_unsupported(p, h100), "");
@@ -104,8 +108,9 @@ TEST(GpuGemmPlan, MemoryAndParameterChecks) {
 }
 
 TEST(GpuStreamPlan, SizesFromOneMebibyteToFourGibibytesWhileTheyFit) {
-  EXPECT_EQ(default_gpu_stream_sizes(std::uint64_t{80} << 30),
-            (std::vector<std::int64_t>{1 << 20, 4 << 20, 16 << 20, 64 << 20, 256 << 20, 1 << 30, std::int64_t{4} << 30}));
+  EXPECT_EQ(
+      default_gpu_stream_sizes(std::uint64_t{80} << 30),
+      (std::vector<std::int64_t>{1 << 20, 4 << 20, 16 << 20, 64 << 20, 256 << 20, 1 << 30, std::int64_t{4} << 30}));
   EXPECT_EQ(default_gpu_stream_sizes(std::uint64_t{8} << 30).back(), std::int64_t{1} << 30);
 }
 

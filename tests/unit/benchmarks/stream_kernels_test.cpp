@@ -9,7 +9,7 @@
 namespace ironbench::benchmarks {
 namespace {
 
-constexpr stream_kernel all_kernels[] = {stream_kernel::copy, stream_kernel::mul,   stream_kernel::add,
+constexpr stream_kernel all_kernels[] = {stream_kernel::copy,  stream_kernel::mul, stream_kernel::add,
                                          stream_kernel::triad, stream_kernel::dot, stream_kernel::nstream};
 
 template <typename T>
@@ -120,7 +120,7 @@ TEST(StreamKernels, NamesRoundTrip) {
 TEST(StreamDefaults, FourTimesTheLastLevelCache) {
   EXPECT_EQ(default_stream_array_bytes(32 << 20), std::int64_t{128} << 20);
   EXPECT_EQ(default_stream_array_bytes(std::int64_t{256} << 20), std::int64_t{1} << 30);  // MI300X-like
-  EXPECT_EQ(default_stream_array_bytes(96 << 20), std::int64_t{512} << 20);  // 384 MiB -> next pow2
+  EXPECT_EQ(default_stream_array_bytes(96 << 20), std::int64_t{512} << 20);               // 384 MiB -> next pow2
   EXPECT_EQ(default_stream_array_bytes(0), std::int64_t{64} << 20);
 }
 

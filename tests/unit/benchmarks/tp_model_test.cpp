@@ -37,9 +37,8 @@ TEST(TpModel, ShardedAndSingleDeviceOutputsAgreeAndVerify) {
   const tp_shape two{16, 64, 2};
   const tp_shape one{16, 64, 1};
   tp_cpu_rank alone(one, 0);
-  (void)alone.forward([](const float* send, float* receive, std::size_t count) {
-    std::memcpy(receive, send, count * sizeof(float));
-  });
+  (void)alone.forward(
+      [](const float* send, float* receive, std::size_t count) { std::memcpy(receive, send, count * sizeof(float)); });
   const auto sharded = two_rank_output(two, false);
   ASSERT_EQ(sharded.size(), alone.output().size());
   double largest = 0;

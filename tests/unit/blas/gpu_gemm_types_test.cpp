@@ -35,13 +35,15 @@ TEST(GpuGemmTypes, StorageAndMathPerDtype) {
 TEST(GpuGemmTypes, WhichProviderRunsWhatWhere) {
   EXPECT_EQ(gpu_gemm_unsupported(gemm_provider::blaslt, gpu_dtype::fp8, "sm_90", false), "");
   EXPECT_EQ(gpu_gemm_unsupported(gemm_provider::blaslt, gpu_dtype::bf16, "sm_80", false), "");
-  EXPECT_EQ(gpu_gemm_unsupported(gemm_provider::blaslt, gpu_dtype::fp8, "sm_80", false), "sm_80 has no fp8 matrix units");
+  EXPECT_EQ(gpu_gemm_unsupported(gemm_provider::blaslt, gpu_dtype::fp8, "sm_80", false),
+            "sm_80 has no fp8 matrix units");
   EXPECT_NE(gpu_gemm_unsupported(gemm_provider::blas, gpu_dtype::fp8, "sm_90", false).find("cuBLAS GemmEx has no fp8"),
             std::string::npos);
   EXPECT_NE(gpu_gemm_unsupported(gemm_provider::blas, gpu_dtype::tf32, "gfx942", true).find("rocBLAS"),
             std::string::npos);
   EXPECT_EQ(gpu_gemm_unsupported(gemm_provider::blaslt, gpu_dtype::tf32, "gfx942", true), "");
-  EXPECT_EQ(gpu_gemm_unsupported(gemm_provider::blaslt, gpu_dtype::tf32, "gfx950", true), "gfx950 has no tf32 matrix units");
+  EXPECT_EQ(gpu_gemm_unsupported(gemm_provider::blaslt, gpu_dtype::tf32, "gfx950", true),
+            "gfx950 has no tf32 matrix units");
   EXPECT_NE(gpu_gemm_unsupported(gemm_provider::blaslt, gpu_dtype::fp8, "sm_999", false).find("unknown architecture"),
             std::string::npos);
   EXPECT_EQ(gpu_gemm_unsupported(gemm_provider::blas, gpu_dtype::bf16, "sm_999", false), "");

@@ -49,8 +49,9 @@ TEST(CollectiveBackends, MissingFromTheBuildGivesTheRowsError) {
     validate_backend("rccl", collective_backends());
     FAIL() << "rccl accepted without GPU collectives";
   } catch (const usage_error& e) {
-    EXPECT_STREQ(e.what(), "--backend rccl: this build has no GPU collectives (it needs CUDA with NCCL or ROCm with "
-                           "RCCL, and MPI)");
+    EXPECT_STREQ(e.what(),
+                 "--backend rccl: this build has no GPU collectives (it needs CUDA with NCCL or ROCm with "
+                 "RCCL, and MPI)");
   }
 }
 

@@ -68,9 +68,21 @@ void put(element_type type, bytes& buffer, std::size_t index, double value) {
   const std::size_t size = element_size(type);
   unsigned char* p = buffer.data() + index * size;
   switch (type) {
-    case element_type::int8: { auto v = static_cast<std::int8_t>(value); std::memcpy(p, &v, 1); break; }
-    case element_type::int32: { auto v = static_cast<std::int32_t>(value); std::memcpy(p, &v, 4); break; }
-    case element_type::fp32: { auto v = static_cast<float>(value); std::memcpy(p, &v, 4); break; }
+    case element_type::int8: {
+      auto v = static_cast<std::int8_t>(value);
+      std::memcpy(p, &v, 1);
+      break;
+    }
+    case element_type::int32: {
+      auto v = static_cast<std::int32_t>(value);
+      std::memcpy(p, &v, 4);
+      break;
+    }
+    case element_type::fp32: {
+      auto v = static_cast<float>(value);
+      std::memcpy(p, &v, 4);
+      break;
+    }
     case element_type::fp64: std::memcpy(p, &value, 8); break;
     case element_type::fp16:
     case element_type::bf16: {
@@ -121,7 +133,8 @@ TEST(CollectiveData, FloatAveragesAsNcclComputesThemCountNoWrongElementForAnyRan
     for (auto type : {element_type::fp16, element_type::bf16, element_type::fp32, element_type::fp64}) {
       const auto s = shape_of(collective::all_reduce, 60 * element_size(type), type, n);
       std::vector<bytes> inputs(n, bytes(s.send_count * element_size(type)));
-      for (int r = 0; r < n; ++r) fill_input(collective::all_reduce, reduce_op::avg, type, r, inputs[r].data(), s.send_count);
+      for (int r = 0; r < n; ++r)
+        fill_input(collective::all_reduce, reduce_op::avg, type, r, inputs[r].data(), s.send_count);
       const double scale = rounded(type, 1.0 / n);
       for (int start = 0; start < n; ++start) {
         bytes out(s.recv_count * element_size(type));

@@ -85,7 +85,7 @@ TEST(CollectiveSweep, SizesByFactorOrIncrement) {
   EXPECT_EQ(sweep_sizes(8, 100, 2, 0), (std::vector<std::size_t>{8, 16, 32, 64}));
   EXPECT_EQ(sweep_sizes(100, 400, 2, 100), (std::vector<std::size_t>{100, 200, 300, 400}));
   EXPECT_EQ(sweep_sizes(4, 4, 2, 0), (std::vector<std::size_t>{4}));
-  EXPECT_EQ(sweep_sizes(4, 16ull << 30, 2, 0).size(), 33u);  // -b 4 -e 16G -f 2
+  EXPECT_EQ(sweep_sizes(4, 16ull << 30, 2, 0).size(), 33u);             // -b 4 -e 16G -f 2
   EXPECT_EQ(sweep_sizes(8, 8, 1.0, 0), (std::vector<std::size_t>{8}));  // a factor of 1 stops
 }
 
@@ -115,7 +115,9 @@ launch_info from(const std::map<std::string, std::string>& env) {
 }
 
 TEST(LaunchEnvironment, EachLauncherIsRecognised) {
-  auto l = from({{"OMPI_COMM_WORLD_RANK", "5"}, {"OMPI_COMM_WORLD_SIZE", "16"}, {"OMPI_COMM_WORLD_LOCAL_RANK", "5"},
+  auto l = from({{"OMPI_COMM_WORLD_RANK", "5"},
+                 {"OMPI_COMM_WORLD_SIZE", "16"},
+                 {"OMPI_COMM_WORLD_LOCAL_RANK", "5"},
                  {"OMPI_COMM_WORLD_LOCAL_SIZE", "8"}});
   EXPECT_EQ(l.launcher, "open_mpi");
   EXPECT_EQ(l.rank, 5);
@@ -131,7 +133,8 @@ TEST(LaunchEnvironment, EachLauncherIsRecognised) {
   EXPECT_EQ(l.launcher, "mpich");
   EXPECT_EQ(gpu_for(l, 1), 0);
   // Malformed or inconsistent numbers fall through to the next launcher, then to none.
-  l = from({{"OMPI_COMM_WORLD_RANK", "x"}, {"OMPI_COMM_WORLD_SIZE", "2"}, {"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "1"}});
+  l = from(
+      {{"OMPI_COMM_WORLD_RANK", "x"}, {"OMPI_COMM_WORLD_SIZE", "2"}, {"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "1"}});
   EXPECT_EQ(l.launcher, "slurm");
   l = from({{"PMI_RANK", "4"}, {"PMI_SIZE", "4"}});
   EXPECT_EQ(l.launcher, "none");
@@ -140,7 +143,9 @@ TEST(LaunchEnvironment, EachLauncherIsRecognised) {
 }
 
 TEST(LaunchEnvironment, MvapichAndCrayPmiGiveLocalRanksAndAMissingOneIsKnownToBeMissing) {
-  auto l = from({{"MV2_COMM_WORLD_RANK", "6"}, {"MV2_COMM_WORLD_SIZE", "8"}, {"MV2_COMM_WORLD_LOCAL_RANK", "2"},
+  auto l = from({{"MV2_COMM_WORLD_RANK", "6"},
+                 {"MV2_COMM_WORLD_SIZE", "8"},
+                 {"MV2_COMM_WORLD_LOCAL_RANK", "2"},
                  {"MV2_COMM_WORLD_LOCAL_SIZE", "4"}});
   EXPECT_EQ(l.launcher, "mvapich");
   EXPECT_EQ(l.local_rank, 2);
@@ -195,8 +200,12 @@ class recording_backend final : public collective_backend {
       explicit host(std::size_t bytes) : memory_(bytes) {}
       void* data() override { return memory_.data(); }
       std::size_t bytes() const override { return memory_.size(); }
-      void write(std::size_t offset, const void* in, std::size_t n) override { std::memcpy(memory_.data() + offset, in, n); }
-      void read(std::size_t offset, void* out, std::size_t n) const override { std::memcpy(out, memory_.data() + offset, n); }
+      void write(std::size_t offset, const void* in, std::size_t n) override {
+        std::memcpy(memory_.data() + offset, in, n);
+      }
+      void read(std::size_t offset, void* out, std::size_t n) const override {
+        std::memcpy(out, memory_.data() + offset, n);
+      }
 
      private:
       std::vector<unsigned char> memory_;

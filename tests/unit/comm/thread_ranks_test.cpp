@@ -24,9 +24,15 @@ class in_memory_world {
     int size() const override { return w_.size_; }
     std::string description() const override { return "in-memory"; }
     void barrier() override { w_.sync_.arrive_and_wait(); }
-    double sum(double v) override { return reduce(v, [](double a, double b) { return a + b; }); }
-    double max(double v) override { return reduce(v, [](double a, double b) { return std::max(a, b); }); }
-    double min(double v) override { return reduce(v, [](double a, double b) { return std::min(a, b); }); }
+    double sum(double v) override {
+      return reduce(v, [](double a, double b) { return a + b; });
+    }
+    double max(double v) override {
+      return reduce(v, [](double a, double b) { return std::max(a, b); });
+    }
+    double min(double v) override {
+      return reduce(v, [](double a, double b) { return std::min(a, b); });
+    }
     std::vector<std::string> gather(const std::string& text) override {
       w_.texts_[rank_] = text;
       w_.sync_.arrive_and_wait();
@@ -43,7 +49,8 @@ class in_memory_world {
     void all_gather_bytes(const void* send, void* receive, std::size_t bytes) override {
       w_.blocks_[rank_].assign(static_cast<const char*>(send), static_cast<const char*>(send) + bytes);
       w_.sync_.arrive_and_wait();
-      for (int r = 0; r < w_.size_; ++r) std::memcpy(static_cast<char*>(receive) + r * bytes, w_.blocks_[r].data(), bytes);
+      for (int r = 0; r < w_.size_; ++r)
+        std::memcpy(static_cast<char*>(receive) + r * bytes, w_.blocks_[r].data(), bytes);
       w_.sync_.arrive_and_wait();
     }
 

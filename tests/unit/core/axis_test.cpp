@@ -78,8 +78,8 @@ TEST(AxisValues, StringChoices) {
 
 TEST(AxisValues, RejectsBadRanges) {
   const auto size = size_axis("size", {1}, "");
-  for (const char* bad : {"size=8:1", "size=1:8:x1", "size=0:8:x2", "size=1:8:0", "size=1:2:3:4",
-                          "size=1,,2", "size=1:8:xq", "size=abc", "size=1:1000000000"}) {
+  for (const char* bad : {"size=8:1", "size=1:8:x1", "size=0:8:x2", "size=1:8:0", "size=1:2:3:4", "size=1,,2",
+                          "size=1:8:xq", "size=abc", "size=1:1000000000"}) {
     EXPECT_THROW((void)expand(size, bad), usage_error) << bad;
   }
 }

@@ -97,10 +97,13 @@ TEST(Measurement, CancelKeepsWhatWasMeasured) {
   auto s = quick_settings();
   s.max_reps = 1000;
   s.target_cv = 0;
-  const auto m = run_measurement(s, [&](std::size_t) {
-    if (++i == 10) cancel = true;
-    return (i % 2) ? 0.001 : 0.002;
-  }, &cancel);
+  const auto m = run_measurement(
+      s,
+      [&](std::size_t) {
+        if (++i == 10) cancel = true;
+        return (i % 2) ? 0.001 : 0.002;
+      },
+      &cancel);
   EXPECT_EQ(m.stop, stop_reason::cancelled);
   EXPECT_EQ(m.samples_s.size(), 8u);  // 2 warm-up calls, then samples until the flag was seen
 }

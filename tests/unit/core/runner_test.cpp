@@ -74,8 +74,8 @@ TEST_F(fixture, ComputesRatesFromDeclaredWork) {
   const auto result = run_case(plan[0], options);
   EXPECT_EQ(result.status, case_status::valid);
   ASSERT_NE(result.find_metric("tflops"), nullptr);
-  EXPECT_NEAR(result.find_metric("tflops")->value, 0.1, 1e-12);       // 1e9 / 0.01 s / 1e12
-  EXPECT_NEAR(result.find_metric("bandwidth")->value, 400.0, 1e-9);   // 4e9 B / 0.01 s / 1e9
+  EXPECT_NEAR(result.find_metric("tflops")->value, 0.1, 1e-12);      // 1e9 / 0.01 s / 1e12
+  EXPECT_NEAR(result.find_metric("bandwidth")->value, 400.0, 1e-9);  // 4e9 B / 0.01 s / 1e9
   EXPECT_NEAR(result.find_metric("peak_percent")->value, 10.0, 1e-9);
   EXPECT_EQ(result.notes.at("peak"), "1 TFLOP/s: test peak");
 }

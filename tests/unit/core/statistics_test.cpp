@@ -20,7 +20,7 @@ TEST(Percentile, InterpolatesLinearlyBetweenClosestRanks) {
 TEST(Percentile, SortsItsInput) {
   const std::vector<double> samples{10, 1, 7, 3, 5};
   EXPECT_DOUBLE_EQ(percentile(samples, 50), 5);
-  EXPECT_DOUBLE_EQ(percentile(samples, 25), 3);  // h = 1 -> 3
+  EXPECT_DOUBLE_EQ(percentile(samples, 25), 3);     // h = 1 -> 3
   EXPECT_DOUBLE_EQ(percentile(samples, 99), 9.88);  // h = 3.96 -> 7 + 0.96 * 3
 }
 

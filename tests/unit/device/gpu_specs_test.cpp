@@ -81,8 +81,8 @@ TEST(GpuSpecs, UnknownModelsGetPeaksComputedFromClocksAndUnits) {
 }
 
 TEST(GpuSpecs, BandwidthFromDatasheetElseFromMemoryClockAndBus) {
-  EXPECT_DOUBLE_EQ(gpu_peak_bandwidth({"NVIDIA H200", "sm_90", 132, 1980, 3201, 6144}).at("bytes_per_second").get<double>(),
-                   4800e9);
+  EXPECT_DOUBLE_EQ(
+      gpu_peak_bandwidth({"NVIDIA H200", "sm_90", 132, 1980, 3201, 6144}).at("bytes_per_second").get<double>(), 4800e9);
   const auto computed = gpu_peak_bandwidth({"NVIDIA L40S", "sm_89", 142, 2520, 9001, 384});
   EXPECT_DOUBLE_EQ(computed.at("bytes_per_second").get<double>(), 2 * 9001e6 * 384 / 8);
   EXPECT_TRUE(gpu_peak_bandwidth({"Mystery", "sm_999", 1, 1, 0, 0}).at("bytes_per_second").is_null());
@@ -112,10 +112,17 @@ TEST(GpuSummary, DescribesUnitsClocksBusPeaksAndTelemetry) {
   d.kind = core::device_kind::cuda;
   d.memory_bytes = std::uint64_t{80} << 30;
   gpu_peak_inputs in{"NVIDIA H100 80GB HBM3", "sm_90", 132, 1980, 2619, 5120};
-  d.properties = {{"arch", "sm_90"}, {"multiprocessors", 132}, {"sm_clock_max_mhz", 1980.0},
-                  {"memory_clock_max_mhz", 2619.0}, {"memory_bus_width_bits", 5120}, {"l2_cache_bytes", 52428800},
-                  {"pci_bus_id", "0000:1B:00.0"}, {"driver_api_version", "13.0"}, {"runtime_version", "13.0"},
-                  {"peers", json::array({"cuda:1"})}, {"peak_flops", gpu_peak_flops(in)},
+  d.properties = {{"arch", "sm_90"},
+                  {"multiprocessors", 132},
+                  {"sm_clock_max_mhz", 1980.0},
+                  {"memory_clock_max_mhz", 2619.0},
+                  {"memory_bus_width_bits", 5120},
+                  {"l2_cache_bytes", 52428800},
+                  {"pci_bus_id", "0000:1B:00.0"},
+                  {"driver_api_version", "13.0"},
+                  {"runtime_version", "13.0"},
+                  {"peers", json::array({"cuda:1"})},
+                  {"peak_flops", gpu_peak_flops(in)},
                   {"peak_bandwidth", gpu_peak_bandwidth(in)},
                   {"telemetry", {{"available", false}, {"reason", "telemetry unavailable: no libnvidia-ml"}}}};
   std::string all;

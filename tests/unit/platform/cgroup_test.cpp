@@ -6,13 +6,11 @@
 namespace ironbench::platform {
 namespace {
 
-cgroup_limits detect(const std::filesystem::path& root) {
-  return detect_cgroup(sysfs_reader(root));
-}
+cgroup_limits detect(const std::filesystem::path& root) { return detect_cgroup(sysfs_reader(root)); }
 
 TEST(Cgroup, ParsesProcCgroup) {
-  const auto entries = parse_proc_cgroup(
-      "12:cpuset:/a\n4:cpu,cpuacct:/docker/3f\n1:name=systemd:/\n0::/\nbad line\nx:y:z\n");
+  const auto entries =
+      parse_proc_cgroup("12:cpuset:/a\n4:cpu,cpuacct:/docker/3f\n1:name=systemd:/\n0::/\nbad line\nx:y:z\n");
   ASSERT_EQ(entries.size(), 4u);
   EXPECT_EQ(entries[0].hierarchy_id, 12);
   EXPECT_EQ(entries[0].controllers, (std::vector<std::string>{"cpuset"}));

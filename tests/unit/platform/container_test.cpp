@@ -27,8 +27,7 @@ TEST(Container, EngineFromCgroupPath) {
   EXPECT_EQ(engine_from_cgroup_path("/system.slice/docker.service"), "");
   EXPECT_EQ(engine_from_cgroup_path("/system.slice/containerd.service"), "");
   EXPECT_EQ(engine_from_cgroup_path("/machine.slice/libpod-8c1d0f.scope"), "podman");
-  EXPECT_EQ(engine_from_cgroup_path("/kubepods.slice/kubepods-pod1.slice/cri-containerd-ab.scope"),
-            "containerd");
+  EXPECT_EQ(engine_from_cgroup_path("/kubepods.slice/kubepods-pod1.slice/cri-containerd-ab.scope"), "containerd");
   EXPECT_EQ(engine_from_cgroup_path("/kubepods/burstable/pod1/crio-ab"), "cri-o");
   EXPECT_EQ(engine_from_cgroup_path("/kubepods/burstable/pod1/0123abcd"), "kubernetes");
   EXPECT_EQ(engine_from_cgroup_path("/lxc.payload.c1"), "lxc");
@@ -61,8 +60,7 @@ TEST(Container, PodmanContainerenvAndHostCgroupPaths) {
   EXPECT_TRUE(c.in_container);
   EXPECT_EQ(c.engine, "podman");
   EXPECT_EQ(c.engine_version, "4.3.1");
-  EXPECT_EQ(c.evidence, (strings{"/run/.containerenv",
-                                 "/proc/1/cgroup /machine.slice/libpod-8c1d0f.scope",
+  EXPECT_EQ(c.evidence, (strings{"/run/.containerenv", "/proc/1/cgroup /machine.slice/libpod-8c1d0f.scope",
                                  "/proc/self/cgroup /machine.slice/libpod-8c1d0f.scope"}));
   EXPECT_EQ(c.cgroup_namespace_private, false);
 }

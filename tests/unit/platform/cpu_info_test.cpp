@@ -7,9 +7,7 @@
 namespace ironbench::platform {
 namespace {
 
-cpu_info cpu_of(const std::string& scenario) {
-  return detect_cpu(sysfs_reader(test::scenario_root(scenario)));
-}
+cpu_info cpu_of(const std::string& scenario) { return detect_cpu(sysfs_reader(test::scenario_root(scenario))); }
 
 TEST(ProcCpuinfo, ParsesX86) {
   const auto info = parse_proc_cpuinfo(

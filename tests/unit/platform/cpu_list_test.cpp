@@ -14,9 +14,7 @@ TEST(CpuList, ParsesRangesAndSingles) {
   EXPECT_EQ(parse_cpu_list(" 5 , 2-3 "), (cpus{2, 3, 5}));
 }
 
-TEST(CpuList, SortsAndRemovesDuplicates) {
-  EXPECT_EQ(parse_cpu_list("8-9,0-1,1,8"), (cpus{0, 1, 8, 9}));
-}
+TEST(CpuList, SortsAndRemovesDuplicates) { EXPECT_EQ(parse_cpu_list("8-9,0-1,1,8"), (cpus{0, 1, 8, 9})); }
 
 TEST(CpuList, EmptyInputGivesEmptyList) {
   EXPECT_TRUE(parse_cpu_list("").empty());
@@ -24,8 +22,8 @@ TEST(CpuList, EmptyInputGivesEmptyList) {
 }
 
 TEST(CpuList, MalformedInputGivesEmptyList) {
-  for (const char* bad : {"a", "0-", "-3", "3-1", "0,,1", "0-3,", ",0", "1-2-3", "0x1", "1.5",
-                          "-1", "0-99999999", "0 1", "0;1"}) {
+  for (const char* bad :
+       {"a", "0-", "-3", "3-1", "0,,1", "0-3,", ",0", "1-2-3", "0x1", "1.5", "-1", "0-99999999", "0 1", "0;1"}) {
     EXPECT_TRUE(parse_cpu_list(bad).empty()) << bad;
   }
 }

@@ -6,8 +6,7 @@
 namespace ironbench::platform {
 namespace {
 
-cpu_info synthetic(const std::string& vendor, int family, int model,
-                   std::vector<std::string> flags) {
+cpu_info synthetic(const std::string& vendor, int family, int model, std::vector<std::string> flags) {
   cpu_info cpu;
   cpu.vendor = vendor;
   cpu.family = family;
@@ -44,8 +43,7 @@ TEST(CpuPeak, ContainerInVmZen5) {
   const auto fp64 = cpu_peak_flops(host, "fp64");
   ASSERT_TRUE(fp64.flops_per_second);
   EXPECT_NEAR(*fp64.flops_per_second, 166.15168e9, 1e3);  // 2 x 2596.12 MHz x 32
-  EXPECT_EQ(fp64.note,
-            "2 cores x 2596 MHz (cpuinfo) x 32 FLOP/cycle (Zen 5, AVX-512 2x512-bit FMA)");
+  EXPECT_EQ(fp64.note, "2 cores x 2596 MHz (cpuinfo) x 32 FLOP/cycle (Zen 5, AVX-512 2x512-bit FMA)");
   EXPECT_NEAR(*cpu_peak_flops(host, "fp32").flops_per_second, 332.30336e9, 1e3);
   const auto bf16 = cpu_peak_flops(host, "bf16");
   ASSERT_TRUE(bf16.flops_per_second);

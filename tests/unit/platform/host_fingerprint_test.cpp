@@ -18,8 +18,8 @@ std::map<std::string, std::string> summary_map(const host_fingerprint& host) {
 
 TEST(HostFingerprint, EnvironmentKindPerScenario) {
   const std::map<std::string, std::string> expected = {
-      {"bare_metal_2socket", "bare_metal"}, {"kvm_vm", "vm"},
-      {"docker_pinned", "container"},       {"podman_v1", "container"},
+      {"bare_metal_2socket", "bare_metal"},   {"kvm_vm", "vm"},
+      {"docker_pinned", "container"},         {"podman_v1", "container"},
       {"container_in_vm", "container_in_vm"}, {"aarch64_host", "bare_metal"}};
   for (const auto& [scenario, kind] : expected) {
     EXPECT_EQ(test::detect_scenario(scenario).environment_kind, kind) << scenario;
@@ -85,8 +85,8 @@ TEST(HostFingerprint, EmptyRootIsAllUnknownAndDoesNotThrow) {
 
 TEST(HostFingerprint, JsonFieldsAndTypes) {
   const json j = to_json(test::detect_scenario("container_in_vm"));
-  for (const char* key : {"hostname", "cpu", "memory", "os", "virtualization", "container",
-                          "cgroup", "environment_kind", "software"}) {
+  for (const char* key :
+       {"hostname", "cpu", "memory", "os", "virtualization", "container", "cgroup", "environment_kind", "software"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
   const json& cpu = j["cpu"];
@@ -144,10 +144,8 @@ TEST(HostFingerprint, JsonLimitsAndLibraries) {
 
 TEST(HostFingerprint, SummaryLines) {
   const auto lines = summary_map(test::detect_scenario("container_in_vm"));
-  EXPECT_EQ(lines.at("CPU"),
-            "AMD EPYC (family 0x1a model 0x2), 1 socket, 2 cores, 2 threads, 1 NUMA node");
-  EXPECT_EQ(lines.at("Caches"),
-            "L1d 48 KiB x2, L1i 32 KiB x2, L2 1 MiB x2, L3 32 MiB x1 (last level 32 MiB total)");
+  EXPECT_EQ(lines.at("CPU"), "AMD EPYC (family 0x1a model 0x2), 1 socket, 2 cores, 2 threads, 1 NUMA node");
+  EXPECT_EQ(lines.at("Caches"), "L1d 48 KiB x2, L1i 32 KiB x2, L2 1 MiB x2, L3 32 MiB x1 (last level 32 MiB total)");
   EXPECT_EQ(lines.at("Memory"), "23.5 GiB total, 23.3 GiB available");
   EXPECT_EQ(lines.at("Environment"), "container_in_vm (docker; kvm)");
   EXPECT_EQ(lines.at("cgroup"), "v1, cpuset 0-1 (2 CPUs), no memory limit, no CPU quota");
@@ -157,8 +155,7 @@ TEST(HostFingerprint, SummaryLines) {
   EXPECT_EQ(lines.at("Clock"), "2596 MHz (cpuinfo); max ?, base ?, cpuinfo 2596 MHz, measured ?");
 
   const auto docker = summary_map(test::detect_scenario("docker_pinned"));
-  EXPECT_EQ(docker.at("cgroup"),
-            "v2, cpuset 0-31 (32 CPUs), memory limit 256 GiB, CPU quota 32 CPUs");
+  EXPECT_EQ(docker.at("cgroup"), "v2, cpuset 0-31 (32 CPUs), memory limit 256 GiB, CPU quota 32 CPUs");
   EXPECT_EQ(docker.at("CPU peak fp64").substr(0, 13), "2.97 TFLOP/s ");
   const auto arm = summary_map(test::detect_scenario("aarch64_host"));
   EXPECT_EQ(arm.at("CPU peak fp64"), "unknown (no FLOP/cycle table entry for ARM Neoverse-V1)");

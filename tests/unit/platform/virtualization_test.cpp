@@ -58,8 +58,8 @@ TEST(Virtualization, KvmGuest) {
   EXPECT_TRUE(v.cpuinfo_hypervisor_flag);
   EXPECT_EQ(v.dmi.sys_vendor, "QEMU");
   EXPECT_EQ(v.dmi.bios_vendor, "SeaBIOS");
-  EXPECT_EQ(v.evidence, (strings{"cpuid hypervisor bit", "cpuid vendor KVMKVMKVM",
-                                 "cpuinfo hypervisor flag", "dmi sys_vendor QEMU"}));
+  EXPECT_EQ(v.evidence, (strings{"cpuid hypervisor bit", "cpuid vendor KVMKVMKVM", "cpuinfo hypervisor flag",
+                                 "dmi sys_vendor QEMU"}));
 }
 
 TEST(Virtualization, DmiAloneIsEnoughAndNamesTheHypervisor) {

@@ -56,7 +56,7 @@ TEST(BabelStreamImport, CsvOfTheCurrentVersion) {
   std::vector<std::string> names;
   for (const auto& [name, value] : copy.params.entries()) names.push_back(name);
   EXPECT_EQ(names, (std::vector<std::string>{"dtype", "size", "kernel"}));  // ironbench stream's axes
-  EXPECT_DOUBLE_EQ(metric(copy, "bandwidth_best"), 177.460);  // 177460 MB/s
+  EXPECT_DOUBLE_EQ(metric(copy, "bandwidth_best"), 177.460);                // 177460 MB/s
   EXPECT_DOUBLE_EQ(metric(copy, "bandwidth"), 2.0 * 8388608 / 0.000989045 / 1e9);
   EXPECT_EQ(copy.find_metric("bandwidth")->unit, "GB/s");
   EXPECT_EQ(copy.work.bytes_read, 8388608);
@@ -138,7 +138,8 @@ TEST(BabelStreamImport, ConsoleOutput) {
   // The console prints times to 10 us: a 0.14 ms average is too coarse for a bandwidth.
   EXPECT_EQ(case_of(cases, "triad").find_metric("bandwidth"), nullptr);
   EXPECT_NE(case_of(cases, "triad").notes.at("bandwidth").find("too coarsely"), std::string::npos);
-  EXPECT_EQ(case_of(cases, "triad").notes.at("imported_from"), "BabelStream console output 5.0 (OpenMP), rates in MB/s");
+  EXPECT_EQ(case_of(cases, "triad").notes.at("imported_from"),
+            "BabelStream console output 5.0 (OpenMP), rates in MB/s");
   const auto mib = parse_fixture("main_omp_fp32_mibibytes_console.txt");
   EXPECT_EQ(mib.rows[0].unit, "MiB");
   EXPECT_EQ(mib.rows[0].element_bytes, 4u);
@@ -147,8 +148,9 @@ TEST(BabelStreamImport, ConsoleOutput) {
 }
 
 TEST(BabelStreamImport, ValidationFailuresMakeTheCasesInvalid) {
-  const auto text = read_fixture("main_omp_fp64.csv") + "Validation failed on sum. Error 0.00399402\n"
-                                                        "Sum was 1923.42614746094 but should be 1931.13916015625\n";
+  const auto text = read_fixture("main_omp_fp64.csv") +
+                    "Validation failed on sum. Error 0.00399402\n"
+                    "Sum was 1923.42614746094 but should be 1931.13916015625\n";
   const auto cases = babelstream_cases(parse_babelstream(text, "x"), "x");
   ASSERT_EQ(cases.size(), 5u);
   EXPECT_EQ(cases[0].status, core::case_status::invalid);

@@ -69,8 +69,9 @@ TEST(Baselines, ListIsSortedUniqueAndComplete) {
     EXPECT_GT(b.cases, 0u) << b.name;
   }
   EXPECT_TRUE(std::is_sorted(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.name < b.name; }));
-  for (const char* expected : {"mi350x-training", "mi355x-8gpu-llm", "b200-8gpu-llm", "mi300x-2node-baremetal",
-                               "mi300x-2node-container", "mi300x-vm-1gpu", "mi300x-baremetal-1gpu", "mi300x-dell-xe9680"}) {
+  for (const char* expected :
+       {"mi350x-training", "mi355x-8gpu-llm", "b200-8gpu-llm", "mi300x-2node-baremetal", "mi300x-2node-container",
+        "mi300x-vm-1gpu", "mi300x-baremetal-1gpu", "mi300x-dell-xe9680"}) {
     EXPECT_TRUE(names.count(expected)) << expected;
   }
 }
@@ -142,9 +143,18 @@ TEST(Baselines, PublishedNumbersMi350x) {
   EXPECT_EQ(published(b, "gemm", {p("timing", "20-iteration loop"), p("M", 8192)}, "tflops"), 1019);
   EXPECT_EQ(published(b, "gemm", {p("timing", "20-iteration loop"), p("M", 4096)}, "tflops"), 775);
   EXPECT_EQ(published(b, "gemm", {p("timing", "20-iteration loop"), p("M", 16384)}, "time_20_iter_s"), 0.172);
-  EXPECT_EQ(published(b, "gemm", {p("provider", "hipblaslt"), p("dtype", "bf16"), p("M", 8192), p("N", 8192), p("K", 8192)}, "tflops"), 1104);
-  EXPECT_EQ(published(b, "gemm", {p("provider", "hipblaslt"), p("dtype", "fp16"), p("M", 16384), p("N", 8192), p("K", 1280)}, "tflops"), 863);
-  EXPECT_EQ(published(b, "gemm", {p("provider", "hipblaslt"), p("dtype", "fp16"), p("M", 16384), p("N", 1024), p("K", 8192)}, "time_ms"), 0.280);
+  EXPECT_EQ(
+      published(b, "gemm", {p("provider", "hipblaslt"), p("dtype", "bf16"), p("M", 8192), p("N", 8192), p("K", 8192)},
+                "tflops"),
+      1104);
+  EXPECT_EQ(
+      published(b, "gemm", {p("provider", "hipblaslt"), p("dtype", "fp16"), p("M", 16384), p("N", 8192), p("K", 1280)},
+                "tflops"),
+      863);
+  EXPECT_EQ(
+      published(b, "gemm", {p("provider", "hipblaslt"), p("dtype", "fp16"), p("M", 16384), p("N", 1024), p("K", 8192)},
+                "time_ms"),
+      0.280);
   EXPECT_EQ(published(b, "gemm", {p("provider", "rocblas"), p("M", 8192)}, "tflops"), 1206);
   EXPECT_EQ(published(b, "gemm_summary", {p("dtype", "bf16")}, "tflops_mean"), 1027);
   EXPECT_EQ(published(b, "train_mlp", {}, "samples_per_s"), 124517);
@@ -162,7 +172,9 @@ TEST(Baselines, PublishedNumbersMi350x) {
 
 TEST(Baselines, PublishedNumbersMi355xAndB200) {
   EXPECT_EQ(published("mi355x-8gpu-llm", "train_llm", {p("model", "Llama3-8B")}, "tokens_per_s_per_gpu"), 31190);
-  EXPECT_EQ(published("mi355x-8gpu-llm", "train_llm", {p("model", "Llama3-70B"), p("dtype", "bf16")}, "tokens_per_s_per_gpu"), 2154);
+  EXPECT_EQ(
+      published("mi355x-8gpu-llm", "train_llm", {p("model", "Llama3-70B"), p("dtype", "bf16")}, "tokens_per_s_per_gpu"),
+      2154);
   EXPECT_EQ(published("mi355x-8gpu-llm", "train_lora", {p("model", "Llama2-70B")}, "time_to_train_min"), 9.96);
   EXPECT_EQ(published("mi355x-8gpu-llm", "serve_itl_limit", {p("itl_limit_ms", 30)}, "max_concurrency"), 64);
   EXPECT_EQ(published("b200-8gpu-llm", "train_llm", {p("model", "Llama3-8B")}, "tokens_per_s_per_gpu"), 30411);
@@ -178,14 +190,16 @@ TEST(Baselines, PublishedNumbersMi355xAndB200) {
 
 TEST(Baselines, PublishedNumbersMi300x) {
   for (const char* b : {"mi300x-2node-baremetal", "mi300x-2node-container"}) {
-    EXPECT_EQ(published(b, "collectives", {p("collective", "all_reduce"), p("size", std::int64_t{16} << 30)}, "busbw"), 350);
+    EXPECT_EQ(published(b, "collectives", {p("collective", "all_reduce"), p("size", std::int64_t{16} << 30)}, "busbw"),
+              350);
     EXPECT_EQ(published(b, "ib_write_bw", {p("direction", "bidirectional")}, "bw_average"), 726);
   }
   EXPECT_EQ(published("mi300x-vm-1gpu", "train_lora", {p("model", "Qwen2-0.5B")}, "gpu_utilization_min"), 95);
   EXPECT_EQ(published("mi300x-baremetal-1gpu", "train_lora", {p("model", "Qwen2-0.5B")}, "gpu_utilization_max"), 100);
   EXPECT_EQ(published("mi300x-dell-xe9680", "model_memory", {p("model", "Llama-3.1-405B")}, "weights_gb"), 810);
   EXPECT_EQ(published("mi300x-dell-xe9680", "train_lora", {p("model", "Mixtral-8x7B-Instruct-v0.1")},
-                      "tokens_per_s_speedup_vs_batch_1"), 6);
+                      "tokens_per_s_speedup_vs_batch_1"),
+            6);
 }
 
 TEST(Baselines, UnknownNameListsTheKnownOnesInOneLine) {

@@ -74,7 +74,8 @@ TEST(ImporterTable, ImportReadsEveryFileAndNamesTheDevice) {
 TEST(ImporterTable, ErrorsNameTheFormats) {
   EXPECT_EQ(usage_error_of({"csv", {}, {}, ""}),
             "unknown import format 'csv' (known: perftest, vllm, nccl-tests, babelstream)");
-  EXPECT_EQ(usage_error_of({"vllm", {}, {"all_reduce", 0}, ""}), "--collective and --ranks apply to nccl-tests, not vllm");
+  EXPECT_EQ(usage_error_of({"vllm", {}, {"all_reduce", 0}, ""}),
+            "--collective and --ranks apply to nccl-tests, not vllm");
   EXPECT_EQ(usage_error_of({"babelstream", {}, {"", 4}, ""}),
             "--collective and --ranks apply to nccl-tests, not babelstream");
   EXPECT_EQ(usage_error_of({"nccl-tests", {}, {"", -1}, ""}), "--ranks must be positive, not -1");

@@ -18,7 +18,9 @@ using testing::round_trip;
 
 std::string read_fixture(const std::string& name) { return testing::read_fixture_file("nccl-tests", name); }
 
-std::vector<nccl_tests_report> parse_fixture(const std::string& name) { return parse_nccl_tests(read_fixture(name), name); }
+std::vector<nccl_tests_report> parse_fixture(const std::string& name) {
+  return parse_nccl_tests(read_fixture(name), name);
+}
 
 const nccl_tests_row& row_of(const nccl_tests_report& r, std::uint64_t bytes) {
   for (const auto& row : r.rows) {
@@ -27,7 +29,8 @@ const nccl_tests_row& row_of(const nccl_tests_report& r, std::uint64_t bytes) {
   throw std::runtime_error("no row of " + std::to_string(bytes) + " B");
 }
 
-const core::case_result& case_of(const std::vector<core::case_result>& cases, std::int64_t size, const std::string& placement) {
+const core::case_result& case_of(const std::vector<core::case_result>& cases, std::int64_t size,
+                                 const std::string& placement) {
   for (const auto& c : cases) {
     if (c.params.integer("size") == size && c.params.string("placement") == placement) return c;
   }
@@ -117,7 +120,8 @@ TEST(NcclTestsImport, TwoTestsInOneFileNameTheirCollectives) {
   EXPECT_EQ(reports[1].rows.size(), 25u);  // four empty rows, then 128 B .. 128 MiB
   EXPECT_DOUBLE_EQ(*reports[0].average_busbw_gbs, 83.8755);
   EXPECT_DOUBLE_EQ(*reports[1].average_busbw_gbs, 47.2116);
-  EXPECT_EQ(reports[1].version_line, "rccl-tests version 2.17.9-develop:2596ca5f71 rccl-headers=22803 rccl-library=22707");
+  EXPECT_EQ(reports[1].version_line,
+            "rccl-tests version 2.17.9-develop:2596ca5f71 rccl-headers=22803 rccl-library=22707");
   EXPECT_EQ(reports[1].devices.size(), 8u);
   EXPECT_EQ(nccl_tests_collective(reports[0], "rccl_tests_2.17.9_mi300_8gpu.txt", {}), "all_reduce");
   const auto cases = nccl_tests_cases(reports[1], "rccl_tests_2.17.9_mi300_8gpu.txt", {});
@@ -212,7 +216,8 @@ TEST(NcclTestsImport, FileNamesAndOptionsNameTheCollective) {
   const auto all_reduce = parse_fixture("all_reduce_perf_h100_16ranks.txt")[0];
   EXPECT_EQ(nccl_tests_collective(all_reduce, "x/reduce_scatter_perf.txt", {}), "reduce_scatter");
   EXPECT_EQ(nccl_tests_collective(all_reduce, "all_reduce_perf_8gpu.log", {}), "all_reduce");
-  EXPECT_THROW((void)nccl_tests_collective(all_reduce, "run.txt", {.collective = "allreduce", .ranks = 0}), usage_error);
+  EXPECT_THROW((void)nccl_tests_collective(all_reduce, "run.txt", {.collective = "allreduce", .ranks = 0}),
+               usage_error);
   // The program the output names wins over the file name; --collective must agree with it.
   const auto two = parse_fixture("rccl_tests_2.17.9_mi300_8gpu.txt");
   EXPECT_EQ(nccl_tests_collective(two[1], "all_reduce_perf.txt", {}), "alltoall");

@@ -87,10 +87,11 @@ TEST(PerftestImport, BidirectionalRowsBecomeCases) {
 TEST(PerftestImport, TextWithoutAReportIsAUsageError) {
   EXPECT_THROW((void)parse_perftest("hello\n", "x"), usage_error);
   EXPECT_THROW((void)parse_perftest("                    RDMA_Write BW Test\n", "x"), usage_error);
-  EXPECT_THROW((void)parse_perftest("                    RDMA_Write BW Test\n #bytes     #iterations    BW peak[Gb/sec]    "
-                                    "BW average[Gb/sec]   MsgRate[Mpps]\n",
-                                    "x"),
-               usage_error);
+  EXPECT_THROW(
+      (void)parse_perftest("                    RDMA_Write BW Test\n #bytes     #iterations    BW peak[Gb/sec]    "
+                           "BW average[Gb/sec]   MsgRate[Mpps]\n",
+                           "x"),
+      usage_error);
 }
 
 }  // namespace

@@ -54,7 +54,8 @@ std::string integrity(const std::filesystem::path& path) {
   sqlite3_open(path.c_str(), &db);
   sqlite3_stmt* s = nullptr;
   sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &s, nullptr);
-  std::string result = sqlite3_step(s) == SQLITE_ROW ? reinterpret_cast<const char*>(sqlite3_column_text(s, 0)) : "no row";
+  std::string result =
+      sqlite3_step(s) == SQLITE_ROW ? reinterpret_cast<const char*>(sqlite3_column_text(s, 0)) : "no row";
   sqlite3_finalize(s);
   sqlite3_close(db);
   return result;

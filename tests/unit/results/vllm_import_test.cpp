@@ -46,9 +46,9 @@ TEST(VllmImport, SweepPointOfVllmBenchServe) {
   EXPECT_EQ(c.params.string("request_rate"), "inf");
   EXPECT_EQ(c.params.integer("num_prompts"), 8);
   // ironbench serve's metrics first, in its order.
-  const std::vector<std::string> first = {"request_throughput", "output_throughput", "total_token_throughput",
-                                          "median_ttft_ms",     "median_tpot_ms",    "median_itl_ms",
-                                          "mean_e2el_ms",       "failed"};
+  const std::vector<std::string> first = {
+      "request_throughput", "output_throughput", "total_token_throughput", "median_ttft_ms",
+      "median_tpot_ms",     "median_itl_ms",     "mean_e2el_ms",           "failed"};
   for (std::size_t i = 0; i < first.size(); ++i) EXPECT_EQ(c.metrics[i].name, first[i]);
   EXPECT_DOUBLE_EQ(metric(c, "request_throughput"), 5.859229976904171);
   EXPECT_DOUBLE_EQ(metric(c, "output_throughput"), 93.74767963046673);
@@ -125,7 +125,8 @@ TEST(VllmImport, DetailedResultOfIronbenchServe) {
 TEST(VllmImport, ArraysAndJsonLinesHoldSeveralPoints) {
   const auto failed = read_fixture("vllm_all_requests_failed_opt125m.json");
   const auto nightly = read_fixture("vllm_nightly_llama8b_sharegpt_qps1.json");
-  const auto array = parse_vllm_results("[" + read_fixture("vllm_sweep_opt125m_c2.json") + ",\n" + nightly + "]", "a.json");
+  const auto array =
+      parse_vllm_results("[" + read_fixture("vllm_sweep_opt125m_c2.json") + ",\n" + nightly + "]", "a.json");
   ASSERT_EQ(array.size(), 2u);
   EXPECT_EQ(array[0].max_concurrency, 2);
   EXPECT_EQ(array[1].num_prompts, 200);

@@ -21,8 +21,8 @@ std::string temp_file(const std::string& name, const std::string& text) {
 std::string file_for(std::string_view dataset) {
   if (dataset == "custom") return temp_file("custom.jsonl", "{\"prompt\": \"a b c d\"}\n");
   if (dataset == "sharegpt") {
-    const json turns = json::array({{{"from", "human"}, {"value", "one two three four"}},
-                                    {{"from", "gpt"}, {"value", "a b c d e"}}});
+    const json turns =
+        json::array({{{"from", "human"}, {"value", "one two three four"}}, {{"from", "gpt"}, {"value", "a b c d e"}}});
     const json conversations = json::array({{{"conversations", turns}}});
     return temp_file("sharegpt.json", conversations.dump());
   }
@@ -53,8 +53,8 @@ TEST(DatasetTable, EveryRowIsReachableByNameAndBuildsRequests) {
 TEST(DatasetTable, RowsNeedingAPathAreTheFileDatasets) {
   std::map<std::string, bool> needs;
   for (const auto& row : serving_datasets()) needs[std::string(row.name)] = row.needs_path;
-  EXPECT_EQ(needs, (std::map<std::string, bool>{{"random", false}, {"sharegpt", true}, {"custom", true},
-                                                 {"prefix_repetition", false}}));
+  EXPECT_EQ(needs, (std::map<std::string, bool>{
+                       {"random", false}, {"sharegpt", true}, {"custom", true}, {"prefix_repetition", false}}));
 }
 
 TEST(DatasetTable, UnknownNameListsEveryDataset) {

@@ -27,7 +27,8 @@ TEST(OpenAiChunk, ChatCompletionsAndSpecialChunks) {
             "caf\xc3\xa9 \"q\"");
   EXPECT_TRUE(parse_openai_chunk(R"({"choices":{"a":1}})", openai_api::chat).malformed);
   EXPECT_TRUE(parse_openai_chunk(R"({"choices":[{"text":5}]})", openai_api::completions).malformed);
-  EXPECT_EQ(parse_openai_chunk(R"({"error":{"message":"overloaded","code":503}})", openai_api::chat).error, "overloaded");
+  EXPECT_EQ(parse_openai_chunk(R"({"error":{"message":"overloaded","code":503}})", openai_api::chat).error,
+            "overloaded");
   // A non-streaming chat body carries "message" instead of "delta".
   c = parse_openai_chunk(R"({"choices":[{"message":{"content":"whole"}}],"usage":{"completion_tokens":1}})",
                          openai_api::chat);

@@ -36,7 +36,11 @@ std::string check_message(const std::function<void(sweep_settings&)>& change) {
 
 TEST(ServeSweepSettings, DefaultsPass) {
   EXPECT_EQ(check_message([](sweep_settings&) {}), "");
-  EXPECT_EQ(check_message([](sweep_settings& s) { s.dataset_name = "custom"; s.dataset_path = "prompts.jsonl"; }), "");
+  EXPECT_EQ(check_message([](sweep_settings& s) {
+              s.dataset_name = "custom";
+              s.dataset_path = "prompts.jsonl";
+            }),
+            "");
 }
 
 TEST(ServeSweepSettings, BaseUrlsNeedAnHttpSchemeAndLoseTrailingSlashes) {

@@ -48,7 +48,7 @@ TEST(ServingMetrics, HandComputedVllmDefinitions) {
   EXPECT_DOUBLE_EQ(m.at("total_token_throughput").get<double>(), 35.0);
   EXPECT_NEAR(m.at("mean_ttft_ms").get<double>(), 150, 1e-9);
   EXPECT_NEAR(m.at("median_ttft_ms").get<double>(), 150, 1e-9);
-  EXPECT_NEAR(m.at("std_ttft_ms").get<double>(), 50, 1e-9);  // population
+  EXPECT_NEAR(m.at("std_ttft_ms").get<double>(), 50, 1e-9);   // population
   EXPECT_NEAR(m.at("p99_ttft_ms").get<double>(), 199, 1e-9);  // linear interpolation
   EXPECT_NEAR(m.at("p99.9_ttft_ms").get<double>(), 199.9, 1e-9);
   EXPECT_NEAR(m.at("mean_tpot_ms").get<double>(), 100, 1e-9);  // only requests with > 1 token

@@ -6,9 +6,9 @@
 #include <map>
 
 #include "serve/datasets.hpp"
+#include "serve/load_generator.hpp"
 #include "serve/serve_report.hpp"
 #include "serve/sim/sim_server.hpp"
-#include "serve/load_generator.hpp"
 #include "temp_dir.hpp"
 
 namespace ironbench::serve {
@@ -83,7 +83,8 @@ TEST(SimEngine, StepTimeGrowsWithTheBatchSoThroughputSaturates) {
 TEST(SimServer, PromptTokenCounting) {
   EXPECT_EQ(sim_prompt_tokens(R"({"prompt":[1,2,3,4,5]})"), 5);
   EXPECT_EQ(sim_prompt_tokens(R"({"prompt":"a b  c"})"), 3);
-  EXPECT_EQ(sim_prompt_tokens(R"({"messages":[{"role":"user","content":"one two"},{"role":"user","content":"three"}]})"), 3);
+  EXPECT_EQ(
+      sim_prompt_tokens(R"({"messages":[{"role":"user","content":"one two"},{"role":"user","content":"three"}]})"), 3);
   EXPECT_EQ(sim_prompt_tokens("not json"), 0);
   EXPECT_EQ(sim_fault_from_string("truncate"), sim_fault::truncate);
   EXPECT_THROW((void)sim_fault_from_string("explode"), std::exception);
@@ -174,15 +175,15 @@ std::string temp_file(const std::string& name, const std::string& text) {
 TEST(Datasets, ShareGptKeepsVllmsLengthWindowAndCustomReadsJsonl) {
   std::string words_1100;
   for (int i = 0; i < 1100; ++i) words_1100 += " w";
-  const json conversations = json::array({
-      {{"conversations", json::array({{{"from", "human"}, {"value", "one two three four five"}},
-                                      {{"from", "gpt"}, {"value", "a b c d e f"}}})}},
-      {{"conversations", json::array({{{"from", "human"}, {"value", "too short"}},
-                                      {{"from", "gpt"}, {"value", "a b c d e f"}}})}},
-      {{"conversations", json::array({{{"from", "human"}, {"value", words_1100}},
-                                      {{"from", "gpt"}, {"value", "a b c d"}}})}},
-      {{"conversations", json::array({{{"from", "human"}, {"value", "only one turn here ok"}}})}},
-      {{"id", "no conversations"}}});
+  const json conversations = json::array(
+      {{{"conversations", json::array({{{"from", "human"}, {"value", "one two three four five"}},
+                                       {{"from", "gpt"}, {"value", "a b c d e f"}}})}},
+       {{"conversations",
+         json::array({{{"from", "human"}, {"value", "too short"}}, {{"from", "gpt"}, {"value", "a b c d e f"}}})}},
+       {{"conversations",
+         json::array({{{"from", "human"}, {"value", words_1100}}, {{"from", "gpt"}, {"value", "a b c d"}}})}},
+       {{"conversations", json::array({{{"from", "human"}, {"value", "only one turn here ok"}}})}},
+       {{"id", "no conversations"}}});
   body_settings body;
   body.model = "m";
   const auto path = temp_file("sharegpt.json", conversations.dump());
@@ -196,8 +197,9 @@ TEST(Datasets, ShareGptKeepsVllmsLengthWindowAndCustomReadsJsonl) {
   EXPECT_THROW((void)make_sharegpt_requests(temp_file("empty.json", "[]"), 0, body, 1, 1, nullptr), std::exception);
   EXPECT_THROW((void)make_sharegpt_requests(temp_file("object.json", "{}"), 0, body, 1, 1, nullptr), std::exception);
 
-  const auto custom = make_custom_requests(temp_file("custom.jsonl", "{\"prompt\": \"a b c\"}\n\n{\"prompt\": \"d e\", \"output_tokens\": 9}\n"),
-                                           7, body, 4);
+  const auto custom = make_custom_requests(
+      temp_file("custom.jsonl", "{\"prompt\": \"a b c\"}\n\n{\"prompt\": \"d e\", \"output_tokens\": 9}\n"), 7, body,
+      4);
   ASSERT_EQ(custom.size(), 4u);
   EXPECT_EQ(custom[0].prompt_len, 3);
   EXPECT_EQ(custom[0].max_tokens, 7);

@@ -23,7 +23,8 @@ namespace {
 
 double monotonic_ns_now() {
   return static_cast<double>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
 }
 
 void send_all(int socket, const std::string& text) {
@@ -77,7 +78,8 @@ class two_chunk_server {
       if (n <= 0) break;
       request.append(buffer, static_cast<std::size_t>(n));
     }
-    send_all(connection, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nfirst\r\n");
+    send_all(connection,
+             "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nfirst\r\n");
     second_.get_future().wait();
     written_.set_value(monotonic_ns_now());
     send_all(connection, "6\r\nsecond\r\n0\r\n\r\n");

@@ -50,12 +50,13 @@ TEST(Tokenizer, UnsupportedTokenizersAreRefusedWhenLoaded) {
   EXPECT_THROW((void)bpe_tokenizer::load((dir / "missing.json").string()), usage_error);
   EXPECT_THROW((void)bpe_tokenizer::load(write("bad.json", "{")), usage_error);
   EXPECT_THROW((void)bpe_tokenizer::load(write("wordpiece.json", R"({"model":{"type":"WordPiece"}})")), usage_error);
-  EXPECT_THROW((void)bpe_tokenizer::load(
-                   write("nfkc.json", R"({"normalizer":{"type":"NFKC"},"model":{"type":"BPE","vocab":{},"merges":[]}})")),
+  EXPECT_THROW((void)bpe_tokenizer::load(write(
+                   "nfkc.json", R"({"normalizer":{"type":"NFKC"},"model":{"type":"BPE","vocab":{},"merges":[]}})")),
                usage_error);
-  EXPECT_THROW((void)bpe_tokenizer::load(write("metaspace.json",
-                                               R"({"pre_tokenizer":{"type":"Metaspace"},"model":{"type":"BPE","vocab":{},"merges":[]}})")),
-               usage_error);
+  EXPECT_THROW(
+      (void)bpe_tokenizer::load(write(
+          "metaspace.json", R"({"pre_tokenizer":{"type":"Metaspace"},"model":{"type":"BPE","vocab":{},"merges":[]}})")),
+      usage_error);
 }
 
 }  // namespace

@@ -6,8 +6,8 @@
 #include <cmath>
 
 #include "train/adamw_optimizer.hpp"
-#include "train/gradient_reducer.hpp"
 #include "train/gpt_model.hpp"
+#include "train/gradient_reducer.hpp"
 #include "train/synthetic_data.hpp"
 #include "train/torch_compat.hpp"
 #include "train/trainer.hpp"
@@ -199,7 +199,9 @@ TEST(TorchTraining, GptLossFalls) {
   EXPECT_EQ(outcome.parameters, total_parameters(tiny_gpt()));
 }
 
-TEST(TorchTraining, GptLossFallsWithBf16AutocastAndCheckpointing) { expect_learns(train_tiny(workload::gpt, "bf16", true)); }
+TEST(TorchTraining, GptLossFallsWithBf16AutocastAndCheckpointing) {
+  expect_learns(train_tiny(workload::gpt, "bf16", true));
+}
 
 TEST(TorchTraining, LoraLossFallsWithTheBaseFrozen) {
   const auto outcome = train_tiny(workload::lora, "fp32");
@@ -222,7 +224,8 @@ TEST(TorchTraining, SameSeedSameLossCurve) {
 // AdamW, flash / memory-efficient attention and the caching allocator's peaks.
 TEST(TorchTrainingGpu, Bf16GptLearnsWithMemoryPeaks) {
   if (compat::gpu_count() == 0) {
-    GTEST_SKIP() << "libtorch " << compat::torch_version() << " sees no GPU (a CPU-only libtorch, or no device or driver)";
+    GTEST_SKIP() << "libtorch " << compat::torch_version()
+                 << " sees no GPU (a CPU-only libtorch, or no device or driver)";
   }
   const auto outcome = train_tiny(workload::gpt, "bf16", false, torch::Device(torch::kCUDA, 0));
   expect_learns(outcome);
@@ -234,7 +237,8 @@ TEST(TorchTrainingGpu, Bf16GptLearnsWithMemoryPeaks) {
 
 TEST(TorchTrainingGpu, Fp16LossScalingLearns) {
   if (compat::gpu_count() == 0) {
-    GTEST_SKIP() << "libtorch " << compat::torch_version() << " sees no GPU (a CPU-only libtorch, or no device or driver)";
+    GTEST_SKIP() << "libtorch " << compat::torch_version()
+                 << " sees no GPU (a CPU-only libtorch, or no device or driver)";
   }
   expect_learns(train_tiny(workload::gpt, "fp16", true, torch::Device(torch::kCUDA, 0)));
 }

@@ -97,7 +97,9 @@ TEST(TrainPlan, BatchesScalingAndDtype) {
   EXPECT_EQ(parse_train_counts("scaling", "1:8:x2"), (std::vector<std::int64_t>{1, 2, 4, 8}));
   EXPECT_EQ(usage_message([] { check_batches({4, 0}); }), "--batch must be >= 1 (got 0)");
   EXPECT_NO_THROW(check_scaling({1, 2}, 2));
-  EXPECT_EQ(usage_message([] { check_scaling({1, 2, 4}, 2); }),
+  EXPECT_EQ(usage_message([] {
+              check_scaling({1, 2, 4}, 2);
+            }),
             "--scaling 4: the job has 2 ranks (start it with mpirun -np 4)");
   EXPECT_EQ(usage_message([] { check_scaling({2}, 1); }),
             "--scaling 2: the job has 1 rank (start it with mpirun -np 2)");

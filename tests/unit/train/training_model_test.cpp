@@ -107,7 +107,8 @@ TEST(TrainingFlops, UtilisationAndScaling) {
 }
 
 TEST(LoraSpec, TargetsParseWithHuggingFaceNames) {
-  EXPECT_EQ(parse_lora_targets("q_proj,v_proj,o_proj"), (std::vector<lora_target>{lora_target::qkv, lora_target::proj}));
+  EXPECT_EQ(parse_lora_targets("q_proj,v_proj,o_proj"),
+            (std::vector<lora_target>{lora_target::qkv, lora_target::proj}));
   EXPECT_EQ(parse_lora_targets("all").size(), 4u);
   EXPECT_EQ(parse_lora_targets("up_proj,down_proj"), (std::vector<lora_target>{lora_target::fc1, lora_target::fc2}));
   EXPECT_THROW((void)parse_lora_targets("attention"), usage_error);
