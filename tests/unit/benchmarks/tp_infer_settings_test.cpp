@@ -5,18 +5,12 @@
 #include "benchmarks/tp/tp_infer_case.hpp"
 #include "benchmarks/tp/tp_infer_settings.hpp"
 #include "core/error.hpp"
+#include "usage_message.hpp"
 
 namespace ironbench::benchmarks {
 namespace {
 
-std::string usage_message(const std::function<void()>& call) {
-  try {
-    call();
-  } catch (const usage_error& e) {
-    return e.what();
-  }
-  return "no usage_error";
-}
+using test::usage_message;
 
 TEST(TpInferSettings, BackendTableNamesTheChoices) {
   EXPECT_EQ(find_tp_backend("mpi").name, "mpi");

@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "serve/serve_sweep.hpp"
+#include "usage_message.hpp"
 
 namespace ironbench::serve {
 namespace {
@@ -19,14 +20,7 @@ sweep_settings good_settings() {
 }
 
 // The usage_error message `f` throws ("" when it throws none).
-std::string usage_message(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const usage_error& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::usage_message;
 
 std::string check_message(const std::function<void(sweep_settings&)>& change) {
   auto s = good_settings();

@@ -6,18 +6,12 @@
 
 #include "core/error.hpp"
 #include "train/train_plan.hpp"
+#include "usage_message.hpp"
 
 namespace ironbench::train {
 namespace {
 
-std::string usage_message(const std::function<void()>& call) {
-  try {
-    call();
-  } catch (const usage_error& e) {
-    return e.what();
-  }
-  return "no usage_error";
-}
+using test::usage_message;
 
 TEST(TrainPlan, AutoTakesThisRanksGpuOrFallsBackToTheCpu) {
   const auto none = choose_train_device("auto", 0, 0, "libtorch 2.5, a CPU-only build");

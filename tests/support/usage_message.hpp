@@ -1,0 +1,21 @@
+// The message of the usage_error a call throws, for tests of settings checks.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "core/error.hpp"
+
+namespace ironbench::test {
+
+/// What `call` throws as usage_error, or "no usage_error" when it returns (or throws nothing).
+inline std::string usage_message(const std::function<void()>& call) {
+  try {
+    call();
+  } catch (const usage_error& e) {
+    return e.what();
+  }
+  return "no usage_error";
+}
+
+}  // namespace ironbench::test
