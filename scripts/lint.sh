@@ -74,7 +74,7 @@ root = os.path.join(sys.argv[2], "src") + os.sep
 for entry in json.load(open(sys.argv[1])):
     path = os.path.normpath(os.path.join(entry["directory"], entry["file"]))
     command = entry.get("command") or " ".join(entry.get("arguments", []))
-    if path.startswith(root) and path.endswith(".cpp") and "cmake_pch" not in command:
+    if path.startswith(root) and path.endswith(".cpp") and "cmake_pch" not in command and "/torch/" not in command:
         print(path)
 PY
   )

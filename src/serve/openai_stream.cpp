@@ -87,7 +87,8 @@ openai_chunk parse_openai_chunk(std::string_view data, openai_api api) {
             chunk.prompt_tokens = integer_of(part.value());
         }
       } else if (key == "ironbench_sim_sent_ns") {
-        chunk.sim_sent_ns = integer_of(std::move(value));
+        // The result converts to a value only as an rvalue.
+        chunk.sim_sent_ns = integer_of(std::move(value));  // NOLINT(performance-move-const-arg)
       } else if (key == "choices") {
         if (value.type() != json_type::array) {
           chunk.malformed = true;
