@@ -19,7 +19,7 @@ sweep_settings good_settings() {
   return s;
 }
 
-// The usage_error message `f` throws ("" when it throws none).
+// The usage_error message a call throws ("no usage_error" when it throws none).
 using test::usage_message;
 
 std::string check_message(const std::function<void(sweep_settings&)>& change) {
@@ -29,12 +29,12 @@ std::string check_message(const std::function<void(sweep_settings&)>& change) {
 }
 
 TEST(ServeSweepSettings, DefaultsPass) {
-  EXPECT_EQ(check_message([](sweep_settings&) {}), "");
+  EXPECT_EQ(check_message([](sweep_settings&) {}), "no usage_error");
   EXPECT_EQ(check_message([](sweep_settings& s) {
               s.dataset_name = "custom";
               s.dataset_path = "prompts.jsonl";
             }),
-            "");
+            "no usage_error");
 }
 
 TEST(ServeSweepSettings, BaseUrlsNeedAnHttpSchemeAndLoseTrailingSlashes) {
@@ -68,14 +68,14 @@ TEST(ServeSweepSettings, PercentileMetricsAndPercentiles) {
   const std::string range = "--metric-percentiles must be between 0 and 100";
   EXPECT_EQ(usage_message([] { (void)parse_metric_selection("ttft", "50,100"); }), range);
   EXPECT_EQ(check_message([](sweep_settings& s) { s.selection.percentiles = {0}; }), range);
-  EXPECT_NE(usage_message([] { (void)parse_metric_selection("ttft", "fifty"); }), "");
+  EXPECT_NE(usage_message([] { (void)parse_metric_selection("ttft", "fifty"); }), "no usage_error");
 }
 
 TEST(ServeSweepSettings, RatesAndConcurrencies) {
   const auto rates = parse_sweep_values("1,2.5,inf", "--request-rate");
   ASSERT_EQ(rates.size(), 3u);
   EXPECT_TRUE(std::isinf(rates[2]));
-  EXPECT_NE(usage_message([] { (void)parse_sweep_values("1,,2", "--request-rate"); }), "");
+  EXPECT_NE(usage_message([] { (void)parse_sweep_values("1,,2", "--request-rate"); }), "no usage_error");
   const std::string rate = "--request-rate must be positive or inf";
   EXPECT_EQ(check_message([](sweep_settings& s) { s.rates = {1, 0}; }), rate);
   EXPECT_EQ(check_message([](sweep_settings& s) { s.rates = {-2}; }), rate);
