@@ -42,9 +42,13 @@ TEST(CollectiveBackends, UnknownNameNamesEveryRowOfTheSubset) {
   EXPECT_NO_THROW(validate_backend("mpi", subset));
 }
 
-TEST(CollectiveBackends, MissingFromTheBuildGivesTheRowsError) {
+TEST(CollectiveBackends, RcclAndNcclAreTakenExactlyWhenTheBuildHasGpuCollectives) {
   const auto& nccl = collective_backend_named("nccl");
-  if (nccl.available) GTEST_SKIP() << "this build has NCCL/RCCL";
+  if (nccl.available) {
+    EXPECT_NO_THROW(validate_backend("rccl", collective_backends()));
+    EXPECT_NO_THROW(validate_backend("nccl", collective_backends()));
+    return;
+  }
   try {
     validate_backend("rccl", collective_backends());
     FAIL() << "rccl accepted without GPU collectives";
