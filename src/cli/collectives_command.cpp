@@ -4,7 +4,9 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/interrupt.hpp"
 #include "cli/option_groups.hpp"
+#include "cli/step_line.hpp"
 #include "comm/collective_backends.hpp"
 #include "comm/collectives_results.hpp"
 #include "comm/collectives_run.hpp"
@@ -108,24 +110,25 @@ int execute(const collectives_arguments& a, const invocation& call) {
   s.threads = a.threads;
   s.gpus_per_thread = a.gpus_per_thread;
   s.rank0_ready = [&] { report::prepare_results_dir(a.outputs); };
-  if (!a.quiet) s.rank0_progress = [](const std::string& step) { std::cerr << "[" << step << "]\r" << std::flush; };
+  s.rank0_progress = step_line(std::cerr, a.quiet);
 
-  const auto outcome = comm::run_collectives(s);
+  const auto outcome = comm::run_collectives(s, &install_interrupt_flag());
   const auto& trials = outcome.trials;
   if (outcome.rank != 0) return comm::summarize(trials.front()).wrong == 0 ? exit_ok : exit_failure;
 
-  if (!a.quiet) std::cerr << std::string(60, ' ') << '\r';
+  clear_step_line(std::cerr, a.quiet);
   auto run = session::rank0_run(call.argv, outcome.start, outcome.host, outcome.rank_descriptions, outcome.measured);
   run.settings = comm::settings_json(s.base, outcome.size, outcome.backend, a.trials, s.timeout_s);
   run.settings["ranks_per_process"] = outcome.ranks_per_process;
   run.cases = comm::cases_of(trials, outcome.size, s.base.iterations, s.base.warmup_iterations);
+  if (outcome.interrupted) core::mark_interrupted(run, "the sizes measured so far");
   core::settle_run_status(run);
   const report::collectives_header header{
       outcome.size,  outcome.backend,          s.base.min_bytes,  s.base.max_bytes, s.base.increment,
       s.base.factor, s.base.warmup_iterations, s.base.iterations, s.base.check};
   report::write_run_outputs(run, targets, a.outputs, outcome.host.fingerprint.hostname, outcome.start, std::cout,
                             [&](std::ostream& out) { report::write_collectives_console(out, header, run, trials); });
-  return run.status == core::run_status::valid ? exit_ok : exit_failure;
+  return exit_code_of(run);
 }
 
 }  // namespace

@@ -112,8 +112,7 @@ int execute(const run_arguments& a, const invocation& call) {
 
   report::write_run_outputs(run, targets, a.outputs, host.fingerprint.hostname, start, std::cout,
                             [&](std::ostream& console) { report::write_console(run, console); });
-  if (run.status == core::run_status::interrupted) return exit_interrupted;
-  return run.status == core::run_status::valid ? exit_ok : exit_failure;
+  return exit_code_of(run);
 }
 
 }  // namespace

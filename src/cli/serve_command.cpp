@@ -83,10 +83,7 @@ int execute(const serve_arguments& a, const invocation& call) {
   run.cases = std::move(outcome.cases);
   run.settings.update(outcome.settings);
   session::finish_run(run);
-  if (cancel.load()) {
-    run.status = core::run_status::interrupted;
-    run.status_reason = "interrupted; the requests measured so far are kept";
-  }
+  if (cancel.load()) core::mark_interrupted(run, "the requests measured so far");
   core::settle_run_status(run);
   report::write_run_outputs(run, targets, a.outputs, host.fingerprint.hostname, start, std::cout, [](std::ostream&) {});
   if (run.status == core::run_status::interrupted) return exit_interrupted;

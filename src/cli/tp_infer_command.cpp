@@ -8,7 +8,9 @@
 #include "benchmarks/tp/tp_infer_run.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/interrupt.hpp"
 #include "cli/option_groups.hpp"
+#include "cli/step_line.hpp"
 #include "core/units.hpp"
 #include "session/run_setup.hpp"
 
@@ -33,14 +35,22 @@ int execute(const tp_arguments& a, const invocation& call) {
   const auto targets = report::parse_targets(a.outputs);
 
   benchmarks::tp_infer_callbacks callbacks;
+  const auto show_step = step_line(std::cerr, a.quiet);
+  bool reports = false;
   callbacks.on_ready = [&](int rank) {
-    if (rank == 0) report::prepare_results_dir(a.outputs);
+    reports = rank == 0;
+    if (reports) report::prepare_results_dir(a.outputs);
   };
-  const auto outcome = benchmarks::run_tp_infer(settings, callbacks);
+  callbacks.on_progress = [&](const std::string& step) {
+    if (reports && show_step) show_step(step);
+  };
+  const auto outcome = benchmarks::run_tp_infer(settings, callbacks, &install_interrupt_flag());
   if (outcome.rank != 0) return exit_ok;
+  clear_step_line(std::cerr, a.quiet);
   auto run = session::rank0_run(call.argv, outcome.start, outcome.host, outcome.rank_descriptions, outcome.measured);
   run.cases = outcome.cases;
   run.settings = outcome.settings;
+  if (outcome.interrupted) core::mark_interrupted(run, "the cases measured so far");
   core::settle_run_status(run);
   report::write_run_outputs(run, targets, a.outputs, outcome.host.fingerprint.hostname, outcome.start, std::cout,
                             [&](std::ostream& out) {
@@ -48,7 +58,7 @@ int execute(const tp_arguments& a, const invocation& call) {
                               out << fmt::format("run {}{}\n", core::to_string(run.status),
                                                  run.status_reason.empty() ? "" : ": " + run.status_reason);
                             });
-  return run.status == core::run_status::valid ? exit_ok : exit_failure;
+  return exit_code_of(run);
 }
 
 }  // namespace
@@ -64,10 +74,7 @@ command_action add_tp_infer_command(CLI::App& app, const invocation& call) {
       ->capture_default_str();
   add_iteration_options(*command, a->iterations, a->warmup_iterations, "Timed forward passes per case",
                         "Untimed forward passes first");
-  command
-      ->add_option("--backend", a->backend,
-                   "auto (GPUs with nccl/rccl when every rank has one and the build has them, else CPUs with "
-                   "mpi), mpi, nccl or rccl")
+  command->add_option("--backend", a->backend, comm::backend_help(benchmarks::tp_infer_backends()))
       ->capture_default_str();
   add_timeout_option(*command, a->timeout);
   add_quiet_flag(*command, a->quiet);

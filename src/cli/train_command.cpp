@@ -52,10 +52,7 @@ int execute(train_arguments& a, const invocation& call) {
   run.cases = std::move(outcome.cases);
   run.telemetry = std::move(outcome.telemetry_series);
   run.settings = std::move(outcome.settings);
-  if (outcome.interrupted) {
-    run.status = core::run_status::interrupted;
-    run.status_reason = "interrupted (SIGINT or SIGTERM); the steps measured so far are kept";
-  }
+  if (outcome.interrupted) core::mark_interrupted(run, "the steps measured so far");
   core::settle_run_status(run);
   report::write_run_outputs(run, targets, a.outputs, outcome.host.fingerprint.hostname, outcome.start, std::cout,
                             [&](std::ostream& out) {
@@ -63,8 +60,7 @@ int execute(train_arguments& a, const invocation& call) {
                               out << fmt::format("run {}{}\n", core::to_string(run.status),
                                                  run.status_reason.empty() ? "" : ": " + run.status_reason);
                             });
-  if (run.status == core::run_status::interrupted) return exit_interrupted;
-  return run.status == core::run_status::valid ? exit_ok : exit_failure;
+  return exit_code_of(run);
 }
 
 }  // namespace

@@ -148,11 +148,12 @@ std::vector<std::size_t> sweep_sizes(std::size_t min_bytes, std::size_t max_byte
 }
 
 std::vector<sweep_row> run_sweep(bootstrap& world, collective_backend& backend, const sweep_settings& settings,
-                                 const sweep_progress& progress) {
+                                 const sweep_progress& progress, const sweep_stop& stop) {
   std::vector<sweep_row> rows;
   const auto sizes = sweep_sizes(settings.min_bytes, settings.max_bytes, settings.factor, settings.increment);
   for (const auto c : settings.collectives) {
     for (const auto bytes : sizes) {
+      if (stop && stop()) return rows;
       const auto shape = shape_of(c, bytes, settings.type, world.size());
       if (shape.send_count == 0 || shape.recv_count == 0) continue;  // smaller than one element per rank
       sweep_row row{c, settings.type, settings.op, has_root(c) ? settings.root : -1, bytes, shape, {}, {}};

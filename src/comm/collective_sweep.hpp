@@ -52,10 +52,15 @@ using schema::sweep_row;
 /// Called before each measured step (a watchdog's heartbeat).
 using sweep_progress = std::function<void(const std::string& step)>;
 
+/// Asked on every rank before each size; every rank must get the same answer (a vote over the
+/// ranks). True ends the sweep with the rows measured so far.
+using sweep_stop = std::function<bool()>;
+
 /// Runs the sweep on every rank (all ranks must call it with the same settings). Every rank
 /// gets the same rows.
 [[nodiscard]] std::vector<sweep_row> run_sweep(bootstrap& world, collective_backend& backend,
-                                               const sweep_settings& settings, const sweep_progress& progress = {});
+                                               const sweep_settings& settings, const sweep_progress& progress = {},
+                                               const sweep_stop& stop = {});
 
 /// nccl-tests' bandwidth summary of rows (schema/collective_rows.hpp).
 using schema::bandwidth_summary;

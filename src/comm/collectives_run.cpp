@@ -44,6 +44,7 @@ struct rank_outcome {
   std::vector<std::string> rank_descriptions;
   std::string backend;
   int size = 1;
+  bool interrupted = false;
 };
 
 // The device of each rank of this process: one GPU per rank by local rank, or with several
@@ -143,9 +144,10 @@ std::vector<sweep_settings> plan(const std::vector<collective>& collectives, con
   return sweeps;
 }
 
-collectives_outcome run_collectives(const collectives_settings& a) {
+collectives_outcome run_collectives(const collectives_settings& a, const std::atomic<bool>* cancel) {
 #if !IRONBENCH_WITH_MPI
   (void)a;
+  (void)cancel;
   throw usage_error("collectives need MPI, and this build has none (install libopenmpi-dev and rebuild)");
 #else
   const auto sweeps = plan(a.collectives, a.types, a.ops, a.base);
@@ -205,13 +207,19 @@ collectives_outcome run_collectives(const collectives_settings& a) {
       if (beats) guard.heartbeat(step);
       if (reports) a.rank0_progress(step);
     };
-    for (int trial = 0; trial < a.trials; ++trial) {
+    // Every rank votes before each size, so that all stop at the same one.
+    const sweep_stop stop = [&] {
+      if (cancel == nullptr || outcome.interrupted) return outcome.interrupted;
+      outcome.interrupted = view->max(cancel->load() ? 1.0 : 0.0) > 0;
+      return outcome.interrupted;
+    };
+    for (int trial = 0; trial < a.trials && !outcome.interrupted; ++trial) {
       std::vector<sweep_row> rows;
       for (const auto& sweep : sweeps) {
-        auto part = run_sweep(*view, *backend, sweep, progress);
+        auto part = run_sweep(*view, *backend, sweep, progress, stop);
         rows.insert(rows.end(), part.begin(), part.end());
       }
-      outcome.trials.push_back(std::move(rows));
+      if (!outcome.interrupted || outcome.trials.empty()) outcome.trials.push_back(std::move(rows));
     }
     view->barrier();
     return outcome;
@@ -244,6 +252,7 @@ collectives_outcome run_collectives(const collectives_settings& a) {
   out.rank_descriptions = std::move(outcome.rank_descriptions);
   out.backend = std::move(outcome.backend);
   out.size = outcome.size;
+  out.interrupted = outcome.interrupted;
   out.measured = devices.front();
   guard.heartbeat("writing results");
   return out;

@@ -4,6 +4,7 @@
 // trial swept. Returns what rank 0 reports; no CLI types.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -63,7 +64,8 @@ struct collectives_outcome {
   int ranks_per_process = 1;
   int size = 1;                                ///< ranks in the job
   std::string backend;                         ///< the backend's description
-  std::vector<std::vector<sweep_row>> trials;  ///< every trial's rows
+  std::vector<std::vector<sweep_row>> trials;  ///< every finished trial's rows (at least one entry)
+  bool interrupted = false;                    ///< `cancel` ended the run early, on every rank
   std::vector<std::string> rank_descriptions;  ///< every rank's rank_description JSON text
   session::live_host host;
   core::device_info measured;  ///< the device of this process's first rank
@@ -73,7 +75,10 @@ struct collectives_outcome {
 
 /// Runs on every rank of the MPI job. Throws usage_error for settings the job cannot run
 /// (no MPI in this build, a root that is no rank, too few GPUs, ...), decided by every rank
-/// together where one rank alone would leave the others waiting.
-[[nodiscard]] collectives_outcome run_collectives(const collectives_settings& settings);
+/// together where one rank alone would leave the others waiting. When `cancel` becomes true on
+/// any rank, every rank stops before its next size; the trial under way is kept only when no
+/// trial finished (trials are compared size by size).
+[[nodiscard]] collectives_outcome run_collectives(const collectives_settings& settings,
+                                                  const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace ironbench::comm

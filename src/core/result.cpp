@@ -52,4 +52,9 @@ void settle_run_status(run_result& run) {
   }
 }
 
+void mark_interrupted(run_result& run, const std::string& kept) {
+  run.status = run_status::interrupted;
+  run.status_reason = fmt::format("interrupted (SIGINT or SIGTERM); {} are kept", kept);
+}
+
 }  // namespace ironbench::core

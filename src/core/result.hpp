@@ -87,4 +87,8 @@ struct run_result {
 /// Derives the run status from its cases (keeps `interrupted` when already set).
 void settle_run_status(run_result& run);
 
+/// Marks `run` interrupted by SIGINT or SIGTERM; `kept` says what was kept ("the steps measured
+/// so far"), and becomes the status reason "interrupted (SIGINT or SIGTERM); KEPT are kept".
+void mark_interrupted(run_result& run, const std::string& kept);
+
 }  // namespace ironbench::core

@@ -7,9 +7,12 @@
 #include <cstdlib>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "core/json.hpp"
+#include "files.hpp"
 #include "process.hpp"
+#include "temp_dir.hpp"
 
 namespace ironbench::testing {
 namespace {
@@ -201,6 +204,57 @@ TEST(TpInferMpi, ModelThatDoesNotSplitIsAUsageError) {
   const auto r = wait_for(start_program("mpirun", args));
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE((r.out + r.err).find("does not split over 3 ranks"), std::string::npos) << r.err;
+}
+
+// SIGINT to a one-rank job (MPI's singleton start-up, no launcher) once its step line on
+// standard error shows `step`: the rank finishes the step under way, writes what it measured
+// with status interrupted and exits 130.
+json interrupted_run(const std::vector<std::string>& args, const std::string& step, const std::string& dir) {
+  auto line = args;
+  for (const auto& a : {std::string("--no-save"), std::string("--json"), dir + "/run.json"}) line.push_back(a);
+  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  const auto p = start_ironbench(line);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (read_file(p.err_path).find(step) == std::string::npos && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  kill(p.pid, SIGINT);
+  const auto r = wait_for(p);
+  EXPECT_NE(r.err.find(step), std::string::npos) << r.err;
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  return json::parse(read_file(dir + "/run.json"));
+}
+
+TEST(CollectivesMpi, InterruptedRunWritesTheSizesMeasured) {
+  REQUIRE_MPIRUN();
+  const auto dir = make_temp_dir("ironbench-collectives-interrupt");
+  // 8 B .. 256 MiB, 200 iterations each and 50 trials: minutes, cut after three seconds.
+  // Once the 16 B step starts, 8 B is measured.
+  const auto doc =
+      interrupted_run({"collectives", "all_reduce", "-b", "8", "-e", "256M", "-n", "200", "-w", "1", "--trials", "50"},
+                      "[all_reduce 16 B out of place]", dir);
+  EXPECT_EQ(doc.at("status"), "interrupted");
+  EXPECT_NE(doc.at("status_reason").get<std::string>().find("the sizes measured so far are kept"), std::string::npos);
+  ASSERT_GE(doc.at("cases").size(), 2u);  // at least the first size, both placements
+  EXPECT_LT(doc.at("cases").size(), 2u * 26u);
+  for (const auto& c : doc.at("cases")) EXPECT_EQ(c.at("status"), "valid") << c.dump();
+  std::filesystem::remove_all(dir);
+}
+
+TEST(TpInferMpi, InterruptedRunWritesTheCasesMeasured) {
+  REQUIRE_MPIRUN();
+  const auto dir = make_temp_dir("ironbench-tp-interrupt");
+  const auto doc = interrupted_run(
+      {"tp-infer", "--batch", "64:65536:x2", "--hidden", "1024", "--iters", "40", "--warmup_iters", "0"},
+      "[tp_infer batch 128 hidden 1024 on 1 ranks]", dir);
+  EXPECT_EQ(doc.at("status"), "interrupted");
+  const auto cases = doc.at("cases").size();
+  EXPECT_EQ(cases % 2, 0u);  // tensor-parallel and single-device cases in pairs
+  EXPECT_GE(cases, 2u);      // batch 64 at least
+  EXPECT_LT(cases, 2u * 11u);
+  for (const auto& c : doc.at("cases")) EXPECT_EQ(c.at("status"), "valid") << c.dump();
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -69,7 +69,7 @@ json point_of(const json& run, std::size_t i = 0) {
   return json::parse(run.at("cases").at(i).at("notes").at("result").get<std::string>());
 }
 
-TEST(Serve, MeasuresTheSimulatorsExactTimesWithinHalfAMillisecond) {
+TEST(ServeTimed, MeasuresTheSimulatorsExactTimesWithinHalfAMillisecond) {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
   GTEST_SKIP() << "timing exactness is judged in the release build: sanitizers slow the client and the server";
 #endif

@@ -147,7 +147,7 @@ TEST(Train, OutOfMemoryIsRecordedAndTheSweepGoesOn) {
   EXPECT_EQ(doc.at("status"), "valid");
 }
 
-TEST(Train, InterruptedRunWritesWhatItMeasured) {
+TEST(TrainTimed, InterruptedRunWritesWhatItMeasured) {
   const auto dir = make_temp_dir("ironbench-train-interrupt");
   const std::vector<std::string> args = {"train",          "gpt",
                                          "--batch",        "2,4",

@@ -6,7 +6,10 @@
 
 #include "core/error.hpp"
 
-namespace ironbench::test {
+namespace ironbench::testing {
+
+/// What usage_message answers for a call that throws no usage_error.
+inline const std::string no_usage_error = "no usage_error";
 
 /// What `call` throws as usage_error, or "no usage_error" when it returns (or throws nothing).
 inline std::string usage_message(const std::function<void()>& call) {
@@ -15,7 +18,7 @@ inline std::string usage_message(const std::function<void()>& call) {
   } catch (const usage_error& e) {
     return e.what();
   }
-  return "no usage_error";
+  return no_usage_error;
 }
 
-}  // namespace ironbench::test
+}  // namespace ironbench::testing

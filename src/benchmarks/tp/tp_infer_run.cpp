@@ -24,8 +24,6 @@
 namespace ironbench::benchmarks {
 namespace {
 
-constexpr bool gpu_collectives_built = IRONBENCH_WITH_GPU && IRONBENCH_WITH_NCCL;
-
 // The ranks of the MPI job.
 std::shared_ptr<comm::bootstrap> mpi_job() {
 #if IRONBENCH_WITH_MPI
@@ -44,10 +42,14 @@ void share_cores(const comm::launch_info& launch) {
 
 }  // namespace
 
+std::vector<comm::collective_backend_kind> tp_infer_backends() {
+  return comm::collective_backends_named({"auto", "mpi", "nccl", "rccl"});
+}
+
 tp_infer_outcome run_tp_infer(const tp_infer_settings& settings, const tp_infer_callbacks& callbacks,
                               const std::atomic<bool>* cancel) {
   if (!IRONBENCH_WITH_MPI) (void)mpi_job();  // a build without MPI says so before anything else
-  check_tp_backend(settings.backend, gpu_collectives_built);
+  comm::validate_backend(settings.backend, tp_infer_backends());
   auto world = mpi_job();
   tp_infer_outcome outcome;
   outcome.rank = world->rank();
@@ -66,9 +68,9 @@ tp_infer_outcome run_tp_infer(const tp_infer_settings& settings, const tp_infer_
   progress("start-up: describing every rank");
   outcome.host = session::detect_live_host();
   // GPUs (NCCL/RCCL for the gather) when every rank has one, as collectives decides.
-  const bool use_gpus = comm::every_rank_takes_gpus(*world, settings.backend,
-                                                    tp_backend_wants_gpus(settings.backend, IRONBENCH_WITH_NCCL),
-                                                    outcome.host.devices.devices, outcome.host.devices.notes);
+  const bool use_gpus =
+      comm::every_rank_takes_gpus(*world, settings.backend, comm::collective_backend_named(settings.backend).takes_gpus,
+                                  outcome.host.devices.devices, outcome.host.devices.notes);
   std::optional<core::device_info> gpu;
   if (use_gpus) {
     const auto gpus = comm::gpus_of(outcome.host.devices.devices);

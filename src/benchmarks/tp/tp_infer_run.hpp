@@ -12,12 +12,17 @@
 #include <vector>
 
 #include "benchmarks/tp/tp_infer_settings.hpp"
+#include "comm/collective_backends.hpp"
 #include "comm/watchdog.hpp"
 #include "core/json.hpp"
 #include "core/result.hpp"
 #include "session/live_host.hpp"
 
 namespace ironbench::benchmarks {
+
+/// The rows of comm's backend table that tp_infer takes (auto, mpi, nccl, rccl): --backend's
+/// help text and its checks come from them.
+[[nodiscard]] std::vector<comm::collective_backend_kind> tp_infer_backends();
 
 /// What run_tp_infer reports while it runs (any may be empty). Both are called on every rank.
 struct tp_infer_callbacks {

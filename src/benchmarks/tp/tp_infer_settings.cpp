@@ -18,26 +18,6 @@ std::vector<std::int64_t> integers_of(const core::axis& axis) {
 
 }  // namespace
 
-const tp_backend& find_tp_backend(std::string_view name) {
-  std::string names;
-  for (const auto& b : tp_backends) {
-    if (b.name == name) return b;
-    names += fmt::format("{}{}", names.empty() ? "" : ", ", b.name);
-  }
-  throw usage_error(fmt::format("unknown --backend '{}' ({})", name, names));
-}
-
-void check_tp_backend(std::string_view backend, bool gpu_collectives_built) {
-  if (find_tp_backend(backend).gpu_collectives && !gpu_collectives_built) {
-    throw usage_error(fmt::format("--backend {}: this build has no GPU collectives", backend));
-  }
-}
-
-bool tp_backend_wants_gpus(std::string_view backend, bool gpu_collectives_built) {
-  const auto& b = find_tp_backend(backend);
-  return b.gpu_collectives || (b.auto_gpus && gpu_collectives_built);
-}
-
 void parse_tp_infer_sizes(const std::string& batch, const std::string& hidden, tp_infer_settings& settings) {
   std::vector<core::axis> axes = {core::integer_axis("batch", {128, 512, 2048}, "rows of X"),
                                   core::integer_axis("hidden", {1024}, "H (F = 4 H)")};

@@ -1,4 +1,4 @@
-// tp_infer's settings (backend table, sizes, iterations, the split over ranks) and the cases
+// tp_infer's settings (sizes, iterations, the split over ranks) and the cases
 // it reports, without MPI.
 #include <gtest/gtest.h>
 
@@ -10,31 +10,7 @@
 namespace ironbench::benchmarks {
 namespace {
 
-using test::usage_message;
-
-TEST(TpInferSettings, BackendTableNamesTheChoices) {
-  EXPECT_EQ(find_tp_backend("mpi").name, "mpi");
-  EXPECT_TRUE(find_tp_backend("nccl").gpu_collectives);
-  EXPECT_TRUE(find_tp_backend("rccl").gpu_collectives);
-  EXPECT_FALSE(find_tp_backend("auto").gpu_collectives);
-  EXPECT_EQ(usage_message([] { (void)find_tp_backend("shm"); }), "unknown --backend 'shm' (auto, mpi, nccl, rccl)");
-}
-
-TEST(TpInferSettings, GpuBackendsNeedABuildWithGpuCollectives) {
-  EXPECT_NO_THROW(check_tp_backend("auto", false));
-  EXPECT_NO_THROW(check_tp_backend("mpi", false));
-  EXPECT_NO_THROW(check_tp_backend("nccl", true));
-  EXPECT_EQ(usage_message([] { check_tp_backend("rccl", false); }),
-            "--backend rccl: this build has no GPU collectives");
-  EXPECT_EQ(usage_message([] { check_tp_backend("gloo", true); }), "unknown --backend 'gloo' (auto, mpi, nccl, rccl)");
-}
-
-TEST(TpInferSettings, WhichBackendsTakeGpus) {
-  EXPECT_TRUE(tp_backend_wants_gpus("auto", true));
-  EXPECT_FALSE(tp_backend_wants_gpus("auto", false));
-  EXPECT_FALSE(tp_backend_wants_gpus("mpi", true));
-  EXPECT_TRUE(tp_backend_wants_gpus("nccl", false));
-}
+using testing::usage_message;
 
 TEST(TpInferSettings, SizesFromListsAndRanges) {
   tp_infer_settings s;

@@ -20,7 +20,7 @@ sweep_settings good_settings() {
 }
 
 // The usage_error message a call throws ("no usage_error" when it throws none).
-using test::usage_message;
+using testing::usage_message;
 
 std::string check_message(const std::function<void(sweep_settings&)>& change) {
   auto s = good_settings();

@@ -11,7 +11,7 @@
 namespace ironbench::train {
 namespace {
 
-using test::usage_message;
+using testing::usage_message;
 
 TEST(TrainPlan, AutoTakesThisRanksGpuOrFallsBackToTheCpu) {
   const auto none = choose_train_device("auto", 0, 0, "libtorch 2.5, a CPU-only build");
