@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Static checks: clang-tidy (.clang-tidy) over src/ and clang-format (.clang-format) over the
 # C++ files of src/, tests/ and bench/.
-# Usage: scripts/lint.sh [--tidy-only | --format-only | --fix-format] [-j N]
+# Usage: scripts/lint.sh [--tidy-only | --format-only | --fix-format] [--changed] [-j N]
 #   --fix-format   rewrite the files in place with clang-format instead of checking them
+#   --changed      clang-tidy only the files of src/ that differ from origin/main (or, without
+#                  it, from the commit before HEAD), with the .cpp files of changed headers;
+#                  scripts/test.sh uses it, the whole tree is ctest's Lint.ClangTidyEveryFile
+#                  (label slow)
 # clang-tidy reads build/release/compile_commands.json: configure the release build first
 # (cmake --preset release); generated sources and .cu files are left out.
 set -euo pipefail
@@ -11,15 +15,17 @@ cd "$(dirname "$0")/.."
 tidy=true
 format=true
 fix=false
+changed=false
 jobs=$(nproc)
 while (($#)); do
   case $1 in
     --tidy-only) format=false ;;
     --format-only) tidy=false ;;
     --fix-format) tidy=false fix=true ;;
+    --changed) changed=true ;;
     -j) jobs=$2; shift ;;
     -j*) jobs=${1#-j} ;;
-    *) echo "usage: scripts/lint.sh [--tidy-only | --format-only | --fix-format] [-j N]" >&2; exit 2 ;;
+    *) echo "usage: scripts/lint.sh [--tidy-only | --format-only | --fix-format] [--changed] [-j N]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -78,6 +84,21 @@ for entry in json.load(open(sys.argv[1])):
         print(path)
 PY
   )
+  if $changed; then
+    # What this change touched: against origin/main's merge base, else the previous commit,
+    # plus uncommitted edits. A header's change checks the .cpp files of its folder.
+    base=$(git merge-base HEAD origin/main 2>/dev/null || git rev-parse -q --verify HEAD~1 || true)
+    mapfile -t touched < <({ [[ -n $base ]] && git diff --name-only "$base" HEAD; git diff --name-only HEAD; } |
+                           grep -E '^src/.*\.(cpp|hpp)$' | sort -u)
+    mapfile -t units < <(for unit in "${units[@]}"; do
+                           for file in "${touched[@]}"; do
+                             if [[ $unit == "$PWD/$file" || ( $file == *.hpp && $unit == "$PWD/$(dirname "$file")/"*.cpp ) ]]; then
+                               echo "$unit"; break
+                             fi
+                           done
+                         done)
+    echo "lint: clang-tidy: ${#units[@]} files of this change (${base:-no base commit}..working tree)"
+  fi
   # omp.h: clang's own (libomp-16-dev); GCC's does not parse with clang.
   extra=(--extra-arg=-Wno-unknown-warning-option)
   start=$SECONDS

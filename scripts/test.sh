@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds ironbench and runs its tests on each build:
 #   release  the optimised build (CUDA code compiled too where the toolkit is installed): every
-#            test, then scripts/lint.sh (clang-format and clang-tidy, which must pass)
+#            test, then scripts/lint.sh --changed (clang-format on every file, clang-tidy on the
+#            files this change touched; both must pass; --slow runs clang-tidy on every file)
 #   debug    the debug build of ironbench and the CLI tests (builds with -Werror too), and those tests
 #   asan     AddressSanitizer + UndefinedBehaviorSanitizer: every test
 #   tsan     ThreadSanitizer: the threaded parts (telemetry sampler, serving client, serve-sim)
@@ -37,7 +38,7 @@ for preset in "${presets[@]}"; do
   ctest --preset "$preset" -j "$jobs"
   if [[ $preset == release ]] && $lint; then
     echo "== lint: clang-format and clang-tidy"
-    scripts/lint.sh -j "$jobs"
+    scripts/lint.sh --changed -j "$jobs"
   fi
 done
 if $slow; then
