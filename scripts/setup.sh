@@ -22,6 +22,7 @@ packages=(
   libevent-dev             # serve-sim, the simulated OpenAI-compatible server
   libsimdjson-dev          # the serving client's JSON parsing
   libpcre2-dev             # tokenizer pre-tokenizer patterns (Unicode classes)
+  libyaml-cpp-dev          # experiment recipes (YAML, with line and column for every error)
   libsqlite3-dev           # the results store
   libjs-chart.js           # Chart.js, compiled into the HTML report
   python3-venv             # a private Python with Hugging Face tokenizers for the tokenizer test

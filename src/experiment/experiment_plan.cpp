@@ -1,0 +1,242 @@
+#include "experiment/experiment_plan.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+
+#include "core/text.hpp"
+#include "core/units.hpp"
+#include "experiment/log_pattern.hpp"
+
+namespace ironbench::experiment {
+namespace {
+
+// Runs `parse` and puts `where` in front of the usage error it throws.
+template <typename Parse>
+auto located(const source_location& where, Parse parse) {
+  try {
+    return parse();
+  } catch (const usage_error& e) {
+    throw recipe_error(where, e.what());
+  }
+}
+
+double duration_of(const located_text& text, const variable_map& vars, double fallback, const char* what) {
+  if (text.text.empty()) return fallback;
+  const auto value = expand(text.text, text.where, vars);
+  return located(text.where, [&] { return parse_duration_s(value, what); });
+}
+
+std::string shell_quoted(const std::string& word) {
+  if (!word.empty() && word.find_first_of(" \t\n'\"\\$`*?[]{}()<>|&;#~") == std::string::npos) return word;
+  std::string out = "'";
+  for (const char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+planned_step plan_step(const recipe_step& s, const variable_map& vars) {
+  const auto x = [&](const located_text& t) { return expand(t.text, t.where, vars); };
+  planned_step p;
+  p.kind = s.kind;
+  p.name = s.name;
+  p.timeout_s = duration_of(s.timeout, vars, 0, "timeout");
+  p.command = x(s.command);
+  p.workdir = x(s.workdir);
+  p.launcher = x(s.launcher);
+  for (const auto& [k, v] : s.env) p.env.emplace_back(k, x(v));
+  p.ready_url = x(s.ready.url);
+  p.ready_model = x(s.ready.model);
+  p.ready_timeout_s = duration_of(s.ready.timeout, vars, 600, "ready timeout");
+  p.stop_grace_s = duration_of(s.stop_grace, vars, 10, "stop_grace");
+  for (const auto& [k, v] : s.options) p.options.emplace_back(k, x(v));
+  for (const auto& a : s.arguments) p.arguments.push_back(x(a));
+  p.url = x(s.url);
+  // Regexes are compiled here, so that a bad one stops the recipe before anything starts.
+  const auto checked_regex = [&](const located_text& t, const char* what) {
+    auto pattern = x(t);
+    if (!pattern.empty()) located(t.where, [&] { return log_pattern(pattern, what); });
+    return pattern;
+  };
+  for (const auto& m : s.metrics) {
+    p.metrics.push_back({m.name, m.unit, m.method, checked_regex(m.pattern, "metric regex"), x(m.file), x(m.pointer),
+                         x(m.column), m.higher_is_better == "true"});
+  }
+  for (const auto& f : s.fail_on) p.fail_on.push_back(checked_regex(f, "fail_on"));
+  p.ready_log_regex = checked_regex(s.ready.log_regex, "ready log");
+  p.format = x(s.format);
+  p.file = x(s.file);
+  return p;
+}
+
+// Every combination of the matrix, the first variable varying slowest.
+std::vector<std::vector<std::pair<std::string, std::string>>> grid(
+    const std::vector<std::pair<std::string, std::vector<std::string>>>& matrix) {
+  std::vector<std::vector<std::pair<std::string, std::string>>> points = {{}};
+  for (const auto& [name, values] : matrix) {
+    std::vector<std::vector<std::pair<std::string, std::string>>> next;
+    for (const auto& point : points) {
+      for (const auto& v : values) {
+        auto p = point;
+        p.emplace_back(name, v);
+        next.push_back(std::move(p));
+      }
+    }
+    points = std::move(next);
+  }
+  return points;
+}
+
+}  // namespace
+
+std::vector<std::string> planned_step::ironbench_arguments() const {
+  static const std::map<std::string, std::string> commands = {
+      {"serve", "serve"}, {"bench", "run"}, {"collectives", "collectives"}, {"train", "train"}};
+  const auto command = commands.find(kind);
+  if (command == commands.end()) return {};
+  std::vector<std::string> args = {command->second};
+  args.insert(args.end(), arguments.begin(), arguments.end());
+  if (kind == "serve" && !url.empty()) {
+    args.emplace_back("--base-url");
+    args.push_back(url);
+  }
+  for (const auto& [flag, value] : options) {
+    if (value == "false") continue;
+    args.push_back((flag.size() == 1 ? "-" : "--") + flag);
+    if (value != "true") args.push_back(value);
+  }
+  return args;
+}
+
+std::string planned_step::command_line() const {
+  const auto args = ironbench_arguments();
+  std::string line;
+  if (!args.empty()) {
+    line = "ironbench";
+    for (const auto& a : args) line += " " + shell_quoted(a);
+  } else if (kind == "import") {
+    line = (command.empty() ? "" : command + " && ") + "ironbench import " + shell_quoted(format) + " " +
+           shell_quoted(file);
+  } else {
+    line = command;
+  }
+  if (!launcher.empty() && kind != "serve" && kind != "bench") line = launcher + " " + line;
+  std::string environment;
+  for (const auto& [k, v] : env) environment += k + "=" + shell_quoted(v) + " ";
+  if (!workdir.empty())
+    line = "(cd " + shell_quoted(workdir) + " && " + environment + line + ")";
+  else
+    line = environment + line;
+  return line;
+}
+
+std::string experiment_point::label() const {
+  if (values.empty()) return "-";
+  std::vector<std::string> parts;
+  for (const auto& [k, v] : values) parts.push_back(k + "=" + v);
+  return join(parts, " ");
+}
+
+const std::vector<std::string>& default_fail_on() {
+  static const std::vector<std::string> patterns = {R"(Traceback \(most recent call last\))", "OutOfMemoryError",
+                                                    "NCCL WARN"};
+  return patterns;
+}
+
+std::pair<std::string, std::string> parse_set(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || !is_variable_name(text.substr(0, eq))) {
+    throw usage_error(fmt::format("--set takes VAR=VALUE, not '{}'", text));
+  }
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+std::string stable_hash(const std::string& text) {
+  std::uint64_t h = 14695981039346656037ULL;
+  for (const unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return fmt::format("{:016x}", h);
+}
+
+experiment_plan plan_experiment(const recipe& r, const std::vector<std::pair<std::string, std::string>>& sets,
+                                const std::string& version, const std::string& host_identity) {
+  variable_map base = r.variables;
+  auto matrix = r.matrix;
+  for (const auto& [name, value] : sets) {
+    const source_location where{"--set", 1, 1};
+    auto in_matrix = std::find_if(matrix.begin(), matrix.end(), [&](const auto& m) { return m.first == name; });
+    if (in_matrix != matrix.end()) {
+      in_matrix->second = {{value, where}};
+    } else if (base.count(name) != 0) {
+      base[name] = {value, where};
+    } else {
+      throw usage_error(fmt::format("--set {}: the recipe has no variable '{}'", name, name));
+    }
+  }
+  experiment_plan plan;
+  plan.name = r.name;
+  plan.description = r.description;
+  plan.recipe_path = r.path;
+  // Every variable must expand (no undefined names, no cycles), used or not.
+  std::string identity = r.text + "\n";
+  for (const auto& [name, def] : base) {
+    const auto value = expand_variable(name, base);
+    plan.variables.emplace_back(name, value);
+    identity += name + "=" + value + "\n";
+  }
+  for (const auto& [name, value] : r.tags) plan.tags.emplace_back(name, expand(value.text, value.where, base));
+  if (!r.repeat.text.empty()) {
+    const auto text = expand(r.repeat.text, r.repeat.where, base);
+    plan.repeat = static_cast<int>(located(r.repeat.where, [&] { return parse_integer(text, "repeat"); }));
+    if (plan.repeat < 1) throw recipe_error(r.repeat.where, "repeat must be at least 1");
+  }
+  if (!r.trim.text.empty()) {
+    const auto text = expand(r.trim.text, r.trim.where, base);
+    plan.trim = located(r.trim.where, [&] { return parse_number(text, "trim"); });
+    if (!(plan.trim >= 0 && plan.trim < 0.5)) throw recipe_error(r.trim.where, "trim must be in [0, 0.5)");
+  }
+  identity += fmt::format("version={}\nhost={}\n", version, host_identity);
+  plan.hash = stable_hash(identity);
+
+  std::vector<std::pair<std::string, std::vector<std::string>>> matrix_values;
+  for (const auto& [name, values] : matrix) {
+    std::vector<std::string> expanded;
+    for (const auto& v : values) expanded.push_back(expand(v.text, v.where, base));
+    matrix_values.emplace_back(name, std::move(expanded));
+  }
+  std::vector<std::string> recipe_fail_on = default_fail_on();
+  if (!r.fail_on.empty()) recipe_fail_on.clear();
+  for (const auto& f : r.fail_on) recipe_fail_on.push_back(expand(f.text, f.where, base));
+  int index = 0;
+  for (const auto& values : grid(matrix_values)) {
+    experiment_point point;
+    point.index = index++;
+    point.values = values;
+    auto vars = base;
+    std::string point_identity = plan.hash;
+    for (const auto& [name, value] : values) {
+      vars[name] = {value, {"matrix", 1, 1}};
+      point_identity += "\n" + name + "=" + value;
+    }
+    point.key = stable_hash(point_identity);
+    std::string service_url;  // a serve step without url drives the last service started before it
+    for (const auto& s : r.steps) {
+      auto step = plan_step(s, vars);
+      if (s.fail_on.empty() && (s.kind == "command" || s.kind == "import")) step.fail_on = recipe_fail_on;
+      if (step.kind == "service" && !step.ready_url.empty()) service_url = step.ready_url;
+      if (step.kind == "serve" && step.url.empty()) {
+        if (service_url.empty())
+          throw recipe_error(s.where, "a serve step needs 'url' when no service with a ready url comes before it");
+        step.url = service_url;
+      }
+      point.steps.push_back(std::move(step));
+    }
+    plan.points.push_back(std::move(point));
+  }
+  return plan;
+}
+
+}  // namespace ironbench::experiment

@@ -1,0 +1,147 @@
+#include "experiment/metric_extraction.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/json.hpp"
+#include "core/text.hpp"
+#include "experiment/log_pattern.hpp"
+
+namespace ironbench::experiment {
+namespace {
+
+std::optional<double> number_of(const std::string& text) {
+  try {
+    std::size_t used = 0;
+    const double value = std::stod(trim_copy(text), &used);
+    if (used != trim_copy(text).size()) return std::nullopt;
+    return value;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::string path_in(const std::string& workdir, const std::string& file) {
+  const std::filesystem::path p(file);
+  return p.is_absolute() || workdir.empty() ? file : (std::filesystem::path(workdir) / p).string();
+}
+
+std::optional<std::string> read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void from_regex(const planned_metric& rule, const std::string& log, extracted_metrics& out) {
+  const log_pattern pattern(rule.pattern, "metric regex");
+  const auto all = pattern.matches(log);
+  if (all.empty()) {
+    out.missing.push_back(fmt::format("no output line matches the regex '{}'", rule.pattern));
+    return;
+  }
+  const auto& last = all.back();
+  const auto& names = pattern.group_names();
+  if (names.empty()) {
+    out.missing.push_back(fmt::format("the regex '{}' has no named group (?<value>...)", rule.pattern));
+    return;
+  }
+  for (const auto& group : names) {
+    const auto text = last.find(group);
+    const auto value = text == last.end() ? std::nullopt : number_of(text->second);
+    const auto name = group == "value" && !rule.name.empty() ? rule.name : group;
+    if (!value) {
+      out.missing.push_back(
+          fmt::format("metric '{}': '{}' is not a number", name, text == last.end() ? std::string() : text->second));
+      continue;
+    }
+    out.metrics.push_back({name, *value, rule.unit, "regex " + rule.pattern});
+  }
+}
+
+void from_performance(const planned_metric& rule, const std::string& log, extracted_metrics& out) {
+  const log_pattern pattern(R"(^\s*performance:\s*(?<value>\S+)\s*(?<unit>.*?)\s*$)", "performance");
+  const auto all = pattern.matches(log);
+  const auto value = all.empty() ? std::nullopt : number_of(all.back().at("value"));
+  if (!value) {
+    out.missing.push_back("no 'performance: VALUE UNIT' line with a number");
+    return;
+  }
+  const auto unit = all.back().count("unit") != 0 ? all.back().at("unit") : std::string();
+  out.metrics.push_back({rule.name.empty() ? "performance" : rule.name, *value, rule.unit.empty() ? unit : rule.unit,
+                         "performance line"});
+}
+
+void from_json(const planned_metric& rule, const std::string& workdir, extracted_metrics& out) {
+  const auto path = path_in(workdir, rule.file);
+  const auto text = read_text(path);
+  if (!text) {
+    out.missing.push_back(fmt::format("metric '{}': cannot read '{}'", rule.name, path));
+    return;
+  }
+  const auto doc = json::parse(*text, nullptr, false);
+  if (doc.is_discarded()) {
+    out.missing.push_back(fmt::format("metric '{}': '{}' is not JSON", rule.name, path));
+    return;
+  }
+  try {
+    const auto& value = doc.at(json::json_pointer(rule.pointer));
+    if (!value.is_number()) throw std::invalid_argument("not a number");
+    out.metrics.push_back({rule.name, value.get<double>(), rule.unit, fmt::format("{}#{}", rule.file, rule.pointer)});
+  } catch (const std::exception&) {
+    out.missing.push_back(fmt::format("metric '{}': no number at {} in '{}'", rule.name, rule.pointer, path));
+  }
+}
+
+void from_csv(const planned_metric& rule, const std::string& workdir, extracted_metrics& out) {
+  const auto path = path_in(workdir, rule.file);
+  const auto text = read_text(path);
+  if (!text) {
+    out.missing.push_back(fmt::format("metric '{}': cannot read '{}'", rule.name, path));
+    return;
+  }
+  const auto lines = split_lines(*text);
+  std::vector<std::string> rows;
+  for (const auto& l : lines) {
+    if (!trim_copy(l).empty()) rows.push_back(l);
+  }
+  if (rows.size() < 2) {
+    out.missing.push_back(fmt::format("metric '{}': '{}' has no data row", rule.name, path));
+    return;
+  }
+  const auto header = split_fields(rows.front(), ',');
+  const auto column = std::find(header.begin(), header.end(), rule.column);
+  if (column == header.end()) {
+    out.missing.push_back(fmt::format("metric '{}': '{}' has no column '{}'", rule.name, path, rule.column));
+    return;
+  }
+  const auto cells = split_fields(rows.back(), ',');
+  const auto index = static_cast<std::size_t>(column - header.begin());
+  const auto value = index < cells.size() ? number_of(cells[index]) : std::nullopt;
+  if (!value) {
+    out.missing.push_back(
+        fmt::format("metric '{}': the last row of '{}' has no number in '{}'", rule.name, path, rule.column));
+    return;
+  }
+  out.metrics.push_back({rule.name, *value, rule.unit, fmt::format("{} column {}", rule.file, rule.column)});
+}
+
+}  // namespace
+
+extracted_metrics extract_metrics(const std::vector<planned_metric>& rules, const std::string& log,
+                                  const std::string& workdir) {
+  extracted_metrics out;
+  for (const auto& rule : rules) {
+    if (rule.method == "regex") from_regex(rule, log, out);
+    if (rule.method == "performance") from_performance(rule, log, out);
+    if (rule.method == "json") from_json(rule, workdir, out);
+    if (rule.method == "csv") from_csv(rule, workdir, out);
+  }
+  return out;
+}
+
+}  // namespace ironbench::experiment

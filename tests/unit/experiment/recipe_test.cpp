@@ -1,0 +1,149 @@
+// Recipes: reading, the checks that reject bad ones (one line with file, line and column),
+// variables, the matrix and the plan.
+#include "experiment/recipe.hpp"
+
+#include <gtest/gtest.h>
+
+#include "experiment/experiment_plan.hpp"
+#include "usage_message.hpp"
+
+namespace ironbench::experiment {
+namespace {
+
+using testing::usage_message;
+
+recipe read(const std::string& text) { return recipe_from_node(parse_recipe_document(text, "r.yaml"), "r.yaml", text); }
+
+experiment_plan plan(const std::string& text, const std::vector<std::pair<std::string, std::string>>& sets = {}) {
+  return plan_experiment(read(text), sets, "1.0", "host-a");
+}
+
+const char* const serving_recipe = R"(schema_version: 1
+name: serving
+tags: {study: vm}
+variables:
+  port: "8123"
+  url: http://127.0.0.1:${port}
+  prompts: "20"
+matrix:
+  concurrency: [4, 8]
+  input: [128, 1024]
+repeat: 3
+steps:
+  - service:
+      command: ironbench serve-sim --port ${port}
+      ready: {url: "${url}", model: sim, timeout: 2m}
+  - serve:
+      options:
+        max-concurrency: ${concurrency}
+        random-input-len: ${input}
+        num-prompts: ${prompts}
+        no-stream: false
+        ignore-eos: true
+  - command:
+      command: 'echo "performance: 12.5 GB/s"'
+      metrics:
+        - performance: true
+)";
+
+TEST(Recipe, ReadsStepsAndNamesThemByKind) {
+  const auto r = read(serving_recipe);
+  EXPECT_EQ(r.name, "serving");
+  ASSERT_EQ(r.steps.size(), 3u);
+  EXPECT_EQ(r.steps[0].kind, "service");
+  EXPECT_EQ(r.steps[0].name, "service");
+  EXPECT_EQ(r.steps[1].name, "serve");
+  EXPECT_EQ(r.steps[2].metrics.at(0).method, "performance");
+  ASSERT_EQ(r.matrix.size(), 2u);
+  EXPECT_EQ(r.matrix[0].first, "concurrency");
+  EXPECT_EQ(r.steps[1].where.line, 16);
+}
+
+TEST(Recipe, PlanHasOnePointPerCombinationWithEveryStringExpanded) {
+  const auto p = plan(serving_recipe);
+  EXPECT_EQ(p.repeat, 3);
+  ASSERT_EQ(p.points.size(), 4u);
+  EXPECT_EQ(p.points[0].label(), "concurrency=4 input=128");
+  EXPECT_EQ(p.points[1].label(), "concurrency=4 input=1024");
+  EXPECT_EQ(p.points[3].label(), "concurrency=8 input=1024");
+  const auto& service = p.points[0].steps[0];
+  EXPECT_EQ(service.command, "ironbench serve-sim --port 8123");
+  EXPECT_EQ(service.ready_url, "http://127.0.0.1:8123");
+  EXPECT_DOUBLE_EQ(service.ready_timeout_s, 120);
+  // The serve step drives the service before it; true is a bare flag, false is left out.
+  EXPECT_EQ(p.points[3].steps[1].ironbench_arguments(),
+            (std::vector<std::string>{"serve", "--base-url", "http://127.0.0.1:8123", "--max-concurrency", "8",
+                                      "--random-input-len", "1024", "--num-prompts", "20", "--ignore-eos"}));
+  EXPECT_EQ(p.points[0].steps[2].command_line(), "echo \"performance: 12.5 GB/s\"");
+  EXPECT_EQ(p.points[0].steps[2].fail_on, default_fail_on());
+  EXPECT_EQ(p.tags, (std::vector<std::pair<std::string, std::string>>{{"study", "vm"}}));
+}
+
+TEST(Recipe, HashNamesTheRecipeItsVariablesAndTheHost) {
+  const auto a = plan(serving_recipe);
+  EXPECT_EQ(a.hash, plan(serving_recipe).hash);
+  EXPECT_NE(a.hash, plan(serving_recipe, {{"prompts", "40"}}).hash);
+  EXPECT_NE(a.hash, plan_experiment(read(serving_recipe), {}, "1.0", "host-b").hash);
+  EXPECT_NE(a.points[0].key, a.points[1].key);
+  EXPECT_EQ(a.points[2].key, plan(serving_recipe).points[2].key);
+}
+
+TEST(Recipe, SetOverridesAVariableOrPinsAMatrixVariable) {
+  const auto p = plan(serving_recipe, {{"concurrency", "16"}, {"port", "9000"}});
+  ASSERT_EQ(p.points.size(), 2u);
+  EXPECT_EQ(p.points[0].label(), "concurrency=16 input=128");
+  EXPECT_EQ(p.points[0].steps[0].ready_url, "http://127.0.0.1:9000");
+  EXPECT_EQ(usage_message([] {
+              (void)plan(serving_recipe, {{"nope", "1"}});
+            }),
+            "--set nope: the recipe has no variable 'nope'");
+  EXPECT_EQ(usage_message([] { (void)parse_set("=1"); }), "--set takes VAR=VALUE, not '=1'");
+  EXPECT_EQ(parse_set("a=b=c"), (std::pair<std::string, std::string>{"a", "b=c"}));
+}
+
+// The message of planning `text` (everything before anything would start).
+std::string error_of(const std::string& text) {
+  return usage_message([&] { (void)plan(text); });
+}
+
+const std::string head = "schema_version: 1\nname: x\n";
+const std::string echo_step = "steps:\n  - command: {command: echo, metrics: [{performance: true}]}\n";
+
+TEST(RecipeErrors, EachNamesFileLineAndColumn) {
+  EXPECT_EQ(error_of(head + "colour: red\n" + echo_step),
+            "r.yaml:3:1: unknown key 'colour' in the recipe (known: schema_version, name, description, tags, "
+            "variables, matrix, repeat, trim, fail_on, steps)");
+  EXPECT_EQ(error_of(head + "steps:\n  - serve: {url: http://h, option: {a: 1}}\n"),
+            "r.yaml:4:28: unknown key 'option' in serve step (known: url, options, name, timeout)");
+  EXPECT_EQ(error_of(head + "steps:\n  - serve: {url: [a, b]}\n"),
+            "r.yaml:4:18: 'url' in serve step must be a scalar, not a list");
+  EXPECT_EQ(error_of(head + "steps:\n  - deploy: {}\n"),
+            "r.yaml:4:5: unknown step kind 'deploy' (known: service, serve, bench, collectives, train, command, "
+            "import)");
+  EXPECT_EQ(error_of(head + "steps:\n  - command: {command: 'echo ${who}', metrics: [{performance: true}]}\n"),
+            "r.yaml:4:24: undefined variable 'who'");
+  EXPECT_EQ(error_of(head + "variables:\n  a: ${b}\n  b: x${a}\n" + echo_step),
+            "r.yaml:4:6: variable 'a' refers to itself: a -> b -> a");
+  EXPECT_EQ(error_of(head + "steps:\n  - serve: {url: http://h, timeout: soon}\n"),
+            "r.yaml:4:37: invalid timeout 'soon': not a finite number");
+  EXPECT_EQ(error_of(head + "steps: [\n"), "r.yaml:4:1: end of sequence flow not found");
+  EXPECT_EQ(error_of(head + "name: y\n" + echo_step), "r.yaml:3:1: duplicate key 'name'");
+  EXPECT_EQ(error_of("schema_version: 2\nname: x\n" + echo_step),
+            "r.yaml:1:17: schema_version 2 is not one this build reads (1)");
+  EXPECT_EQ(error_of("schema_version: 1\n" + echo_step), "r.yaml:1:1: the recipe needs 'name'");
+  EXPECT_EQ(error_of(head + "repeat: 0\n" + echo_step), "r.yaml:3:9: repeat must be at least 1");
+  EXPECT_EQ(error_of(head + "repeat: many\n" + echo_step), "r.yaml:3:9: invalid repeat 'many': not an integer");
+  EXPECT_EQ(error_of(head + "steps:\n  - command: {command: x, metrics: [{regex: a, csv: b}]}\n"),
+            "r.yaml:4:37: a metric takes one of regex, json, performance, csv; this one has regex and csv");
+  EXPECT_EQ(error_of(head + "steps:\n  - command: {command: x, metrics: [{json: out.json}]}\n"),
+            "r.yaml:4:37: a json metric needs 'pointer'");
+  EXPECT_EQ(error_of(head + "steps:\n  - service: {command: x, ready: {timeout: 5s}}\n"),
+            "r.yaml:4:34: ready needs 'url' (a /v1/models check and a one-token completion) or 'log'");
+  EXPECT_EQ(error_of(head + "steps:\n  - serve: {options: {max-concurrency: 4}}\n"),
+            "r.yaml:4:5: a serve step needs 'url' when no service with a ready url comes before it");
+  EXPECT_EQ(error_of(head + "steps:\n  - serve: {url: a}\n  - serve: {url: b, name: serve}\n"),
+            "r.yaml:5:5: two steps are named 'serve'");
+}
+
+}  // namespace
+}  // namespace ironbench::experiment
