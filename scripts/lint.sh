@@ -3,8 +3,9 @@
 # C++ files of src/, tests/ and bench/.
 # Usage: scripts/lint.sh [--tidy-only | --format-only | --fix-format] [--changed] [-j N]
 #   --fix-format   rewrite the files in place with clang-format instead of checking them
-#   --changed      clang-tidy only the files of src/ that differ from origin/main (or, without
-#                  it, from the commit before HEAD), with the .cpp files of changed headers;
+#   --changed      clang-tidy only the files of src/ that differ from origin/main (or, when
+#                  HEAD is origin/main, from the commit before HEAD), with the .cpp files of
+#                  changed headers' folders;
 #                  scripts/test.sh uses it, the whole tree is ctest's Lint.ClangTidyEveryFile
 #                  (label slow)
 # clang-tidy reads build/release/compile_commands.json: configure the release build first
@@ -87,7 +88,9 @@ PY
   if $changed; then
     # What this change touched: against origin/main's merge base, else the previous commit,
     # plus uncommitted edits. A header's change checks the .cpp files of its folder.
-    base=$(git merge-base HEAD origin/main 2>/dev/null || git rev-parse -q --verify HEAD~1 || true)
+    # (A fresh clone of main has origin/main at HEAD: then the last commit is the change.)
+    base=$(git merge-base HEAD origin/main 2>/dev/null || true)
+    if [[ -z $base || $base == "$(git rev-parse HEAD)" ]]; then base=$(git rev-parse -q --verify HEAD~1 || true); fi
     mapfile -t touched < <({ [[ -n $base ]] && git diff --name-only "$base" HEAD; git diff --name-only HEAD; } |
                            grep -E '^src/.*\.(cpp|hpp)$' | sort -u)
     mapfile -t units < <(for unit in "${units[@]}"; do
