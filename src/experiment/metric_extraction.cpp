@@ -29,9 +29,15 @@ std::string path_in(const std::string& workdir, const std::string& file) {
   return p.is_absolute() || workdir.empty() ? file : (std::filesystem::path(workdir) / p).string();
 }
 
-std::optional<std::string> read_text(const std::string& path) {
+// The text of the file a json or csv rule reads, or nullopt (and a line in out.missing).
+std::optional<std::string> read_rule_file(const planned_metric& rule, const std::string& workdir,
+                                          extracted_metrics& out) {
+  const auto path = path_in(workdir, rule.file);
   std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
+  if (!in) {
+    out.missing.push_back(fmt::format("metric '{}': cannot read '{}'", rule.name, path));
+    return std::nullopt;
+  }
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
@@ -77,12 +83,9 @@ void from_performance(const planned_metric& rule, const std::string& log, extrac
 }
 
 void from_json(const planned_metric& rule, const std::string& workdir, extracted_metrics& out) {
+  const auto text = read_rule_file(rule, workdir, out);
+  if (!text) return;
   const auto path = path_in(workdir, rule.file);
-  const auto text = read_text(path);
-  if (!text) {
-    out.missing.push_back(fmt::format("metric '{}': cannot read '{}'", rule.name, path));
-    return;
-  }
   const auto doc = json::parse(*text, nullptr, false);
   if (doc.is_discarded()) {
     out.missing.push_back(fmt::format("metric '{}': '{}' is not JSON", rule.name, path));
@@ -98,12 +101,9 @@ void from_json(const planned_metric& rule, const std::string& workdir, extracted
 }
 
 void from_csv(const planned_metric& rule, const std::string& workdir, extracted_metrics& out) {
+  const auto text = read_rule_file(rule, workdir, out);
+  if (!text) return;
   const auto path = path_in(workdir, rule.file);
-  const auto text = read_text(path);
-  if (!text) {
-    out.missing.push_back(fmt::format("metric '{}': cannot read '{}'", rule.name, path));
-    return;
-  }
   const auto lines = split_lines(*text);
   std::vector<std::string> rows;
   for (const auto& l : lines) {
