@@ -1,6 +1,8 @@
 // Bad input to the real binary: a one-line error on stderr and exit code 2, nothing run.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "process.hpp"
 
 namespace ironbench::testing {
@@ -21,9 +23,10 @@ void expect_usage_error(const std::vector<std::string>& args, const std::string&
 TEST(CliErrors, UnknownFlagsAndCommands) {
   expect_usage_error({"run", "--bogus"}, "--bogus");
   expect_usage_error({"sysinfo", "--yaml"}, "--yaml");
-  expect_usage_error({"frobnicate"},
-                     "unknown command 'frobnicate' (commands: collectives, compare, import, list, report, results, "
-                     "run, serve, serve-sim, sysinfo, tp-infer, train, version)");
+  expect_usage_error(
+      {"frobnicate"},
+      "unknown command 'frobnicate' (commands: collectives, compare, experiment, import, list, report, results, "
+      "run, serve, serve-sim, sysinfo, tp-infer, train, version)");
   expect_usage_error({}, "subcommand");
 }
 
@@ -73,6 +76,23 @@ TEST(CliHelp, EverySubcommandHasHelp) {
   for (const char* flag : {"--axis", "--device", "--json", "--csv", "--md", "--results-dir", "--target-cv"}) {
     EXPECT_NE(run_help.out.find(flag), std::string::npos) << flag;
   }
+}
+
+TEST(CliErrors, ExperimentRecipesThatCannotRunNameFileLineAndColumn) {
+  const temp_dir dir("ironbench-recipe");
+  const auto recipe = dir.str() + "/r.yaml";
+  std::ofstream(recipe) << "schema_version: 1\nname: x\nsteps:\n  - command: {command: 'echo ${who}', metrics: "
+                           "[{performance: true}]}\n";
+  expect_usage_error({"experiment", "plan", recipe}, recipe + ":4:24: undefined variable 'who'");
+  expect_usage_error({"experiment", "plan", recipe, "--set", "who"}, "--set takes VAR=VALUE, not 'who'");
+  expect_usage_error({"experiment", "plan", dir.str() + "/none.yaml"},
+                     "cannot read recipe '" + dir.str() + "/none.yaml'");
+  // With the variable set, the plan shows the command as it will run.
+  std::ofstream(recipe) << "schema_version: 1\nname: x\nvariables: {who: world}\nsteps:\n  - command: {command: "
+                           "'echo ${who}', metrics: [{performance: true}]}\n";
+  const auto r = run_ironbench({"experiment", "plan", recipe});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("  command      echo world\n"), std::string::npos) << r.out;
 }
 
 }  // namespace
