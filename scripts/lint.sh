@@ -102,6 +102,10 @@ PY
                          done)
     echo "lint: clang-tidy: ${#units[@]} files of this change (${base:-no base commit}..working tree)"
   fi
+  if ((${#units[@]} == 0)); then
+    echo "lint: clang-tidy: no file of src/ to check"
+    exit $status
+  fi
   # omp.h: clang's own (libomp-16-dev); GCC's does not parse with clang.
   extra=(--extra-arg=-Wno-unknown-warning-option)
   start=$SECONDS
