@@ -34,7 +34,7 @@ recipe_node convert(const YAML::Node& node, const std::string& file) {
         value.key_where = where;
         // A key with nothing after it ("key:") has no mark of its own: point at the key.
         if (value.type == recipe_node::kind::null) value.where = where;
-        out.entries.emplace_back(key, std::move(value));
+        out.entries.push_back(recipe_entry{key, std::move(value)});
       }
       break;
     default: out.type = recipe_node::kind::null; break;

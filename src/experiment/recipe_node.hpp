@@ -4,7 +4,6 @@
 #pragma once
 
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
@@ -24,19 +23,27 @@ struct source_location {
 /// A usage error about a recipe: "FILE:LINE:COLUMN: MESSAGE" (exit code 2).
 [[nodiscard]] usage_error recipe_error(const source_location& where, const std::string& message);
 
+struct recipe_entry;
+
 /// One node of the document.
 struct recipe_node {
   enum class kind { null, scalar, map, sequence };
   kind type = kind::null;
   std::string scalar;  ///< the text of a scalar, as written (quotes removed)
   /// A map's entries in file order: key and value (the key's location is the entry's).
-  std::vector<std::pair<std::string, recipe_node>> entries;
+  std::vector<recipe_entry> entries;
   std::vector<recipe_node> items;  ///< a sequence's items
   source_location where;
   source_location key_where;  ///< for a map entry's value: where its key was written
 
   /// The entry `key` of a map, or nullptr.
   [[nodiscard]] const recipe_node* find(const std::string& key) const;
+};
+
+/// A map's entry: its key and its value.
+struct recipe_entry {
+  std::string key;
+  recipe_node value;
 };
 
 /// "scalar", "map", "list" or "nothing", for messages.
