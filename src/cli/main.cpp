@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
       {"results", cli::add_results_command(app)},
       {"compare", cli::add_compare_command(app)},
       {"report", cli::add_report_command(app)},
-      {"experiment", cli::add_experiment_command(app)},
+      {"experiment", cli::add_experiment_command(app, call)},
   };
   cli::add_train_help_entry(app);
   const auto known = [&](const std::string& name) {  // a command's name or one of its aliases

@@ -10,6 +10,7 @@
 #include "benchmarks/builtin.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/experiment_workloads.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/option_groups.hpp"
 #include "cli/progress_printer.hpp"
@@ -81,14 +82,33 @@ core::measurement_settings parse_settings(const run_arguments& a) {
   return s;
 }
 
-int execute(const run_arguments& a, const invocation& call) {
-  const auto settings = parse_settings(a);
-  const auto targets = report::parse_targets(a.outputs);
+// What the arguments ask for, checked: the measurement settings and the run options.
+core::run_options options_of(const run_arguments& a) {
   core::run_options options;
   options.benchmarks = a.benchmarks;
-  options.settings = settings;
+  options.settings = parse_settings(a);
   for (const auto& text : a.axes) options.overrides.push_back(core::parse_axis_override(text));
+  return options;
+}
 
+// Measures `plan` into `run` (devices, settings, cases), stopping early once `cancel` is set.
+void measure(const run_arguments& a, const session::live_host& host, const std::vector<core::device_info>& devices,
+             core::run_options options, const std::vector<core::planned_case>& plan, const std::atomic<bool>& cancel,
+             core::run_result& run, std::ostream& progress) {
+  run.devices = devices;
+  run.settings = core::to_json(options.settings);
+  run.settings["device_notes"] = host.devices.notes;
+  for (const auto& note : host.devices.notes) {
+    if (!a.quiet) progress << "note: " << note << '\n';
+  }
+  options.cancel = &cancel;
+  options.monitor = telemetry::gpu_case_monitors(std::chrono::milliseconds(a.telemetry_interval_ms));
+  core::execute_plan(plan, options, run, progress_printer(progress, a.quiet));
+}
+
+int execute(const run_arguments& a, const invocation& call) {
+  const auto options = options_of(a);
+  const auto targets = report::parse_targets(a.outputs);
   const auto host = session::detect_live_host();
   const auto devices = device::select_devices(host.devices, a.devices);
   core::registry registry;
@@ -98,16 +118,7 @@ int execute(const run_arguments& a, const invocation& call) {
 
   const auto start = std::chrono::system_clock::now();
   auto run = session::start_run(call.argv, host, start);
-  run.devices = devices;
-  run.settings = core::to_json(settings);
-  run.settings["device_notes"] = host.devices.notes;
-  for (const auto& note : host.devices.notes) {
-    if (!a.quiet) std::cerr << "note: " << note << '\n';
-  }
-
-  options.cancel = &install_interrupt_flag();
-  options.monitor = telemetry::gpu_case_monitors(std::chrono::milliseconds(a.telemetry_interval_ms));
-  core::execute_plan(plan, options, run, progress_printer(std::cerr, a.quiet));
+  measure(a, host, devices, options, plan, install_interrupt_flag(), run, std::cerr);
   session::finish_run(run);
 
   report::write_run_outputs(run, targets, a.outputs, host.fingerprint.hostname, start, std::cout,
@@ -116,6 +127,39 @@ int execute(const run_arguments& a, const invocation& call) {
 }
 
 }  // namespace
+
+experiment::in_process_workload bench_workload() {
+  const auto parsed = [](const std::vector<std::string>& arguments) {
+    auto a = std::make_unique<run_arguments>();
+    CLI::App app("ironbench run", "run");
+    add_options(app, *a);
+    parse_step_arguments(app, arguments, "run");
+    return a;
+  };
+  experiment::in_process_workload w;
+  w.kind = "bench";
+  w.check = [parsed](const std::vector<std::string>& arguments) {
+    const auto a = parsed(arguments);
+    core::registry registry;
+    benchmarks::register_builtin_benchmarks(registry);
+    const auto host = session::detect_live_host();
+    (void)core::plan_run(registry, device::select_devices(host.devices, a->devices), options_of(*a));
+  };
+  w.measure = [parsed](const std::vector<std::string>& arguments, const std::atomic<bool>& cancel, std::ostream& log) {
+    const auto a = parsed(arguments);
+    const auto options = options_of(*a);
+    const auto host = session::detect_live_host();
+    const auto devices = device::select_devices(host.devices, a->devices);
+    core::registry registry;
+    benchmarks::register_builtin_benchmarks(registry);
+    const auto plan = core::plan_run(registry, devices, options);
+    core::run_result run;
+    measure(*a, host, devices, options, plan, cancel, run, log);
+    report::write_console(run, log);
+    return run;
+  };
+  return w;
+}
 
 command_action add_run_command(CLI::App& app, const invocation& call) {
   auto* command = app.add_subcommand("run", "Run benchmarks (default: the quick suite on every device found)");

@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/experiment_workloads.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/option_groups.hpp"
 #include "core/error.hpp"
@@ -162,6 +163,31 @@ void add_options(CLI::App& c, serve_arguments& a) {
 }
 
 }  // namespace
+
+experiment::in_process_workload serve_workload() {
+  const auto parsed = [](const std::vector<std::string>& arguments) {
+    auto a = std::make_unique<serve_arguments>();
+    CLI::App app("ironbench serve", "serve");
+    add_options(app, *a);
+    parse_step_arguments(app, arguments, "serve");
+    return a;
+  };
+  experiment::in_process_workload w;
+  w.kind = "serve";
+  w.check = [parsed](const std::vector<std::string>& arguments) { (void)to_settings(*parsed(arguments)); };
+  w.measure = [parsed](const std::vector<std::string>& arguments, const std::atomic<bool>& cancel, std::ostream& log) {
+    const auto settings = to_settings(*parsed(arguments));
+    serve::prepare_result_dir(settings.save);
+    auto outcome = serve::run_sweep(
+        settings, &cancel,
+        {[&](const std::string& text) { log << text << std::flush; }, [&](const std::string& text) { log << text; }});
+    core::run_result run;
+    run.cases = std::move(outcome.cases);
+    run.settings = std::move(outcome.settings);
+    return run;
+  };
+  return w;
+}
 
 command_action add_serve_command(CLI::App& app, const invocation& call) {
   auto* c = app.add_subcommand("serve", "LLM serving load generator (vLLM bench serve's flags and metrics)");

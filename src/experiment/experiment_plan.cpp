@@ -29,13 +29,6 @@ double duration_of(const located_text& text, const variable_map& vars, double fa
   return located(text.where, [&] { return parse_duration_s(value, what); });
 }
 
-std::string shell_quoted(const std::string& word) {
-  if (!word.empty() && word.find_first_of(" \t\n'\"\\$`*?[]{}()<>|&;#~") == std::string::npos) return word;
-  std::string out = "'";
-  for (const char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 planned_step plan_step(const recipe_step& s, const variable_map& vars) {
   const auto x = [&](const located_text& t) { return expand(t.text, t.where, vars); };
   planned_step p;
@@ -89,6 +82,13 @@ std::vector<std::vector<std::pair<std::string, std::string>>> grid(
 }
 
 }  // namespace
+
+std::string shell_quoted(const std::string& word) {
+  if (!word.empty() && word.find_first_of(" \t\n'\"\\$`*?[]{}()<>|&;#~") == std::string::npos) return word;
+  std::string out = "'";
+  for (const char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
 
 std::vector<std::string> planned_step::ironbench_arguments() const {
   static const std::map<std::string, std::string> commands = {

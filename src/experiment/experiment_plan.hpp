@@ -81,6 +81,9 @@ struct experiment_plan {
                                               const std::vector<std::pair<std::string, std::string>>& sets,
                                               const std::string& version, const std::string& host_identity);
 
+/// `word` as a POSIX shell reads it as one word: unchanged when safe, else in single quotes.
+[[nodiscard]] std::string shell_quoted(const std::string& word);
+
 /// A stable 64-bit FNV-1a hash of `text`, as 16 hex digits.
 [[nodiscard]] std::string stable_hash(const std::string& text);
 

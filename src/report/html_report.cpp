@@ -217,6 +217,43 @@ void cases_section(const html_report_input& input, std::ostream& out) {
   }
 }
 
+// An experiment's points: matrix values, outcome, stored run; then each failure with its log.
+void experiment_section(const json& experiment, std::ostream& out) {
+  out << "<h2>Points</h2>\n<p class=\"note\">"
+      << escape_html(fmt::format("Experiment {} (hash {}), recipe {}; each point is a stored run.",
+                                 experiment.value("name", ""), experiment.value("hash", ""),
+                                 experiment.value("recipe", "")))
+      << "</p>\n";
+  std::vector<std::string> headers = {"point"};
+  for (const auto& name : experiment.at("matrix")) headers.push_back(name.get<std::string>());
+  for (const char* h : {"outcome", "run", "cases", "reason"}) headers.emplace_back(h);
+  table_open(out, headers, headers.size());
+  for (const auto& p : experiment.at("points")) {
+    const auto outcome = p.value("outcome", "");
+    out << "<tr class=\"point-" << escape_html(outcome) << "\">";
+    cell(out, std::to_string(p.value("index", 0)), true);
+    for (const auto& name : experiment.at("matrix")) {
+      cell(out, p.at("values").value(name.get<std::string>(), ""), true);
+    }
+    cell(out, outcome, true);
+    cell(out, p.value("run", 0) > 0 ? std::to_string(p.value("run", 0)) : "-", true);
+    cell(out, std::to_string(p.value("cases", 0)), true);
+    cell(out, p.value("reason", ""), true);
+    out << "</tr>\n";
+  }
+  out << "</tbody></table>\n";
+  bool heading = false;
+  for (const auto& p : experiment.at("points")) {
+    if (p.value("outcome", "") != "failed") continue;
+    if (!heading) out << "<h2>Failures</h2>\n";
+    heading = true;
+    out << "<h3>" << escape_html(fmt::format("point {}: {}", p.value("index", 0), p.value("label", ""))) << "</h3>\n"
+        << "<p>" << escape_html(p.value("reason", "")) << "</p>\n";
+    const auto tail = p.value("log_tail", "");
+    if (!tail.empty()) out << "<pre class=\"log\">" << escape_html(tail) << "</pre>\n";
+  }
+}
+
 }  // namespace
 
 json html_page_data(const html_report_input& input) {
@@ -239,7 +276,9 @@ json html_page_data(const html_report_input& input) {
     }
     sides.push_back({{"label", side.label}, {"runs", runs}, {"cases", cases}, {"telemetry", telemetry}});
   }
-  return {{"title", input.title}, {"sides", sides}};
+  json data = {{"title", input.title}, {"sides", sides}};
+  if (!input.experiment.is_null()) data["matrix"] = input.experiment.at("matrix");
+  return data;
 }
 
 void write_html_report(const html_report_input& input, std::ostream& out) {
@@ -250,6 +289,7 @@ void write_html_report(const html_report_input& input, std::ostream& out) {
       << "<h1>" << escape_html(input.title) << "</h1>\n";
   out << "<h2>Environment</h2>\n";
   environment_table(input, out);
+  if (!input.experiment.is_null()) experiment_section(input.experiment, out);
   if (input.comparison) comparison_section(*input.comparison, out);
   cost_section(input.cost, out);
   out << "<h2>Charts</h2>\n<div id=\"charts\"></div>\n";

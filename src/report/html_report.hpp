@@ -18,6 +18,11 @@ struct html_report_input {
   std::vector<results::comparison_side> sides;    ///< one side: a run report
   std::optional<results::comparison> comparison;  ///< set with two sides or more
   std::vector<results::cost_row> cost;            ///< empty without --price-per-hour
+  /// An experiment's report (experiment/experiment_report.hpp): {"name", "hash", "recipe",
+  /// "matrix": [variable names], "points": [{"index", "label", "values": {VAR: VALUE},
+  /// "outcome", "run", "cases", "reason", "log_tail"}]}. Adds the points and failures and
+  /// charts of each metric against each matrix variable; null otherwise.
+  json experiment = nullptr;
 };
 
 void write_html_report(const html_report_input& input, std::ostream& out);

@@ -22,6 +22,13 @@ const std::vector<std::string>& serving_headline_metrics() {
   return names;
 }
 
+std::string serving_metric_unit(const std::string& name) {
+  if (name == vllm_key::request_throughput) return "req/s";
+  if (name.ends_with("_throughput")) return "tok/s";
+  if (name.ends_with("_ms")) return "ms";
+  return "";
+}
+
 std::string request_rate_text(double rate) { return std::isinf(rate) ? "inf" : fmt::format("{:g}", rate); }
 
 core::case_result serving_case(const serving_point& point, std::vector<std::string>* missing) {
@@ -37,7 +44,7 @@ core::case_result serving_case(const serving_point& point, std::vector<std::stri
       if (missing != nullptr) missing->push_back(name);
       continue;
     }
-    c.metrics.push_back({name, it->second, "", vllm_metric_description});
+    c.metrics.push_back({name, it->second, serving_metric_unit(name), vllm_metric_description});
   }
   if (point.failed)
     c.metrics.push_back({vllm_key::failed, *point.failed, "requests", "failed requests"});

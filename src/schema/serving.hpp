@@ -55,6 +55,9 @@ inline constexpr const char* client_invalid_reason = "invalid_reason";
 /// The description of a metric taken from (or computed as) vLLM bench serve's result.
 inline constexpr const char* vllm_metric_description = "as vLLM bench serve defines it";
 
+/// The unit of a serving metric: req/s, tok/s (the token throughputs), ms (latencies).
+[[nodiscard]] std::string serving_metric_unit(const std::string& name);
+
 /// A request rate as a serve case's request_rate parameter: "inf" when unlimited, else {:g}.
 [[nodiscard]] std::string request_rate_text(double rate);
 

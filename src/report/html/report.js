@@ -271,6 +271,34 @@
     }
   }
 
+  // An experiment's report: each benchmark's headline metric against each matrix variable, one
+  // line per combination of the other variables (a bar per value when the values are not numbers).
+  function matrixCharts() {
+    const variables = data.matrix || [];
+    if (variables.length === 0) return;
+    const benchmarks = new Set();
+    data.sides.forEach((side) => side.cases.forEach((c) => benchmarks.add(c.benchmark)));
+    for (const benchmark of benchmarks) {
+      const found = casesOf(benchmark);
+      const metric = preferred.find((m) => found.some((f) => m in f.c.metrics)) ||
+                     (found.length > 0 ? Object.keys(found[0].c.metrics)[0] : undefined);
+      if (!metric) continue;
+      for (const variable of variables) {
+        const others = variables.filter((v) => v !== variable);
+        const numeric = found.every((f) => typeof f.c.params[variable] === 'number');
+        const title = benchmark + ': ' + metric + ' vs ' + variable;
+        if (numeric) {
+          lineChart(title, 'one line per value of the other matrix variables', found, variable, metric,
+                    (c) => join(c, others) || benchmark, variable);
+        } else {
+          barChart(title, 'one bar per value', found, metric, (c) => String(c.params[variable]),
+                   (c) => join(c, others));
+        }
+      }
+    }
+  }
+
+  matrixCharts();
   streamCharts();
   gemmCharts();
   copyCharts();

@@ -1,0 +1,26 @@
+// The experiments in the results database, for `ironbench experiment list`: every run tagged
+// with an experiment, grouped by the experiment's hash; a point's state is its newest run's.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace ironbench::experiment {
+
+/// One experiment as stored.
+struct stored_experiment {
+  std::string name, hash, host;
+  std::string first_start, last_start;  ///< of its runs (ISO 8601, UTC)
+  int runs = 0;
+  int done = 0, failed = 0, interrupted = 0;  ///< points by their newest run's outcome
+};
+
+/// Every stored experiment, the most recently run first.
+[[nodiscard]] std::vector<stored_experiment> stored_experiments(const std::string& database);
+
+/// A table of `experiments` ("no experiment stored in DB" when empty).
+void write_experiment_list(const std::vector<stored_experiment>& experiments, const std::string& database,
+                           std::ostream& out);
+
+}  // namespace ironbench::experiment

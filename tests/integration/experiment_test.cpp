@@ -1,0 +1,311 @@
+// ironbench experiment run against real processes: serve-sim as the service (started, waited
+// for, watched and stopped by the experiment), shell commands as command steps, the results
+// database and the HTML report. Every test checks that no process it started is left.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <thread>
+
+#include "core/json.hpp"
+#include "free_port.hpp"
+#include "process.hpp"
+
+namespace ironbench::testing {
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+double seconds_since(clock::time_point start) { return std::chrono::duration<double>(clock::now() - start).count(); }
+
+// Every pid a run's output names as a started service or command ("NAME: started (pid N)").
+std::vector<int> started_pids(const std::string& out) {
+  std::vector<int> pids;
+  static const std::regex started(R"(: started \(pid (\d+)\))");
+  for (std::sregex_iterator it(out.begin(), out.end(), started), end; it != end; ++it) {
+    pids.push_back(std::stoi((*it)[1].str()));
+  }
+  return pids;
+}
+
+bool process_exists(int pid) { return kill(pid, 0) == 0 || errno != ESRCH; }
+
+void expect_none_left(const std::string& out) {
+  for (const int pid : started_pids(out)) EXPECT_FALSE(process_exists(pid)) << "pid " << pid << " is still running";
+}
+
+// The point files of an experiment folder, in point order.
+std::vector<json> point_runs(const std::string& results_dir) {
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(results_dir)) {
+    const auto name = e.path().filename().string();
+    if (name.rfind("point-", 0) == 0 && e.path().extension() == ".json") files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<json> runs;
+  for (const auto& f : files) runs.push_back(json::parse(read_file(f)));
+  return runs;
+}
+
+const json* case_of(const json& run, const std::string& benchmark) {
+  for (const auto& c : run.at("cases")) {
+    if (c.at("benchmark") == benchmark) return &c;
+  }
+  return nullptr;
+}
+
+double metric_of(const json& c, const std::string& name) {
+  for (const auto& m : c.at("metrics")) {
+    if (m.at("name") == name) return m.at("value").get<double>();
+  }
+  return -1;
+}
+
+struct experiment_dir {
+  temp_dir dir{"ironbench_experiment_"};
+  std::string recipe(const std::string& text) const { return dir.write("recipe.yaml", text).string(); }
+  std::vector<std::string> args(const std::string& verb, std::vector<std::string> more = {}) const {
+    std::vector<std::string> a = {"experiment", verb, (dir / "recipe.yaml").string(), "--db", (dir / "results.db").string()};
+    if (verb == "run") a.insert(a.end(), {"--results-dir", (dir / "results").string()});
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+  }
+};
+
+// A serve-sim service and a two-point concurrency sweep, measured twice per point.
+std::string sweep_recipe(int port) {
+  return "schema_version: 1\n"
+         "name: sim-sweep\n"
+         "tags: {study: integration}\n"
+         "variables:\n"
+         "  port: \"" + std::to_string(port) + "\"\n"
+         "  url: http://127.0.0.1:${port}\n"
+         "matrix:\n"
+         "  concurrency: [2, 4]\n"
+         "repeat: 2\n"
+         "steps:\n"
+         "  - service:\n"
+         "      name: engine\n"
+         "      command: " + std::string(ironbench_binary()) + " serve-sim --port ${port} --decode-base-ms 1\n"
+         "      ready: {url: \"${url}\", model: ironbench-sim, timeout: 30s}\n"
+         "      stop_grace: 5s\n"
+         "  - serve:\n"
+         "      options: {max-concurrency: \"${concurrency}\", num-prompts: 12, random-input-len: 32,\n"
+         "                random-output-len: 8, max-lateness-ms: 1000}\n"
+         "  - command:\n"
+         "      name: probe\n"
+         "      command: 'echo \"performance: ${concurrency}.5 GB/s\"'\n"
+         "      metrics: [{performance: true}]\n";
+}
+
+TEST(Experiment, ServiceSweepStoresEveryPointWritesTheReportAndResumes) {
+  experiment_dir e;
+  e.recipe(sweep_recipe(free_port()));
+  const auto r = run_ironbench(e.args("run"));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("engine: ready after"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("engine: still running"), std::string::npos) << "the second point keeps the service\n" << r.out;
+  expect_none_left(r.out);
+
+  const auto runs = point_runs((e.dir / "results").string());
+  ASSERT_EQ(runs.size(), 2u);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto& run = runs[i];
+    const int concurrency = i == 0 ? 2 : 4;
+    EXPECT_EQ(run.at("tags").at("experiment"), "sim-sweep");
+    EXPECT_EQ(run.at("tags").at("concurrency"), std::to_string(concurrency));
+    EXPECT_EQ(run.at("tags").at("study"), "integration");
+    EXPECT_EQ(run.at("tags").at("experiment_outcome"), "done");
+    const auto* serve = case_of(run, "serve");
+    ASSERT_NE(serve, nullptr) << run.dump(1);
+    EXPECT_EQ(serve->at("params").at("max_concurrency"), concurrency);
+    EXPECT_EQ(metric_of(*serve, "failed"), 0);
+    const auto* probe = case_of(run, "probe");
+    ASSERT_NE(probe, nullptr);
+    EXPECT_DOUBLE_EQ(metric_of(*probe, "performance"), concurrency + 0.5);
+    EXPECT_EQ(probe->at("params").at("concurrency"), concurrency) << "matrix values are parameters of every case";
+    // Two repeats: each metric's values, median and spread.
+    const auto& stats = run.at("settings").at("experiment").at("repeat_statistics");
+    ASSERT_FALSE(stats.empty());
+    for (const auto& s : stats) {
+      EXPECT_EQ(s.at("repeats"), 2);
+      EXPECT_EQ(s.at("values").size(), 2u);
+      EXPECT_GE(s.at("stdev").get<double>(), 0);
+    }
+  }
+  const auto report = read_file(
+      (e.dir / "results" / "experiments").string() + "/" +
+      std::filesystem::directory_iterator(e.dir / "results" / "experiments")->path().filename().string() +
+      "/report.html");
+  EXPECT_NE(report.find("<h2>Points</h2>"), std::string::npos);
+  EXPECT_NE(report.find("\"matrix\":[\"concurrency\"]"), std::string::npos);
+
+  const auto list = run_ironbench({"experiment", "list", "--db", (e.dir / "results.db").string()});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_TRUE(std::regex_search(list.out, std::regex(R"(sim-sweep\s+[0-9a-f]{16}\s+\S+\s+2\s+0\s+0\s+2)"))) << list.out;
+
+  // Again: every point is stored for this hash, nothing starts.
+  const auto again = run_ironbench(e.args("run"));
+  ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_EQ(started_pids(again.out).size(), 0u) << again.out;
+  EXPECT_NE(again.out.find("0 done, 0 invalid, 0 failed, 2 already stored"), std::string::npos) << again.out;
+}
+
+TEST(Experiment, AServiceThatDiesFailsThePointAtOnceAndEarlierPointsStay) {
+  experiment_dir e;
+  // The second point's service kills itself two seconds after it started, in the middle of a
+  // sweep that would take minutes.
+  e.recipe("schema_version: 1\nname: dying\nvariables: {port: \"" + std::to_string(free_port()) +
+           "\"}\nmatrix:\n  prompts: [8, 5000]\nsteps:\n"
+           "  - service:\n      name: engine\n"
+           "      command: if [ ${prompts} -gt 100 ]; then (sleep 2; kill -9 $$$$) & fi; exec " +
+           std::string(ironbench_binary()) +
+           " serve-sim --port ${port} --decode-base-ms 20\n"
+           "      ready: {url: \"http://127.0.0.1:${port}\", timeout: 30s}\n"
+           "  - serve:\n      options: {max-concurrency: 4, num-prompts: \"${prompts}\", random-output-len: 16}\n");
+  const auto start = clock::now();
+  const auto r = run_ironbench(e.args("run"));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_LT(seconds_since(start), 30) << "the point must fail when the service dies, not at a timeout";
+  expect_none_left(r.out);
+  const auto runs = point_runs((e.dir / "results").string());
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].at("tags").at("experiment_outcome"), "done");
+  EXPECT_EQ(runs[1].at("tags").at("experiment_outcome"), "failed");
+  const auto* failed = case_of(runs[1], "serve");
+  ASSERT_NE(failed, nullptr);
+  EXPECT_EQ(failed->at("status"), "failed");
+  EXPECT_NE(failed->at("reason").get<std::string>().find("service 'engine' exited (killed by signal 9 (SIGKILL)) "
+                                                         "during step 'serve'"),
+            std::string::npos)
+      << failed->dump(1);
+  EXPECT_NE(failed->at("notes").at("log_tail").get<std::string>().find("serve-sim"), std::string::npos);
+}
+
+TEST(Experiment, AServiceNeverReadyFailsAtItsReadinessTimeout) {
+  experiment_dir e;
+  e.recipe("schema_version: 1\nname: never-ready\nsteps:\n"
+           "  - service:\n      name: sleeper\n      command: echo waiting; sleep 120\n"
+           "      ready: {url: \"http://127.0.0.1:" +
+           std::to_string(free_port()) +
+           "\", timeout: 1500ms}\n      stop_grace: 1s\n"
+           "  - command:\n      command: echo never\n      metrics: [{performance: true}]\n");
+  const auto start = clock::now();
+  const auto r = run_ironbench(e.args("run"));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_LT(seconds_since(start), 15);
+  EXPECT_NE(r.out.find("service 'sleeper' was not ready within 1.5 s: GET http://127.0.0.1:"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("waiting"), std::string::npos) << "the log's last lines are shown\n" << r.out;
+  expect_none_left(r.out);
+}
+
+TEST(Experiment, CommandMetricsByEveryMethodAndEveryWayACommandFails) {
+  experiment_dir e;
+  e.recipe(R"(schema_version: 1
+name: commands
+matrix:
+  mode: [ok, traceback, exit, missing, oom]
+steps:
+  - command:
+      name: job
+      workdir: )" + e.dir.str() + R"(
+      timeout: 20s
+      command: |
+        echo "samples/s: 41.5 loss 2.25"
+        echo "performance: 7 GB/s"
+        printf '{"out": {"tokens_per_s": 1234.5}}' > out-${mode}.json
+        printf 'size,busbw\n1024,1.5\n2048,3.25\n' > bw.csv
+        case ${mode} in
+          traceback) echo 'Traceback (most recent call last):'; echo 'ValueError: boom';;
+          exit) exit 3;;
+          missing) echo 'not json' > out-${mode}.json;;
+          oom) echo 'torch.OutOfMemoryError: CUDA out of memory';;
+        esac
+      metrics:
+        - {regex: 'samples/s: (?<value>[0-9.]+) loss (?<loss>[0-9.]+)', name: samples_per_s, unit: samples/s}
+        - {performance: true}
+        - {json: 'out-${mode}.json', pointer: /out/tokens_per_s, name: tokens_per_s, unit: tok/s}
+        - {csv: bw.csv, column: busbw, name: busbw, unit: GB/s}
+)");
+  const auto r = run_ironbench(e.args("run"));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const auto runs = point_runs((e.dir / "results").string());
+  ASSERT_EQ(runs.size(), 5u);
+  const auto* ok = case_of(runs[0], "job");
+  ASSERT_NE(ok, nullptr);
+  EXPECT_EQ(ok->at("status"), "valid");
+  EXPECT_DOUBLE_EQ(metric_of(*ok, "samples_per_s"), 41.5);
+  EXPECT_DOUBLE_EQ(metric_of(*ok, "loss"), 2.25);
+  EXPECT_DOUBLE_EQ(metric_of(*ok, "performance"), 7);
+  EXPECT_DOUBLE_EQ(metric_of(*ok, "tokens_per_s"), 1234.5);
+  EXPECT_DOUBLE_EQ(metric_of(*ok, "busbw"), 3.25);
+  const std::vector<std::string> reasons = {
+      "its output matches fail_on /Traceback \\(most recent call last\\)/: Traceback (most recent call last):",
+      "step 'job' ended with exit status 3", "metric 'tokens_per_s'", "its output matches fail_on /OutOfMemoryError/"};
+  for (std::size_t i = 1; i < runs.size(); ++i) {
+    EXPECT_EQ(runs[i].at("tags").at("experiment_outcome"), "failed") << runs[i].dump(1);
+    const auto* failed = case_of(runs[i], "job");
+    ASSERT_NE(failed, nullptr);
+    EXPECT_EQ(failed->at("status"), "failed");
+    EXPECT_NE(failed->at("reason").get<std::string>().find(reasons[i - 1]), std::string::npos) << failed->dump(1);
+    EXPECT_NE(failed->at("notes").at("log_tail").get<std::string>().find("performance: 7 GB/s"), std::string::npos)
+        << "a number was printed, and the point still fails";
+  }
+}
+
+TEST(Experiment, CtrlCStopsTheServiceKeepsFinishedPointsAndResumeRunsOnlyTheRest) {
+  experiment_dir e;
+  e.recipe("schema_version: 1\nname: interrupted\nvariables: {port: \"" + std::to_string(free_port()) +
+           "\"}\nmatrix:\n  prompts: [8, 5000]\nsteps:\n"
+           "  - service:\n      name: engine\n      command: " +
+           std::string(ironbench_binary()) +
+           " serve-sim --port ${port} --decode-base-ms 20\n"
+           "      ready: {url: \"http://127.0.0.1:${port}\", timeout: 30s}\n"
+           "  - serve:\n      options: {max-concurrency: 2, num-prompts: \"${prompts}\", random-output-len: 16}\n");
+  const auto process = start_ironbench(e.args("run"));
+  const auto deadline = clock::now() + std::chrono::seconds(60);
+  while (clock::now() < deadline && read_file(process.out_path).find("point 2/2") == std::string::npos) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const auto sent = clock::now();
+  kill(process.pid, SIGINT);
+  const auto r = wait_for(process);
+  EXPECT_EQ(r.exit_code, 130) << r.out << r.err;
+  EXPECT_LT(seconds_since(sent), 15);
+  expect_none_left(r.out);
+  const auto runs = point_runs((e.dir / "results").string());
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].at("tags").at("experiment_outcome"), "done");
+  EXPECT_EQ(runs[1].at("tags").at("experiment_outcome"), "interrupted");
+  EXPECT_EQ(runs[1].at("status"), "interrupted");
+
+  const auto resume = run_ironbench(e.args("run", {"--dry-run"}));
+  ASSERT_EQ(resume.exit_code, 0) << resume.err;
+  EXPECT_TRUE(std::regex_search(resume.out, std::regex(R"(point 1/2: stored as run \d+, would be skipped)")))
+      << resume.out;
+  EXPECT_NE(resume.out.find("point 2/2: would run"), std::string::npos) << resume.out;
+}
+
+TEST(Experiment, AStepOptionItsCommandDoesNotHaveStopsEverythingBeforeItStarts) {
+  experiment_dir e;
+  e.recipe("schema_version: 1\nname: bad-option\nmatrix: {c: [1, 2]}\nsteps:\n"
+           "  - service:\n      command: sleep 30\n      ready: {log: never}\n"
+           "  - serve:\n      url: http://127.0.0.1:9\n      options: {max-concurency: \"${c}\"}\n");
+  const auto r = run_ironbench(e.args("run"));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_TRUE(std::regex_search(
+      r.err, std::regex(R"(recipe.yaml: step 'serve' of point 1 \(c=1\): ironbench serve: .*not expected.*--max-concurency)")))
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(e.dir / "results")) << "nothing may start";
+}
+
+}  // namespace
+}  // namespace ironbench::testing
