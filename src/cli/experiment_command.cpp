@@ -36,10 +36,18 @@ std::string host_identity(const session::live_host& host) {
   return identity;
 }
 
+std::string own_executable() {
+  std::array<char, 4096> path{};
+  const auto n = readlink("/proc/self/exe", path.data(), path.size() - 1);
+  if (n <= 0) throw error("cannot find this executable (/proc/self/exe)");
+  return {path.data(), static_cast<std::size_t>(n)};
+}
+
 experiment::experiment_plan plan_of(const experiment_arguments& a, const session::live_host& host) {
   std::vector<std::pair<std::string, std::string>> sets;
   for (const auto& s : a.sets) sets.push_back(experiment::parse_set(s));
-  return experiment::plan_experiment(experiment::load_recipe(a.recipe), sets, build::version, host_identity(host));
+  return experiment::plan_experiment(experiment::load_recipe(a.recipe), sets, build::version, host_identity(host),
+                                     {{"ironbench", own_executable()}});
 }
 
 // Every in-process step of every point parses and checks its options, before anything starts.
@@ -58,13 +66,6 @@ void check_workload_options(const experiment::experiment_plan& plan, const exper
       }
     }
   }
-}
-
-std::string own_executable() {
-  std::array<char, 4096> path{};
-  const auto n = readlink("/proc/self/exe", path.data(), path.size() - 1);
-  if (n <= 0) throw error("cannot find this executable (/proc/self/exe)");
-  return {path.data(), static_cast<std::size_t>(n)};
 }
 
 int run(const experiment_arguments& a, const invocation& call) {

@@ -81,6 +81,34 @@ std::vector<std::vector<std::pair<std::string, std::string>>> grid(
   return points;
 }
 
+// Whether a step runs at a point: its `when`, expanded, is true (default) or false.
+bool step_enabled(const recipe_step& s, const variable_map& vars) {
+  if (s.when.text.empty()) return true;
+  const auto value = expand(s.when.text, s.when.where, vars);
+  if (value == "true") return true;
+  if (value == "false") return false;
+  throw recipe_error(s.when.where, fmt::format("when must be true or false, not '{}'", value));
+}
+
+// The variables of the profile the variable `profile` names, over the recipe's own variables
+// and under --set (`set_names`).
+void apply_profile(const recipe& r, const std::vector<std::string>& set_names, variable_map& base) {
+  const auto name = expand_variable("profile", base);
+  const auto chosen =
+      std::find_if(r.profiles.begin(), r.profiles.end(), [&](const auto& p) { return p.first == name; });
+  if (chosen == r.profiles.end()) {
+    std::vector<std::string> names;
+    for (const auto& p : r.profiles) names.push_back(p.first);
+    throw recipe_error(base.at("profile").where,
+                       fmt::format("profile '{}' is not one of the recipe's profiles ({})", name, join(names, ", ")));
+  }
+  for (const auto& [variable, value] : chosen->second) {
+    if (std::find(set_names.begin(), set_names.end(), variable) == set_names.end()) {
+      base[variable] = {value.text, value.where};
+    }
+  }
+}
+
 }  // namespace
 
 std::string shell_quoted(const std::string& word) {
@@ -162,20 +190,36 @@ std::string stable_hash(const std::string& text) {
 }
 
 experiment_plan plan_experiment(const recipe& r, const std::vector<std::pair<std::string, std::string>>& sets,
-                                const std::string& version, const std::string& host_identity) {
+                                const std::string& version, const std::string& host_identity,
+                                const builtin_variables& builtins) {
+  auto split_matrix = r.matrix_lists_in_text;
   variable_map base = r.variables;
+  std::vector<std::string> builtin_names;
+  for (const auto& [name, value] : builtins) {
+    if (base.emplace(name, variable_definition{value, {"built-in", 1, 1}}).second) builtin_names.push_back(name);
+  }
   auto matrix = r.matrix;
+  const auto defined = [&](const std::string& name) {
+    if (base.count(name) != 0) return true;
+    return std::any_of(r.profiles.begin(), r.profiles.end(), [&](const auto& p) {
+      return std::any_of(p.second.begin(), p.second.end(), [&](const auto& v) { return v.first == name; });
+    });
+  };
+  std::vector<std::string> set_names;
   for (const auto& [name, value] : sets) {
     const source_location where{"--set", 1, 1};
     auto in_matrix = std::find_if(matrix.begin(), matrix.end(), [&](const auto& m) { return m.first == name; });
     if (in_matrix != matrix.end()) {
       in_matrix->second = {{value, where}};
-    } else if (base.count(name) != 0) {
+      std::erase(split_matrix, name);
+    } else if (defined(name)) {
       base[name] = {value, where};
+      set_names.push_back(name);
     } else {
       throw usage_error(fmt::format("--set {}: the recipe has no variable '{}'", name, name));
     }
   }
+  if (!r.profiles.empty()) apply_profile(r, set_names, base);
   experiment_plan plan;
   plan.name = r.name;
   plan.description = r.description;
@@ -185,7 +229,8 @@ experiment_plan plan_experiment(const recipe& r, const std::vector<std::pair<std
   for (const auto& [name, def] : base) {
     const auto value = expand_variable(name, base);
     plan.variables.emplace_back(name, value);
-    identity += name + "=" + value + "\n";
+    const bool builtin = std::find(builtin_names.begin(), builtin_names.end(), name) != builtin_names.end();
+    if (!builtin || base.at(name).where.file == "--set") identity += name + "=" + value + "\n";
   }
   for (const auto& [name, value] : r.tags) plan.tags.emplace_back(name, expand(value.text, value.where, base));
   if (!r.repeat.text.empty()) {
@@ -204,7 +249,18 @@ experiment_plan plan_experiment(const recipe& r, const std::vector<std::pair<std
   std::vector<std::pair<std::string, std::vector<std::string>>> matrix_values;
   for (const auto& [name, values] : matrix) {
     std::vector<std::string> expanded;
-    for (const auto& v : values) expanded.push_back(expand(v.text, v.where, base));
+    for (const auto& v : values) {
+      auto value = expand(v.text, v.where, base);
+      if (std::find(split_matrix.begin(), split_matrix.end(), name) == split_matrix.end()) {
+        expanded.push_back(std::move(value));
+        continue;
+      }
+      for (auto& part : split(value, ',')) {
+        part = trim_copy(part);
+        if (part.empty()) throw recipe_error(v.where, fmt::format("matrix '{}': an empty value in '{}'", name, value));
+        expanded.push_back(std::move(part));
+      }
+    }
     matrix_values.emplace_back(name, std::move(expanded));
   }
   std::vector<std::string> recipe_fail_on = default_fail_on();
@@ -224,6 +280,7 @@ experiment_plan plan_experiment(const recipe& r, const std::vector<std::pair<std
     point.key = stable_hash(point_identity);
     std::string service_url;  // a serve step without url drives the last service started before it
     for (const auto& s : r.steps) {
+      if (!step_enabled(s, vars)) continue;
       auto step = plan_step(s, vars);
       if (s.fail_on.empty() && (s.kind == "command" || s.kind == "import")) step.fail_on = recipe_fail_on;
       if (step.kind == "service" && !step.ready_url.empty()) service_url = step.ready_url;

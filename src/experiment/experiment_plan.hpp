@@ -73,13 +73,18 @@ struct experiment_plan {
 /// Parses "VAR=VALUE" of --set; usage_error otherwise.
 [[nodiscard]] std::pair<std::string, std::string> parse_set(const std::string& text);
 
+/// Variables every recipe has unless it defines them: "ironbench", the path of the running
+/// executable (for services such as `${ironbench} serve-sim`). Left out of the hash.
+using builtin_variables = std::vector<std::pair<std::string, std::string>>;
+
 /// Plans `r` with `sets` (--set; a matrix variable set this way takes that one value) for a
 /// host described by `host_identity` (mixed into the hash with `version`). Throws recipe_error
-/// for undefined or cyclic variables, bad numbers or durations; usage_error for a --set of a
-/// variable the recipe does not have.
+/// for undefined or cyclic variables, bad numbers or durations, a profile the recipe does not
+/// have; usage_error for a --set of a variable the recipe does not have.
 [[nodiscard]] experiment_plan plan_experiment(const recipe& r,
                                               const std::vector<std::pair<std::string, std::string>>& sets,
-                                              const std::string& version, const std::string& host_identity);
+                                              const std::string& version, const std::string& host_identity,
+                                              const builtin_variables& builtins = {});
 
 /// `word` as a POSIX shell reads it as one word: unchanged when safe, else in single quotes.
 [[nodiscard]] std::string shell_quoted(const std::string& word);

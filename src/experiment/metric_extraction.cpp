@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "core/json.hpp"
@@ -13,11 +14,16 @@
 namespace ironbench::experiment {
 namespace {
 
-std::optional<double> number_of(const std::string& text) {
+// A number as tools print it: "1234.5", "1e-3", or with thousands separators, "7,123" (as
+// torchtitan logs tokens per second).
+std::optional<double> number_of(const std::string& printed) {
+  auto text = trim_copy(printed);
+  static const std::regex grouped(R"([-+]?[0-9]{1,3}(,[0-9]{3})+(\.[0-9]*)?)");
+  if (std::regex_match(text, grouped)) std::erase(text, ',');
   try {
     std::size_t used = 0;
-    const double value = std::stod(trim_copy(text), &used);
-    if (used != trim_copy(text).size()) return std::nullopt;
+    const double value = std::stod(text, &used);
+    if (used != text.size()) return std::nullopt;
     return value;
   } catch (const std::exception&) {
     return std::nullopt;

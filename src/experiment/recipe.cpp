@@ -205,6 +205,7 @@ recipe_step step_of(const recipe_node& node) {
   auto all_rules = rules->second;
   all_rules.push_back({"name", shape::scalar});
   all_rules.push_back({"timeout", shape::scalar});
+  all_rules.push_back({"when", shape::scalar});
   const auto what = kind_text + " step";
   check_map(body, all_rules, what);
   recipe_step s;
@@ -212,6 +213,7 @@ recipe_step step_of(const recipe_node& node) {
   s.where = body.key_where;
   s.name = text_of(body.find("name")).text;
   s.timeout = text_of(body.find("timeout"));
+  s.when = text_of(body.find("when"));
   s.command = text_of(body.find("command"));
   s.env = pairs_of(body.find("env"), what + "'s env");
   s.workdir = text_of(body.find("workdir"));
@@ -272,6 +274,7 @@ recipe recipe_from_node(const recipe_node& document, const std::string& path, co
              {"description", shape::scalar},
              {"tags", shape::map},
              {"variables", shape::map},
+             {"profiles", shape::map},
              {"matrix", shape::map},
              {"repeat", shape::scalar},
              {"trim", shape::scalar},
@@ -296,12 +299,30 @@ recipe recipe_from_node(const recipe_node& document, const std::string& path, co
     }
     r.variables[name] = {value.text, value.where};
   }
+  if (const auto* profiles = document.find("profiles")) {
+    for (const auto& [name, body] : profiles->entries) {
+      if (body.type != kind::map) {
+        throw recipe_error(body.where, fmt::format("profile '{}' must be a map of variables", name));
+      }
+      auto values = pairs_of(&body, fmt::format("profile '{}'", name));
+      for (const auto& [variable, value] : values) {
+        if (!is_variable_name(variable)) {
+          throw recipe_error(value.where, fmt::format("'{}' is not a variable name (letters, digits, '_')", variable));
+        }
+      }
+      r.profiles.emplace_back(name, std::move(values));
+    }
+    if (!r.profiles.empty() && r.variables.count("profile") == 0) {
+      throw recipe_error(profiles->where, "profiles need a variable 'profile' naming the default one");
+    }
+  }
   if (const auto* matrix = document.find("matrix")) {
     for (const auto& [name, values] : matrix->entries) {
       if (!is_variable_name(name)) {
         throw recipe_error(values.key_where, fmt::format("'{}' is not a variable name (letters, digits, '_')", name));
       }
       if (values.type == kind::map) throw recipe_error(values.where, fmt::format("matrix '{}' must be a list", name));
+      if (values.type == kind::scalar) r.matrix_lists_in_text.push_back(name);
       auto texts = texts_of(&values, fmt::format("matrix '{}'", name));
       if (texts.empty()) throw recipe_error(values.where, fmt::format("matrix '{}' has no values", name));
       r.matrix.emplace_back(name, std::move(texts));

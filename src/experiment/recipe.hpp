@@ -49,6 +49,7 @@ struct recipe_step {
   std::string name;  ///< unique in the recipe; default KIND (KIND-2, ... when repeated)
   source_location where;
   located_text timeout;  ///< per step; "" = the kind's default
+  located_text when;     ///< "true" (default) or "false" once expanded: whether the step runs
   // Programs (service, command, import).
   located_text command;  ///< run through /bin/sh -c
   std::vector<std::pair<std::string, located_text>> env;
@@ -80,8 +81,14 @@ struct recipe {
   std::string text;  ///< the file's text (hashed into the experiment's identity)
   std::vector<std::pair<std::string, located_text>> tags;
   variable_map variables;
+  /// Named sets of variables (`profiles: {gpu: {...}, cpu: {...}}`); the variable `profile`
+  /// picks the one that applies, over `variables:` (and under --set).
+  std::vector<std::pair<std::string, std::vector<std::pair<std::string, located_text>>>> profiles;
   /// The grid: each variable with its values, in file order (the first varies slowest).
   std::vector<std::pair<std::string, std::vector<located_text>>> matrix;
+  /// The matrix variables written as one string rather than a list: their value, once
+  /// expanded, is split at commas ("${concurrencies}" with concurrencies "4,8,16").
+  std::vector<std::string> matrix_lists_in_text;
   located_text repeat;                ///< whole number >= 1 (default 1)
   located_text trim;                  ///< fraction cut from each end for the trimmed mean (default 0.1)
   std::vector<located_text> fail_on;  ///< default failure patterns of command and import steps

@@ -40,6 +40,11 @@ TEST(MetricExtraction, RegexNamedGroupsTakeTheLastMatch) {
             "metric 'samples_per_s': 'many' is not a number");
   EXPECT_EQ(extract_metrics({r}, "nothing\n", "").missing.at(0),
             "no output line matches the regex 'samples/s: (?<value>\\S+)'");
+  // Thousands separators, as torchtitan prints tokens per second; not a list of numbers.
+  r.pattern = R"(tps: (?<value>[0-9,.]+))";
+  EXPECT_DOUBLE_EQ(extract_metrics({r}, "step: 10 tps: 1,234,567.5 mfu\n", "").metrics.at(0).value, 1234567.5);
+  EXPECT_DOUBLE_EQ(extract_metrics({r}, "tps: 7,123\n", "").metrics.at(0).value, 7123);
+  EXPECT_EQ(extract_metrics({r}, "tps: 12,34\n", "").missing.size(), 1u);
 }
 
 TEST(MetricExtraction, PerformanceLinesJsonPointerAndCsvColumn) {

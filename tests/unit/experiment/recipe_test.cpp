@@ -112,9 +112,9 @@ const std::string echo_step = "steps:\n  - command: {command: echo, metrics: [{p
 TEST(RecipeErrors, EachNamesFileLineAndColumn) {
   EXPECT_EQ(error_of(head + "colour: red\n" + echo_step),
             "r.yaml:3:1: unknown key 'colour' in the recipe (known: schema_version, name, description, tags, "
-            "variables, matrix, repeat, trim, fail_on, steps)");
+            "variables, profiles, matrix, repeat, trim, fail_on, steps)");
   EXPECT_EQ(error_of(head + "steps:\n  - serve: {url: http://h, option: {a: 1}}\n"),
-            "r.yaml:4:28: unknown key 'option' in serve step (known: url, options, name, timeout)");
+            "r.yaml:4:28: unknown key 'option' in serve step (known: url, options, name, timeout, when)");
   EXPECT_EQ(error_of(head + "steps:\n  - serve: {url: [a, b]}\n"),
             "r.yaml:4:18: 'url' in serve step must be a scalar, not a list");
   EXPECT_EQ(error_of(head + "steps:\n  - deploy: {}\n"),
@@ -143,6 +143,75 @@ TEST(RecipeErrors, EachNamesFileLineAndColumn) {
             "r.yaml:4:5: a serve step needs 'url' when no service with a ready url comes before it");
   EXPECT_EQ(error_of(head + "steps:\n  - serve: {url: a}\n  - serve: {url: b, name: serve}\n"),
             "r.yaml:5:5: two steps are named 'serve'");
+  EXPECT_EQ(error_of(head + "profiles: {cpu: {a: b}}\n" + echo_step),
+            "r.yaml:3:11: profiles need a variable 'profile' naming the default one");
+  EXPECT_EQ(error_of(head + "variables: {profile: tpu}\nprofiles: {cpu: {a: b}, gpu: {a: c}}\n" + echo_step),
+            "r.yaml:3:22: profile 'tpu' is not one of the recipe's profiles (cpu, gpu)");
+  EXPECT_EQ(error_of(head + "variables: {profile: cpu}\nprofiles: {cpu: [a]}\n" + echo_step),
+            "r.yaml:4:17: profile 'cpu' must be a map of variables");
+  EXPECT_EQ(error_of(head + "steps:\n  - serve: {url: a, when: sometimes}\n"),
+            "r.yaml:4:27: when must be true or false, not 'sometimes'");
+  EXPECT_EQ(error_of(head + "variables: {c: '4,,8'}\nmatrix: {n: '${c}'}\n" + echo_step),
+            "r.yaml:4:13: matrix 'n': an empty value in '4,,8'");
+}
+
+const char* const profiled_recipe = R"(schema_version: 1
+name: profiled
+variables:
+  profile: gpu
+  engine: vllm serve ${model}
+  model: meta-llama/Llama-3.1-8B-Instruct
+  concurrencies: 4,8,16,32
+  with_tool: "true"
+profiles:
+  gpu: {}
+  cpu:
+    engine: ironbench serve-sim
+    concurrencies: "2, 4"
+    with_tool: "false"
+matrix:
+  concurrency: ${concurrencies}
+  size: ["1,2", "3"]
+steps:
+  - command: {command: '${engine} ${concurrency} ${size}', metrics: [{performance: true}]}
+  - command: {command: tool, metrics: [{performance: true}], when: '${with_tool}'}
+)";
+
+TEST(Recipe, AProfileSetsItsVariablesAndAMatrixWrittenAsTextIsSplitAtCommas) {
+  const auto gpu = plan(profiled_recipe);
+  ASSERT_EQ(gpu.points.size(), 8u);
+  EXPECT_EQ(gpu.points[0].steps.size(), 2u);
+  EXPECT_EQ(gpu.points[0].steps[0].command, "vllm serve meta-llama/Llama-3.1-8B-Instruct 4 1,2");
+  EXPECT_EQ(gpu.points[7].steps[0].command, "vllm serve meta-llama/Llama-3.1-8B-Instruct 32 3");
+
+  const auto cpu = plan(profiled_recipe, {{"profile", "cpu"}});
+  ASSERT_EQ(cpu.points.size(), 4u) << "a matrix written as a list keeps '1,2' as one value";
+  EXPECT_EQ(cpu.points[0].steps.size(), 1u) << "when: false leaves the step out";
+  EXPECT_EQ(cpu.points[0].steps[0].command, "ironbench serve-sim 2 1,2");
+  EXPECT_EQ(cpu.points[3].label(), "concurrency=4 size=3");
+  EXPECT_NE(cpu.hash, gpu.hash);
+
+  // --set wins over the profile; a variable only a profile defines can be set too.
+  const auto mixed = plan(profiled_recipe, {{"profile", "cpu"}, {"engine", "sglang"}, {"concurrencies", "64"}});
+  ASSERT_EQ(mixed.points.size(), 2u);
+  EXPECT_EQ(mixed.points[0].steps[0].command, "sglang 64 1,2");
+  // --set of the matrix variable itself: that one value.
+  EXPECT_EQ(plan(profiled_recipe, {{"concurrency", "7"}}).points.size(), 2u);
+}
+
+TEST(Recipe, TheIronbenchVariableIsBuiltInLeftOutOfTheHashAndARecipeMayDefineIt) {
+  const auto text = head + "steps:\n  - command: {command: '${ironbench} run stream', metrics: [{performance: true}]}\n";
+  const auto a = plan_experiment(read(text), {}, "1.0", "host-a", {{"ironbench", "/opt/a/ironbench"}});
+  const auto b = plan_experiment(read(text), {}, "1.0", "host-a", {{"ironbench", "/opt/b/ironbench"}});
+  EXPECT_EQ(a.points[0].steps[0].command, "/opt/a/ironbench run stream");
+  EXPECT_EQ(a.hash, b.hash) << "moving the executable does not make another experiment";
+  const auto own = head + "variables: {ironbench: /usr/bin/ironbench}\n" + text.substr(head.size());
+  EXPECT_EQ(plan_experiment(read(own), {}, "1.0", "host-a", {{"ironbench", "/opt/a/ironbench"}})
+                .points[0].steps[0].command,
+            "/usr/bin/ironbench run stream");
+  EXPECT_EQ(plan_experiment(read(text), {{"ironbench", "ib"}}, "1.0", "host-a", {{"ironbench", "/x"}})
+                .points[0].steps[0].command,
+            "ib run stream");
 }
 
 }  // namespace
