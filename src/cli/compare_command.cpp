@@ -10,6 +10,7 @@
 #include "cli/side_selection.hpp"
 #include "core/error.hpp"
 #include "report/comparison_table.hpp"
+#include "report/environment_table.hpp"
 #include "report/html_report.hpp"
 #include "report/text_table.hpp"
 
@@ -82,9 +83,11 @@ int execute(compare_arguments& a) {
     input.cost = cost;
     report::write_html_report(input, text);
   } else if (a.format == "markdown") {
+    report::write_environment_difference(sides, true, text);
     report::write_comparison_markdown(comparison, text);
     write_cost_text(cost, true, text);
   } else {
+    report::write_environment_difference(sides, false, text);
     report::write_comparison_console(comparison, text);
     write_cost_text(cost, false, text);
   }
