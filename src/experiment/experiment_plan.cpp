@@ -35,6 +35,11 @@ planned_step plan_step(const recipe_step& s, const variable_map& vars) {
   p.kind = s.kind;
   p.name = s.name;
   p.timeout_s = duration_of(s.timeout, vars, 0, "timeout");
+  if (!s.repeat.text.empty()) {
+    const auto text = expand(s.repeat.text, s.repeat.where, vars);
+    p.repeat = static_cast<int>(located(s.repeat.where, [&] { return parse_integer(text, "repeat"); }));
+    if (p.repeat < 1) throw recipe_error(s.repeat.where, "repeat must be at least 1");
+  }
   p.command = x(s.command);
   p.workdir = x(s.workdir);
   p.launcher = x(s.launcher);
@@ -81,13 +86,20 @@ std::vector<std::vector<std::pair<std::string, std::string>>> grid(
   return points;
 }
 
-// Whether a step runs at a point: its `when`, expanded, is true (default) or false.
+// Whether a step runs at a point: its `when`, expanded, is true (default) or false, or
+// compares two texts: "A == B", "A != B".
 bool step_enabled(const recipe_step& s, const variable_map& vars) {
   if (s.when.text.empty()) return true;
   const auto value = expand(s.when.text, s.when.where, vars);
   if (value == "true") return true;
   if (value == "false") return false;
-  throw recipe_error(s.when.where, fmt::format("when must be true or false, not '{}'", value));
+  for (const std::string op : {" == ", " != "}) {
+    const auto at = value.find(op);
+    if (at == std::string::npos) continue;
+    const bool same = trim_copy(value.substr(0, at)) == trim_copy(value.substr(at + op.size()));
+    return op == " == " ? same : !same;
+  }
+  throw recipe_error(s.when.where, fmt::format("when must be true, false, 'A == B' or 'A != B', not '{}'", value));
 }
 
 // The variables of the profile the variable `profile` names, over the recipe's own variables

@@ -21,6 +21,7 @@ struct planned_metric {
 struct planned_step {
   std::string kind, name;
   double timeout_s = 0;  ///< 0: none
+  int repeat = 0;        ///< times per point; 0: the recipe's repeat
   std::string command, workdir, launcher;
   std::vector<std::pair<std::string, std::string>> env;
   // service

@@ -75,11 +75,14 @@ point_result measure_point(const experiment_plan& plan, const experiment_point& 
   core::case_result failure;
   try {
     env.services->keep_only(point.steps);
-    for (int attempt = 1; attempt <= plan.repeat; ++attempt) {
+    int attempts = plan.repeat;
+    for (const auto& step : point.steps) attempts = std::max(attempts, step.repeat);
+    for (int attempt = 1; attempt <= attempts; ++attempt) {
       repeats.emplace_back();
       for (const auto& step : point.steps) {
         current = step.name;
         if (env.cancel->load()) throw step_interrupted();
+        if (step.kind != "service" && attempt > (step.repeat > 0 ? step.repeat : plan.repeat)) continue;
         if (step.kind == "service") {
           env.services->ensure_ready(step, (fs::path(env.log_dir) / (step.name + ".log")).string(), *env.cancel,
                                      *env.console);
@@ -88,7 +91,7 @@ point_result measure_point(const experiment_plan& plan, const experiment_point& 
         const auto start = std::chrono::steady_clock::now();
         auto out = run_measuring_step(step, attempt, env);
         *env.console << fmt::format(
-            "  {}{}: {} case{} in {:.1f} s\n", step.name, plan.repeat > 1 ? fmt::format(" (repeat {})", attempt) : "",
+            "  {}{}: {} case{} in {:.1f} s\n", step.name, attempts > 1 ? fmt::format(" (repeat {})", attempt) : "",
             out.cases.size(), out.cases.size() == 1 ? "" : "s",
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
         for (std::size_t i = 0; i < out.cases.size() && i < shown_cases; ++i) {

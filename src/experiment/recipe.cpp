@@ -206,6 +206,7 @@ recipe_step step_of(const recipe_node& node) {
   all_rules.push_back({"name", shape::scalar});
   all_rules.push_back({"timeout", shape::scalar});
   all_rules.push_back({"when", shape::scalar});
+  if (kind_text != "service") all_rules.push_back({"repeat", shape::scalar});
   const auto what = kind_text + " step";
   check_map(body, all_rules, what);
   recipe_step s;
@@ -214,6 +215,7 @@ recipe_step step_of(const recipe_node& node) {
   s.name = text_of(body.find("name")).text;
   s.timeout = text_of(body.find("timeout"));
   s.when = text_of(body.find("when"));
+  s.repeat = text_of(body.find("repeat"));
   s.command = text_of(body.find("command"));
   s.env = pairs_of(body.find("env"), what + "'s env");
   s.workdir = text_of(body.find("workdir"));

@@ -49,7 +49,8 @@ struct recipe_step {
   std::string name;  ///< unique in the recipe; default KIND (KIND-2, ... when repeated)
   source_location where;
   located_text timeout;  ///< per step; "" = the kind's default
-  located_text when;     ///< "true" (default) or "false" once expanded: whether the step runs
+  located_text when;     ///< once expanded "true" (default), "false", "A == B" or "A != B": whether it runs
+  located_text repeat;   ///< times per point, overriding the recipe's repeat
   // Programs (service, command, import).
   located_text command;  ///< run through /bin/sh -c
   std::vector<std::pair<std::string, located_text>> env;

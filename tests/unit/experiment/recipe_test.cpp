@@ -114,7 +114,7 @@ TEST(RecipeErrors, EachNamesFileLineAndColumn) {
             "r.yaml:3:1: unknown key 'colour' in the recipe (known: schema_version, name, description, tags, "
             "variables, profiles, matrix, repeat, trim, fail_on, steps)");
   EXPECT_EQ(error_of(head + "steps:\n  - serve: {url: http://h, option: {a: 1}}\n"),
-            "r.yaml:4:28: unknown key 'option' in serve step (known: url, options, name, timeout, when)");
+            "r.yaml:4:28: unknown key 'option' in serve step (known: url, options, name, timeout, when, repeat)");
   EXPECT_EQ(error_of(head + "steps:\n  - serve: {url: [a, b]}\n"),
             "r.yaml:4:18: 'url' in serve step must be a scalar, not a list");
   EXPECT_EQ(error_of(head + "steps:\n  - deploy: {}\n"),
@@ -150,7 +150,7 @@ TEST(RecipeErrors, EachNamesFileLineAndColumn) {
   EXPECT_EQ(error_of(head + "variables: {profile: cpu}\nprofiles: {cpu: [a]}\n" + echo_step),
             "r.yaml:4:17: profile 'cpu' must be a map of variables");
   EXPECT_EQ(error_of(head + "steps:\n  - serve: {url: a, when: sometimes}\n"),
-            "r.yaml:4:27: when must be true or false, not 'sometimes'");
+            "r.yaml:4:27: when must be true, false, 'A == B' or 'A != B', not 'sometimes'");
   EXPECT_EQ(error_of(head + "variables: {c: '4,,8'}\nmatrix: {n: '${c}'}\n" + echo_step),
             "r.yaml:4:13: matrix 'n': an empty value in '4,,8'");
 }
@@ -175,18 +175,22 @@ matrix:
 steps:
   - command: {command: '${engine} ${concurrency} ${size}', metrics: [{performance: true}]}
   - command: {command: tool, metrics: [{performance: true}], when: '${with_tool}'}
+  - command: {command: once, metrics: [{performance: true}], when: '${concurrency} == 4', repeat: 3}
 )";
 
 TEST(Recipe, AProfileSetsItsVariablesAndAMatrixWrittenAsTextIsSplitAtCommas) {
   const auto gpu = plan(profiled_recipe);
   ASSERT_EQ(gpu.points.size(), 8u);
-  EXPECT_EQ(gpu.points[0].steps.size(), 2u);
+  EXPECT_EQ(gpu.points[0].steps.size(), 3u);
+  EXPECT_EQ(gpu.points[0].steps[2].repeat, 3);
+  EXPECT_EQ(gpu.points[2].steps.size(), 2u) << "when: '${concurrency} == 4' at concurrency 8";
   EXPECT_EQ(gpu.points[0].steps[0].command, "vllm serve meta-llama/Llama-3.1-8B-Instruct 4 1,2");
   EXPECT_EQ(gpu.points[7].steps[0].command, "vllm serve meta-llama/Llama-3.1-8B-Instruct 32 3");
 
   const auto cpu = plan(profiled_recipe, {{"profile", "cpu"}});
   ASSERT_EQ(cpu.points.size(), 4u) << "a matrix written as a list keeps '1,2' as one value";
   EXPECT_EQ(cpu.points[0].steps.size(), 1u) << "when: false leaves the step out";
+  EXPECT_EQ(cpu.points[2].steps.size(), 2u) << "concurrency 4 runs the 'once' step";
   EXPECT_EQ(cpu.points[0].steps[0].command, "ironbench serve-sim 2 1,2");
   EXPECT_EQ(cpu.points[3].label(), "concurrency=4 size=3");
   EXPECT_NE(cpu.hash, gpu.hash);
