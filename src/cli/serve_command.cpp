@@ -93,7 +93,9 @@ int execute(const serve_arguments& a, const invocation& call) {
 
 void add_options(CLI::App& c, serve_arguments& a) {
   auto& s = a.sweep;
-  c.add_option("--base-url", a.base_urls, "Server URL, e.g. http://127.0.0.1:8000 (repeat for replicas)");
+  c.add_option("--base-url", a.base_urls,
+               "Server URL, e.g. http://127.0.0.1:8000 (repeat, or separate with commas, for replicas)")
+      ->delimiter(',');
   c.add_option("--host", a.host, "Server host (without --base-url)")->capture_default_str();
   c.add_option("--port", a.port, "Server port (without --base-url)")->capture_default_str();
   c.add_option("--endpoint", s.load.endpoint, "/v1/completions or /v1/chat/completions")->capture_default_str();

@@ -85,6 +85,9 @@ double parse_duration_s(std::string_view text, std::string_view what) {
   } else if (trimmed.ends_with("m")) {
     scale = 60.0;
     trimmed.remove_suffix(1);
+  } else if (trimmed.ends_with("h")) {
+    scale = 3600.0;
+    trimmed.remove_suffix(1);
   }
   const double value = parse_number(trimmed, what) * scale;
   if (value < 0) bad_value(what, text, "must not be negative");

@@ -21,7 +21,7 @@ namespace ironbench {
 /// Parses a finite floating-point number. Throws usage_error naming `what` otherwise.
 [[nodiscard]] double parse_number(std::string_view text, std::string_view what);
 
-/// Parses a duration in seconds: "0.5", "500ms", "2s", "1m". Throws usage_error otherwise.
+/// Parses a duration in seconds: "0.5", "500ms", "2s", "1m", "12h". Throws usage_error otherwise.
 [[nodiscard]] double parse_duration_s(std::string_view text, std::string_view what);
 
 /// "1 KiB", "1.5 MiB", "8 GiB", "512 B" (binary prefixes, at most 3 significant digits).

@@ -29,9 +29,12 @@ std::vector<stored_experiment> stored_experiments(const std::string& database) {
     const auto outcome = run.tags.find(experiment_outcome_tag);
     if (point == run.tags.end() || !seen_points[hash->second].insert(point->second).second) continue;
     const auto state = outcome == run.tags.end() ? "" : outcome->second;
-    if (state == "done") ++e.done;
-    else if (state == "interrupted") ++e.interrupted;
-    else ++e.failed;
+    if (state == "done")
+      ++e.done;
+    else if (state == "interrupted")
+      ++e.interrupted;
+    else
+      ++e.failed;
   }
   return out;
 }

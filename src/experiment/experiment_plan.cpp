@@ -87,19 +87,25 @@ std::vector<std::vector<std::pair<std::string, std::string>>> grid(
 }
 
 // Whether a step runs at a point: its `when`, expanded, is true (default) or false, or
-// compares two texts: "A == B", "A != B".
+// compares two texts: "A == B", "A != B", or finds A in a comma-separated list: "A in B,C".
 bool step_enabled(const recipe_step& s, const variable_map& vars) {
   if (s.when.text.empty()) return true;
   const auto value = expand(s.when.text, s.when.where, vars);
   if (value == "true") return true;
   if (value == "false") return false;
-  for (const std::string op : {" == ", " != "}) {
+  for (const std::string op : {" == ", " != ", " in "}) {
     const auto at = value.find(op);
     if (at == std::string::npos) continue;
-    const bool same = trim_copy(value.substr(0, at)) == trim_copy(value.substr(at + op.size()));
-    return op == " == " ? same : !same;
+    const auto left = trim_copy(value.substr(0, at));
+    const auto right = value.substr(at + op.size());
+    if (op == " in ") {
+      const auto items = split(right, ',');
+      return std::any_of(items.begin(), items.end(), [&](const std::string& item) { return trim_copy(item) == left; });
+    }
+    return (left == trim_copy(right)) == (op == " == ");
   }
-  throw recipe_error(s.when.where, fmt::format("when must be true, false, 'A == B' or 'A != B', not '{}'", value));
+  throw recipe_error(s.when.where,
+                     fmt::format("when must be true, false, 'A == B', 'A != B' or 'A in B,C', not '{}'", value));
 }
 
 // The variables of the profile the variable `profile` names, over the recipe's own variables

@@ -21,8 +21,12 @@ void write_experiment_report(const experiment_plan& plan, const results::results
   for (const auto& point : plan.points) {
     json values = json::object();
     for (const auto& [k, v] : point.values) values[k] = v;
-    json entry = {{"index", point.index + 1}, {"label", point.label()}, {"values", values},
-                  {"outcome", "not run"},     {"run", 0},               {"cases", 0}};
+    json entry = {{"index", point.index + 1},
+                  {"label", point.label()},
+                  {"values", values},
+                  {"outcome", "not run"},
+                  {"run", 0},
+                  {"cases", 0}};
     results::run_filter filter;
     filter.tags = {{experiment_hash_tag, plan.hash}, {experiment_point_tag, point.key}};
     filter.limit = 1;

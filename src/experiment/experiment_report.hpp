@@ -15,7 +15,6 @@ class results_store;
 namespace ironbench::experiment {
 
 /// Writes the report of `plan` (its newest stored run of each point) to `path`.
-void write_experiment_report(const experiment_plan& plan, const results::results_store& store,
-                             const std::string& path);
+void write_experiment_report(const experiment_plan& plan, const results::results_store& store, const std::string& path);
 
 }  // namespace ironbench::experiment

@@ -45,12 +45,13 @@ json plan_json(const experiment_plan& plan, const experiment_point& point) {
   json values = json::object();
   for (const auto& [k, v] : point.values) values[k] = v;
   json steps = json::array();
-  for (const auto& s : point.steps) steps.push_back({{"name", s.name}, {"kind", s.kind}, {"command", s.command_line()}});
+  for (const auto& s : point.steps)
+    steps.push_back({{"name", s.name}, {"kind", s.kind}, {"command", s.command_line()}});
   json variables = json::object();
   for (const auto& [k, v] : plan.variables) variables[k] = v;
-  return {{"name", plan.name},   {"recipe", plan.recipe_path}, {"hash", plan.hash},     {"point", point.key},
-          {"index", point.index}, {"points", plan.points.size()}, {"values", values}, {"repeat", plan.repeat},
-          {"trim", plan.trim},   {"variables", variables},       {"steps", steps}};
+  return {{"name", plan.name},    {"recipe", plan.recipe_path},   {"hash", plan.hash}, {"point", point.key},
+          {"index", point.index}, {"points", plan.points.size()}, {"values", values},  {"repeat", plan.repeat},
+          {"trim", plan.trim},    {"variables", variables},       {"steps", steps}};
 }
 
 // The cases of a step shown on the console, and the metrics of each.
@@ -61,7 +62,8 @@ std::string case_line(const core::case_result& c) {
   std::string line = c.benchmark;
   if (c.status != core::case_status::valid) line += fmt::format(" [{}: {}]", core::to_string(c.status), c.reason);
   for (std::size_t i = 0; i < c.metrics.size() && i < shown_metrics; ++i) {
-    line += fmt::format("{} {} {:.4g} {}", i == 0 ? ":" : ",", c.metrics[i].name, c.metrics[i].value, c.metrics[i].unit);
+    line +=
+        fmt::format("{} {} {:.4g} {}", i == 0 ? ":" : ",", c.metrics[i].name, c.metrics[i].value, c.metrics[i].unit);
   }
   return line;
 }
@@ -90,10 +92,10 @@ point_result measure_point(const experiment_plan& plan, const experiment_point& 
         }
         const auto start = std::chrono::steady_clock::now();
         auto out = run_measuring_step(step, attempt, env);
-        *env.console << fmt::format(
-            "  {}{}: {} case{} in {:.1f} s\n", step.name, attempts > 1 ? fmt::format(" (repeat {})", attempt) : "",
-            out.cases.size(), out.cases.size() == 1 ? "" : "s",
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        *env.console << fmt::format("  {}{}: {} case{} in {:.1f} s\n", step.name,
+                                    attempts > 1 ? fmt::format(" (repeat {})", attempt) : "", out.cases.size(),
+                                    out.cases.size() == 1 ? "" : "s",
+                                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
         for (std::size_t i = 0; i < out.cases.size() && i < shown_cases; ++i) {
           *env.console << "    " << case_line(out.cases[i]) << "\n";
         }

@@ -40,8 +40,8 @@ void service_pool::keep_only(const std::vector<planned_step>& steps) {
   });
 }
 
-void service_pool::ensure_ready(const planned_step& step, const std::string& log_path,
-                                const std::atomic<bool>& cancel, std::ostream& console) {
+void service_pool::ensure_ready(const planned_step& step, const std::string& log_path, const std::atomic<bool>& cancel,
+                                std::ostream& console) {
   const auto identity = identity_of(step);
   for (auto& s : running_) {
     if (s.identity == identity && !s.process->exit_status()) {
@@ -78,9 +78,9 @@ void service_pool::ensure_ready(const planned_step& step, const std::string& log
     const double left = step.ready_timeout_s - elapsed();
     if (left <= 0) {
       (void)process->stop();
-      throw step_failure(fmt::format("service '{}' was not ready within {:g} s: {}", step.name, step.ready_timeout_s,
-                                     problem),
-                         tail_of_file(log_path, failure_log_lines));
+      throw step_failure(
+          fmt::format("service '{}' was not ready within {:g} s: {}", step.name, step.ready_timeout_s, problem),
+          tail_of_file(log_path, failure_log_lines));
     }
     problem = readiness_problem(step, log_path, std::clamp(left, 0.5, 30.0));
     if (problem.empty()) break;

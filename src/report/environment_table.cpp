@@ -5,7 +5,8 @@
 
 namespace ironbench::report {
 
-void write_environment_difference(const std::vector<results::comparison_side>& sides, bool markdown, std::ostream& out) {
+void write_environment_difference(const std::vector<results::comparison_side>& sides, bool markdown,
+                                  std::ostream& out) {
   const auto facts = results::environment_difference(sides);
   if (facts.empty()) {
     out << (markdown ? "\nEnvironment: the same on every side.\n\n" : "environment: the same on every side\n\n");

@@ -11,7 +11,6 @@ namespace ironbench::report {
 
 /// "environment differences:" and a table of the facts that differ, one column per side
 /// ("environment: the same on every side" when none does); `markdown` writes a Markdown table.
-void write_environment_difference(const std::vector<results::comparison_side>& sides, bool markdown,
-                                  std::ostream& out);
+void write_environment_difference(const std::vector<results::comparison_side>& sides, bool markdown, std::ostream& out);
 
 }  // namespace ironbench::report

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-
 namespace ironbench::results {
 namespace {
 
@@ -63,16 +62,18 @@ const std::vector<host_fact>& host_facts() {
 
 // Facts of the first GPU a run measured: model, driver and runtime, partition modes.
 void gpu_facts(const core::run_result& run, std::vector<std::pair<std::string, std::string>>& out) {
-  const auto gpu = std::find_if(run.devices.begin(), run.devices.end(),
-                                [](const core::device_info& d) { return core::is_gpu(d); });
+  const auto gpu =
+      std::find_if(run.devices.begin(), run.devices.end(), [](const core::device_info& d) { return core::is_gpu(d); });
   if (gpu == run.devices.end()) return;
   const auto& p = gpu->properties;
   out.emplace_back("gpu", gpu->name);
-  out.emplace_back("gpu count", std::to_string(std::count_if(run.devices.begin(), run.devices.end(), [](const auto& d) { return core::is_gpu(d); })));
+  out.emplace_back("gpu count", std::to_string(std::count_if(run.devices.begin(), run.devices.end(),
+                                                             [](const auto& d) { return core::is_gpu(d); })));
   out.emplace_back("gpu driver API", text_at(p, {"driver_api_version"}));
   out.emplace_back("gpu runtime", text_at(p, {"runtime_version"}));
   out.emplace_back("gpu driver", text_at(p, {"telemetry", "driver_version"}));
-  for (const char* key : {"mig_mode", "compute_partition", "memory_partition", "virtualization_mode", "power_limit_w"}) {
+  for (const char* key :
+       {"mig_mode", "compute_partition", "memory_partition", "virtualization_mode", "power_limit_w"}) {
     out.emplace_back(fmt::format("gpu {}", key), text_at(p, {"telemetry", key}));
   }
 }

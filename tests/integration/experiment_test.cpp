@@ -71,7 +71,8 @@ struct experiment_dir {
   temp_dir dir{"ironbench_experiment_"};
   std::string recipe(const std::string& text) const { return dir.write("recipe.yaml", text).string(); }
   std::vector<std::string> args(const std::string& verb, std::vector<std::string> more = {}) const {
-    std::vector<std::string> a = {"experiment", verb, (dir / "recipe.yaml").string(), "--db", (dir / "results.db").string()};
+    std::vector<std::string> a = {"experiment", verb, (dir / "recipe.yaml").string(), "--db",
+                                  (dir / "results.db").string()};
     if (verb == "run") a.insert(a.end(), {"--results-dir", (dir / "results").string()});
     a.insert(a.end(), more.begin(), more.end());
     return a;
@@ -84,7 +85,9 @@ std::string sweep_recipe(int port) {
          "name: sim-sweep\n"
          "tags: {study: integration}\n"
          "variables:\n"
-         "  port: \"" + std::to_string(port) + "\"\n"
+         "  port: \"" +
+         std::to_string(port) +
+         "\"\n"
          "  url: http://127.0.0.1:${port}\n"
          "matrix:\n"
          "  concurrency: [2, 4]\n"
@@ -92,7 +95,9 @@ std::string sweep_recipe(int port) {
          "steps:\n"
          "  - service:\n"
          "      name: engine\n"
-         "      command: " + std::string(ironbench_binary()) + " serve-sim --port ${port} --decode-base-ms 1\n"
+         "      command: " +
+         std::string(ironbench_binary()) +
+         " serve-sim --port ${port} --decode-base-ms 1\n"
          "      ready: {url: \"${url}\", model: ironbench-sim, timeout: 30s}\n"
          "      stop_grace: 5s\n"
          "  - serve:\n"
@@ -139,10 +144,10 @@ TEST(Experiment, ServiceSweepStoresEveryPointWritesTheReportAndResumes) {
       EXPECT_GE(s.at("stdev").get<double>(), 0);
     }
   }
-  const auto report = read_file(
-      (e.dir / "results" / "experiments").string() + "/" +
-      std::filesystem::directory_iterator(e.dir / "results" / "experiments")->path().filename().string() +
-      "/report.html");
+  const auto report =
+      read_file((e.dir / "results" / "experiments").string() + "/" +
+                std::filesystem::directory_iterator(e.dir / "results" / "experiments")->path().filename().string() +
+                "/report.html");
   EXPECT_NE(report.find("<h2>Points</h2>"), std::string::npos);
   EXPECT_NE(report.find("\"matrix\":[\"concurrency\"]"), std::string::npos);
 
@@ -190,12 +195,13 @@ TEST(Experiment, AServiceThatDiesFailsThePointAtOnceAndEarlierPointsStay) {
 
 TEST(Experiment, AServiceNeverReadyFailsAtItsReadinessTimeout) {
   experiment_dir e;
-  e.recipe("schema_version: 1\nname: never-ready\nsteps:\n"
-           "  - service:\n      name: sleeper\n      command: echo waiting; sleep 120\n"
-           "      ready: {url: \"http://127.0.0.1:" +
-           std::to_string(free_port()) +
-           "\", timeout: 1500ms}\n      stop_grace: 1s\n"
-           "  - command:\n      command: echo never\n      metrics: [{performance: true}]\n");
+  e.recipe(
+      "schema_version: 1\nname: never-ready\nsteps:\n"
+      "  - service:\n      name: sleeper\n      command: echo waiting; sleep 120\n"
+      "      ready: {url: \"http://127.0.0.1:" +
+      std::to_string(free_port()) +
+      "\", timeout: 1500ms}\n      stop_grace: 1s\n"
+      "  - command:\n      command: echo never\n      metrics: [{performance: true}]\n");
   const auto start = clock::now();
   const auto r = run_ironbench(e.args("run"));
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
@@ -215,7 +221,8 @@ matrix:
 steps:
   - command:
       name: job
-      workdir: )" + e.dir.str() + R"(
+      workdir: )" +
+           e.dir.str() + R"(
       timeout: 20s
       command: |
         echo "samples/s: 41.5 loss 2.25"
@@ -296,16 +303,51 @@ TEST(Experiment, CtrlCStopsTheServiceKeepsFinishedPointsAndResumeRunsOnlyTheRest
 
 TEST(Experiment, AStepOptionItsCommandDoesNotHaveStopsEverythingBeforeItStarts) {
   experiment_dir e;
-  e.recipe("schema_version: 1\nname: bad-option\nmatrix: {c: [1, 2]}\nsteps:\n"
-           "  - service:\n      command: sleep 30\n      ready: {log: never}\n"
-           "  - serve:\n      url: http://127.0.0.1:9\n      options: {max-concurency: \"${c}\"}\n");
+  e.recipe(
+      "schema_version: 1\nname: bad-option\nmatrix: {c: [1, 2]}\nsteps:\n"
+      "  - service:\n      command: sleep 30\n      ready: {log: never}\n"
+      "  - serve:\n      url: http://127.0.0.1:9\n      options: {max-concurency: \"${c}\"}\n");
   const auto r = run_ironbench(e.args("run"));
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_TRUE(std::regex_search(
-      r.err, std::regex(R"(recipe.yaml: step 'serve' of point 1 \(c=1\): ironbench serve: .*not expected.*--max-concurency)")))
+      r.err,
+      std::regex(R"(recipe.yaml: step 'serve' of point 1 \(c=1\): ironbench serve: .*not expected.*--max-concurency)")))
       << r.err;
   EXPECT_FALSE(std::filesystem::exists(e.dir / "results")) << "nothing may start";
 }
+
+// Every recipe of examples/recipes runs in its CPU profile: each point done, every case valid,
+// nothing left running.
+class ShippedRecipe : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(ShippedRecipe, RunsInItsCpuProfile) {
+  const temp_dir dir("ironbench_recipe_");
+  const std::string recipe = std::string(IRONBENCH_SOURCE_DIR) + "/examples/recipes/" + GetParam() + ".yaml";
+  const auto r = run_ironbench({"experiment", "run", recipe, "--set", "profile=cpu", "--db", (dir / "r.db").string(),
+                                "--results-dir", (dir / "results").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(: \d+ done, 0 invalid, 0 failed, 0 already stored)"))) << r.out;
+  expect_none_left(r.out);
+  const auto runs = point_runs((dir / "results").string());
+  ASSERT_FALSE(runs.empty());
+  for (const auto& run : runs) {
+    EXPECT_EQ(run.at("tags").at("experiment_outcome"), "done");
+    EXPECT_FALSE(run.at("cases").empty()) << run.at("tags").dump();
+    for (const auto& c : run.at("cases")) EXPECT_EQ(c.at("status"), "valid") << c.dump(1);
+  }
+  // The GPU profile (the default) plans too: every variable resolves, every option parses.
+  const auto plan = run_ironbench({"experiment", "plan", recipe});
+  EXPECT_EQ(plan.exit_code, 0) << plan.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, ShippedRecipe,
+                         ::testing::Values("baremetal-vs-vm", "baremetal-container-partition", "mi355x-vs-b200",
+                                           "mi350x-training", "mi300x-405b-serving"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           std::erase(name, '-');
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace ironbench::testing

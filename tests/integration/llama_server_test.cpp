@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -373,6 +374,73 @@ TEST(LlamaServer, TokenIdPromptsAreRefusedAndEachIsAFailedRequest) {
   const auto p = json::parse(run.at("cases").at(0).at("notes").at("result").get<std::string>());
   EXPECT_EQ(p.value("completed", -1), 0);
   EXPECT_EQ(p.at("errors_by_class").value("http_5xx", 0), 3) << p.at("errors_by_class").dump();
+}
+
+// An experiment whose service is the real engine: started by the recipe, judged ready by its
+// model list and a one-token completion, driven through a two-point sweep, stopped at the end.
+TEST(LlamaServer, AnExperimentStartsTheServerSweepsTwoPointsStoresThemAndStopsIt) {
+  if (const auto problem = fixture_problem(); !problem.empty()) GTEST_SKIP() << problem;
+  const temp_dir dir("ironbench_llama_experiment_");
+  const auto recipe = dir.write("llama.yaml", R"(schema_version: 1
+name: llama-sweep
+variables:
+  python: )" + trimmed(read_file(fixtures + "/python")) +
+                                                  R"(
+  gguf: )" + fixtures + R"(/tiny.gguf
+  port: ")" + std::to_string(free_port()) + R"("
+matrix:
+  concurrency: [1, 2]
+steps:
+  - service:
+      name: llama
+      command: >-
+        ${python} -m llama_cpp.server --model ${gguf} --host 127.0.0.1 --port ${port} --n_ctx 512
+        --n_threads 1 --interrupt_requests false
+      ready: {url: "http://127.0.0.1:${port}", model: "${gguf}", timeout: 120s}
+  - serve:
+      options:
+        model: ${gguf}
+        tokenizer: )" + fixtures + R"(/tokenizer.json
+        endpoint: /v1/completions
+        dataset-name: custom
+        dataset-path: )" + write_prompts(4) + R"(
+        custom-output-len: 8
+        extra-body: '{"min_tokens": 8}'
+        num-prompts: 4
+        max-concurrency: ${concurrency}
+        max-lateness-ms: 1000
+        timeout: 120s
+)");
+  const auto r = run_ironbench({"experiment", "run", recipe.string(), "--db", (dir / "r.db").string(), "--results-dir",
+                                (dir / "results").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("llama: ready after"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2 done, 0 invalid, 0 failed"), std::string::npos) << r.out;
+  // The server is gone: its pid, from "llama: started (pid N)".
+  std::smatch pid;
+  ASSERT_TRUE(std::regex_search(r.out, pid, std::regex(R"(llama: started \(pid (\d+)\))"))) << r.out;
+  EXPECT_NE(kill(std::stoi(pid[1].str()), 0), 0) << "the service is still running";
+  std::vector<std::string> points;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir / "results")) {
+    const auto name = e.path().filename().string();
+    if (name.rfind("point-", 0) == 0 && e.path().extension() == ".json") points.push_back(e.path().string());
+    if (name == "report.html") {
+      EXPECT_GT(std::filesystem::file_size(e.path()), 1000u);
+    }
+  }
+  std::sort(points.begin(), points.end());
+  ASSERT_EQ(points.size(), 2u);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto run = json::parse(read_file(points[i]));
+    ASSERT_EQ(run.at("cases").size(), 1u) << run.dump(1);
+    const auto& c = run.at("cases").at(0);
+    EXPECT_EQ(c.at("status"), "valid") << c.dump(1);
+    EXPECT_EQ(c.at("params").at("max_concurrency"), static_cast<int>(i + 1));
+    const auto result = json::parse(c.at("notes").at("result").get<std::string>());
+    EXPECT_EQ(result.value("completed", -1), 4);
+    EXPECT_EQ(result.value("failed", -1), 0);
+    EXPECT_EQ(result.value("total_output_tokens", -1), 4 * 8);
+  }
 }
 
 }  // namespace

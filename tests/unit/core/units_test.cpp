@@ -54,6 +54,7 @@ TEST(ParseDuration, Units) {
   EXPECT_DOUBLE_EQ(parse_duration_s("250ms", "t"), 0.25);
   EXPECT_DOUBLE_EQ(parse_duration_s("100us", "t"), 1e-4);
   EXPECT_DOUBLE_EQ(parse_duration_s("1.5m", "t"), 90.0);
+  EXPECT_DOUBLE_EQ(parse_duration_s("12h", "t"), 43200.0);
   EXPECT_THROW((void)parse_duration_s("-1s", "t"), usage_error);
   EXPECT_THROW((void)parse_duration_s("fast", "t"), usage_error);
 }

@@ -150,7 +150,7 @@ TEST(RecipeErrors, EachNamesFileLineAndColumn) {
   EXPECT_EQ(error_of(head + "variables: {profile: cpu}\nprofiles: {cpu: [a]}\n" + echo_step),
             "r.yaml:4:17: profile 'cpu' must be a map of variables");
   EXPECT_EQ(error_of(head + "steps:\n  - serve: {url: a, when: sometimes}\n"),
-            "r.yaml:4:27: when must be true, false, 'A == B' or 'A != B', not 'sometimes'");
+            "r.yaml:4:27: when must be true, false, 'A == B', 'A != B' or 'A in B,C', not 'sometimes'");
   EXPECT_EQ(error_of(head + "variables: {c: '4,,8'}\nmatrix: {n: '${c}'}\n" + echo_step),
             "r.yaml:4:13: matrix 'n': an empty value in '4,,8'");
 }
@@ -176,6 +176,7 @@ steps:
   - command: {command: '${engine} ${concurrency} ${size}', metrics: [{performance: true}]}
   - command: {command: tool, metrics: [{performance: true}], when: '${with_tool}'}
   - command: {command: once, metrics: [{performance: true}], when: '${concurrency} == 4', repeat: 3}
+  - command: {command: big, metrics: [{performance: true}], when: '${concurrency} in 16, 32'}
 )";
 
 TEST(Recipe, AProfileSetsItsVariablesAndAMatrixWrittenAsTextIsSplitAtCommas) {
@@ -184,6 +185,8 @@ TEST(Recipe, AProfileSetsItsVariablesAndAMatrixWrittenAsTextIsSplitAtCommas) {
   EXPECT_EQ(gpu.points[0].steps.size(), 3u);
   EXPECT_EQ(gpu.points[0].steps[2].repeat, 3);
   EXPECT_EQ(gpu.points[2].steps.size(), 2u) << "when: '${concurrency} == 4' at concurrency 8";
+  EXPECT_EQ(gpu.points[4].steps.size(), 3u) << "when: '${concurrency} in 16, 32' at 16";
+  EXPECT_EQ(gpu.points[6].steps.back().command, "big");
   EXPECT_EQ(gpu.points[0].steps[0].command, "vllm serve meta-llama/Llama-3.1-8B-Instruct 4 1,2");
   EXPECT_EQ(gpu.points[7].steps[0].command, "vllm serve meta-llama/Llama-3.1-8B-Instruct 32 3");
 
@@ -204,17 +207,20 @@ TEST(Recipe, AProfileSetsItsVariablesAndAMatrixWrittenAsTextIsSplitAtCommas) {
 }
 
 TEST(Recipe, TheIronbenchVariableIsBuiltInLeftOutOfTheHashAndARecipeMayDefineIt) {
-  const auto text = head + "steps:\n  - command: {command: '${ironbench} run stream', metrics: [{performance: true}]}\n";
+  const auto text =
+      head + "steps:\n  - command: {command: '${ironbench} run stream', metrics: [{performance: true}]}\n";
   const auto a = plan_experiment(read(text), {}, "1.0", "host-a", {{"ironbench", "/opt/a/ironbench"}});
   const auto b = plan_experiment(read(text), {}, "1.0", "host-a", {{"ironbench", "/opt/b/ironbench"}});
   EXPECT_EQ(a.points[0].steps[0].command, "/opt/a/ironbench run stream");
   EXPECT_EQ(a.hash, b.hash) << "moving the executable does not make another experiment";
   const auto own = head + "variables: {ironbench: /usr/bin/ironbench}\n" + text.substr(head.size());
-  EXPECT_EQ(plan_experiment(read(own), {}, "1.0", "host-a", {{"ironbench", "/opt/a/ironbench"}})
-                .points[0].steps[0].command,
-            "/usr/bin/ironbench run stream");
+  EXPECT_EQ(
+      plan_experiment(read(own), {}, "1.0", "host-a", {{"ironbench", "/opt/a/ironbench"}}).points[0].steps[0].command,
+      "/usr/bin/ironbench run stream");
   EXPECT_EQ(plan_experiment(read(text), {{"ironbench", "ib"}}, "1.0", "host-a", {{"ironbench", "/x"}})
-                .points[0].steps[0].command,
+                .points[0]
+                .steps[0]
+                .command,
             "ib run stream");
 }
 

@@ -21,9 +21,9 @@ core::case_result measured(const std::string& step, int size, double value,
 }
 
 TEST(RepeatStatistics, TrimmedMeanCutsTheSameCountFromEachEnd) {
-  EXPECT_DOUBLE_EQ(trimmed_mean({1, 2, 3, 4, 100}, 0.2), 3);  // cuts 1 and 100
+  EXPECT_DOUBLE_EQ(trimmed_mean({1, 2, 3, 4, 100}, 0.2), 3);   // cuts 1 and 100
   EXPECT_DOUBLE_EQ(trimmed_mean({1, 2, 3, 4, 100}, 0.1), 22);  // floor(0.5) = 0: the mean
-  EXPECT_DOUBLE_EQ(trimmed_mean({5, 1, 9, 3}, 0.25), 4);     // cuts 1 and 9
+  EXPECT_DOUBLE_EQ(trimmed_mean({5, 1, 9, 3}, 0.25), 4);       // cuts 1 and 9
   EXPECT_DOUBLE_EQ(trimmed_mean({7}, 0.4), 7);
   EXPECT_DOUBLE_EQ(trimmed_mean({}, 0.1), 0);
 }

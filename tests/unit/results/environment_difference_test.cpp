@@ -41,13 +41,16 @@ TEST(EnvironmentDifference, OnlyFactsThatDifferWithEverySidesValue) {
 
 TEST(EnvironmentDifference, TheFactsOfOneRunReadBytesAsGibibytes) {
   const auto facts = environment_facts(run_on("6.8.0", "docker", "SPX"));
-  const auto limit = std::find_if(facts.begin(), facts.end(), [](const auto& f) { return f.first == "cgroup memory limit"; });
+  const auto limit =
+      std::find_if(facts.begin(), facts.end(), [](const auto& f) { return f.first == "cgroup memory limit"; });
   ASSERT_NE(limit, facts.end());
   EXPECT_EQ(limit->second, "224.0 GiB");
-  const auto quota = std::find_if(facts.begin(), facts.end(), [](const auto& f) { return f.first == "cgroup cpu quota (cores)"; });
+  const auto quota =
+      std::find_if(facts.begin(), facts.end(), [](const auto& f) { return f.first == "cgroup cpu quota (cores)"; });
   EXPECT_EQ(quota->second, "") << "null: not stated";
-  EXPECT_TRUE(environment_difference({{"a", {run_on("6.8.0", "docker", "SPX")}}, {"b", {run_on("6.8.0", "docker", "SPX")}}})
-                  .empty());
+  EXPECT_TRUE(
+      environment_difference({{"a", {run_on("6.8.0", "docker", "SPX")}}, {"b", {run_on("6.8.0", "docker", "SPX")}}})
+          .empty());
 }
 
 }  // namespace

@@ -17,7 +17,7 @@ TEST(ServingSchema, EveryHeadlineMetricHasItsUnit) {
   const auto c = serving_case(point);
   ASSERT_EQ(c.metrics.size(), serving_headline_metrics().size() + 1);
   for (const auto& m : c.metrics) {
-    const auto expected = m.name == "request_throughput"                                             ? "req/s"
+    const auto expected = m.name == "request_throughput"                                        ? "req/s"
                           : m.name == "output_throughput" || m.name == "total_token_throughput" ? "tok/s"
                           : m.name == "failed"                                                  ? "requests"
                                                                                                 : "ms";
