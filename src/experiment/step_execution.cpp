@@ -65,14 +65,28 @@ int wait_watching(child_process& child, const planned_step& step, const step_env
   }
 }
 
+// Where a command or import step runs: its workdir, else the point's folder (its outputs stay
+// with the point's logs).
+std::string workdir_of(const planned_step& step, const step_environment& env) {
+  return step.workdir.empty() ? env.log_dir : step.workdir;
+}
+
+// The environment of a step's program: the step's own, and IRONBENCH_POINT_DIR.
+std::vector<std::pair<std::string, std::string>> environment_of(const planned_step& step,
+                                                                const step_environment& env) {
+  auto vars = step.env;
+  vars.emplace_back("IRONBENCH_POINT_DIR", std::filesystem::absolute(env.log_dir).string());
+  return vars;
+}
+
 // Runs `command` as the step's program; returns its log's text after checking the exit
 // status and the fail_on patterns.
 std::string run_program(const std::string& command, const planned_step& step, const std::string& log_path,
                         const step_environment& env) {
   child_settings settings;
   settings.command = command;
-  settings.env = step.env;
-  settings.workdir = step.workdir;
+  settings.env = environment_of(step, env);
+  settings.workdir = workdir_of(step, env);
   settings.log_path = log_path;
   child_process child(settings);
   const int status = wait_watching(child, step, env);
@@ -99,7 +113,7 @@ std::string with_launcher(const planned_step& step, const std::string& command) 
 step_output command_step(const planned_step& step, int attempt, const step_environment& env) {
   const auto log_path = log_path_of(step, attempt, env);
   const auto log = run_program(with_launcher(step, step.command), step, log_path, env);
-  auto found = extract_metrics(step.metrics, log, step.workdir);
+  auto found = extract_metrics(step.metrics, log, workdir_of(step, env));
   if (!found.missing.empty()) {
     throw step_failure(fmt::format("step '{}': {}", step.name, found.missing.front()),
                        tail_of_file(log_path, failure_log_lines));
@@ -117,7 +131,7 @@ step_output import_step(const planned_step& step, int attempt, const step_enviro
   if (!step.command.empty()) (void)run_program(with_launcher(step, step.command), step, log_path, env);
   results::import_request request;
   request.format = step.format;
-  request.files = {path_in(step.workdir, step.file)};
+  request.files = {path_in(workdir_of(step, env), step.file)};
   try {
     results::check_import_request(request);
     return {results::import_cases(request), nullptr, {}};
@@ -129,14 +143,16 @@ step_output import_step(const planned_step& step, int attempt, const step_enviro
 // collectives and train: `ironbench` itself under the step's launcher, read back from --json.
 step_output child_ironbench_step(const planned_step& step, int attempt, const step_environment& env) {
   const auto log_path = log_path_of(step, attempt, env);
-  const auto json_path = (std::filesystem::path(env.log_dir) / fmt::format("{}-{}.json", step.name, attempt)).string();
+  const auto json_path =
+      std::filesystem::absolute(std::filesystem::path(env.log_dir) / fmt::format("{}-{}.json", step.name, attempt))
+          .string();
   std::filesystem::remove(json_path);
   std::string command = shell_quoted(env.ironbench_path);
   for (const auto& a : step.ironbench_arguments()) command += " " + shell_quoted(a);
   command += " --no-save --json " + shell_quoted(json_path);
   child_settings settings;
   settings.command = with_launcher(step, command);
-  settings.env = step.env;
+  settings.env = environment_of(step, env);
   settings.workdir = step.workdir;
   settings.log_path = log_path;
   child_process child(settings);

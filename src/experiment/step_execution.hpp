@@ -36,6 +36,8 @@ struct step_output {
 };
 
 /// Runs `step` (not a service) once; `attempt` (1-based repeat) names its log and files.
+/// Command and import steps without a workdir run in the point's folder; every program a step
+/// starts has IRONBENCH_POINT_DIR, the point's folder, in its environment.
 /// Throws step_failure (non-zero exit, a fail_on pattern in its output, a missing metric,
 /// its timeout, a service that exited, an output that cannot be read), step_interrupted
 /// when the environment's cancel flag becomes true.

@@ -105,7 +105,8 @@ std::string sweep_recipe(int port) {
          "                random-output-len: 8, max-lateness-ms: 1000}\n"
          "  - command:\n"
          "      name: probe\n"
-         "      command: 'echo \"performance: ${concurrency}.5 GB/s\"'\n"
+         "      # without a workdir: in the point's folder, which IRONBENCH_POINT_DIR names\n"
+         "      command: 'test \"$$(pwd)\" = \"$$IRONBENCH_POINT_DIR\" && echo \"performance: ${concurrency}.5 GB/s\"'\n"
          "      metrics: [{performance: true}]\n";
 }
 
