@@ -72,8 +72,7 @@ std::string workdir_of(const planned_step& step, const step_environment& env) {
 }
 
 // The environment of a step's program: the step's own, and IRONBENCH_POINT_DIR.
-std::vector<std::pair<std::string, std::string>> environment_of(const planned_step& step,
-                                                                const step_environment& env) {
+std::vector<std::pair<std::string, std::string>> environment_of(const planned_step& step, const step_environment& env) {
   auto vars = step.env;
   vars.emplace_back("IRONBENCH_POINT_DIR", std::filesystem::absolute(env.log_dir).string());
   return vars;

@@ -106,7 +106,8 @@ std::string sweep_recipe(int port) {
          "  - command:\n"
          "      name: probe\n"
          "      # without a workdir: in the point's folder, which IRONBENCH_POINT_DIR names\n"
-         "      command: 'test \"$$(pwd)\" = \"$$IRONBENCH_POINT_DIR\" && echo \"performance: ${concurrency}.5 GB/s\"'\n"
+         "      command: 'test \"$$(pwd)\" = \"$$IRONBENCH_POINT_DIR\" && echo \"performance: ${concurrency}.5 "
+         "GB/s\"'\n"
          "      metrics: [{performance: true}]\n";
 }
 
