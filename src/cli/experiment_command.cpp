@@ -50,38 +50,14 @@ experiment::experiment_plan plan_of(const experiment_arguments& a, const session
                                      {{"ironbench", own_executable()}});
 }
 
-// Every in-process step of every point parses and checks its options, before anything starts.
-void check_workload_options(const experiment::experiment_plan& plan, const experiment::workload_table& workloads) {
-  for (const auto& point : plan.points) {
-    for (const auto& step : point.steps) {
-      const auto* workload = experiment::find_workload(workloads, step.kind);
-      if (workload == nullptr) continue;
-      auto arguments = step.ironbench_arguments();
-      arguments.erase(arguments.begin());
-      try {
-        workload->check(arguments);
-      } catch (const usage_error& e) {
-        throw usage_error(fmt::format("{}: step '{}' of point {} ({}): {}", plan.recipe_path, step.name,
-                                      point.index + 1, point.label(), e.what()));
-      }
-    }
-  }
-}
-
 int run(const experiment_arguments& a, const invocation& call) {
   const auto host = session::detect_live_host();
   const auto plan = plan_of(a, host);
   const auto workloads = experiment_workloads();
-  check_workload_options(plan, workloads);
+  experiment::check_workload_options(plan, workloads);
   if (a.dry_run) {
     experiment::write_plan(plan, std::cout);
-    std::cout << "\n";
-    for (const auto& point : plan.points) {
-      const auto id = experiment::stored_point(a.database, plan.hash, point.key);
-      std::cout << fmt::format(
-          "point {}/{}: {}\n", point.index + 1, plan.points.size(),
-          id != 0 && !a.force ? fmt::format("stored as run {}, would be skipped", id) : std::string("would run"));
-    }
+    experiment::write_stored_points(plan, a.database, a.force, std::cout);
     return exit_ok;
   }
   experiment::experiment_settings settings;

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,5 +26,16 @@ namespace ironbench::cli {
 /// (--json, --csv, --md, --results-dir, --db, --tag, --no-save) are refused: an experiment
 /// stores its points itself. usage_error "ironbench NAME: MESSAGE" otherwise.
 void parse_step_arguments(CLI::App& app, const std::vector<std::string>& arguments, const std::string& name);
+
+/// A step's `arguments` parsed into a command's `Arguments` by its `add_options`.
+template <typename Arguments>
+[[nodiscard]] std::unique_ptr<Arguments> parse_step(const std::vector<std::string>& arguments, const std::string& name,
+                                                    void (*add_options)(CLI::App&, Arguments&)) {
+  auto parsed = std::make_unique<Arguments>();
+  CLI::App app("ironbench " + name, name);
+  add_options(app, *parsed);
+  parse_step_arguments(app, arguments, name);
+  return parsed;
+}
 
 }  // namespace ironbench::cli

@@ -130,11 +130,7 @@ int execute(const run_arguments& a, const invocation& call) {
 
 experiment::in_process_workload bench_workload() {
   const auto parsed = [](const std::vector<std::string>& arguments) {
-    auto a = std::make_unique<run_arguments>();
-    CLI::App app("ironbench run", "run");
-    add_options(app, *a);
-    parse_step_arguments(app, arguments, "run");
-    return a;
+    return parse_step<run_arguments>(arguments, "run", add_options);
   };
   experiment::in_process_workload w;
   w.kind = "bench";

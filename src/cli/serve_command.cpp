@@ -168,11 +168,7 @@ void add_options(CLI::App& c, serve_arguments& a) {
 
 experiment::in_process_workload serve_workload() {
   const auto parsed = [](const std::vector<std::string>& arguments) {
-    auto a = std::make_unique<serve_arguments>();
-    CLI::App app("ironbench serve", "serve");
-    add_options(app, *a);
-    parse_step_arguments(app, arguments, "serve");
-    return a;
+    return parse_step<serve_arguments>(arguments, "serve", add_options);
   };
   experiment::in_process_workload w;
   w.kind = "serve";

@@ -39,6 +39,16 @@ std::vector<stored_experiment> stored_experiments(const std::string& database) {
   return out;
 }
 
+void write_stored_points(const experiment_plan& plan, const std::string& database, bool force, std::ostream& out) {
+  out << "\n";
+  for (const auto& point : plan.points) {
+    const auto id = stored_point(database, plan.hash, point.key);
+    out << fmt::format(
+        "point {}/{}: {}\n", point.index + 1, plan.points.size(),
+        id != 0 && !force ? fmt::format("stored as run {}, would be skipped", id) : std::string("would run"));
+  }
+}
+
 void write_experiment_list(const std::vector<stored_experiment>& experiments, const std::string& database,
                            std::ostream& out) {
   if (experiments.empty()) {

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "experiment/experiment_plan.hpp"
+
 namespace ironbench::experiment {
 
 /// One experiment as stored.
@@ -18,6 +20,10 @@ struct stored_experiment {
 
 /// Every stored experiment, the most recently run first.
 [[nodiscard]] std::vector<stored_experiment> stored_experiments(const std::string& database);
+
+/// For --dry-run: each point of `plan` and whether a run would skip it (stored as done for
+/// this hash, unless `force`).
+void write_stored_points(const experiment_plan& plan, const std::string& database, bool force, std::ostream& out);
 
 /// A table of `experiments` ("no experiment stored in DB" when empty).
 void write_experiment_list(const std::vector<stored_experiment>& experiments, const std::string& database,

@@ -239,11 +239,4 @@ step_output run_measuring_step(const planned_step& step, int attempt, const step
   return out;
 }
 
-const in_process_workload* find_workload(const workload_table& table, const std::string& kind) {
-  for (const auto& w : table) {
-    if (w.kind == kind) return &w;
-  }
-  return nullptr;
-}
-
 }  // namespace ironbench::experiment

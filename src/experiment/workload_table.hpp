@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/result.hpp"
+#include "experiment/experiment_plan.hpp"
 
 namespace ironbench::experiment {
 
@@ -32,5 +33,9 @@ using workload_table = std::vector<in_process_workload>;
 
 /// The row of `kind`, or nullptr.
 [[nodiscard]] const in_process_workload* find_workload(const workload_table& table, const std::string& kind);
+
+/// Checks the options of every in-process step of every point of `plan`, before anything
+/// starts: usage_error "RECIPE: step 'serve' of point 2 (concurrency=8): ironbench serve: ...".
+void check_workload_options(const experiment_plan& plan, const workload_table& table);
 
 }  // namespace ironbench::experiment

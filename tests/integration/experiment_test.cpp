@@ -146,16 +146,35 @@ TEST(Experiment, ServiceSweepStoresEveryPointWritesTheReportAndResumes) {
       EXPECT_GE(s.at("stdev").get<double>(), 0);
     }
   }
-  const auto report =
-      read_file((e.dir / "results" / "experiments").string() + "/" +
-                std::filesystem::directory_iterator(e.dir / "results" / "experiments")->path().filename().string() +
-                "/report.html");
+  const auto report_path =
+      (std::filesystem::directory_iterator(e.dir / "results" / "experiments")->path() / "report.html").string();
+  const auto report = read_file(report_path);
   EXPECT_NE(report.find("<h2>Points</h2>"), std::string::npos);
   EXPECT_NE(report.find("\"matrix\":[\"concurrency\"]"), std::string::npos);
 
   const auto list = run_ironbench({"experiment", "list", "--db", (e.dir / "results.db").string()});
   ASSERT_EQ(list.exit_code, 0) << list.err;
   EXPECT_TRUE(std::regex_search(list.out, std::regex(R"(sim-sweep\s+[0-9a-f]{16}\s+\S+\s+2\s+0\s+0\s+2)"))) << list.out;
+
+  // The points are runs like any other: compare them by their tags.
+  const auto compared = run_ironbench({"compare", "experiment=sim-sweep,concurrency=2",
+                                       "experiment=sim-sweep,concurrency=4", "--db", (e.dir / "results.db").string()});
+  EXPECT_EQ(compared.exit_code, 0) << compared.err;
+  EXPECT_NE(compared.out.find("environment: the same on every side"), std::string::npos) << compared.out;
+  EXPECT_NE(compared.out.find("probe"), std::string::npos) << compared.out;
+
+  // The report draws: every chart painted, in headless Chromium where it is installed.
+  if (wait_for(start_program("chromium", {"--version"})).exit_code == 0) {
+    const auto dom =
+        wait_for(start_program("chromium", {"--headless", "--no-sandbox", "--disable-gpu", "--window-size=1280,4000",
+                                            "--dump-dom", "file://" + report_path}));
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(
+        dom.out, m, std::regex(R"re(data-charts="(\d+)" data-charts-painted="(\d+)" data-charts-blank="0")re")))
+        << dom.out.substr(0, 2000);
+    EXPECT_GE(std::stoi(m[1].str()), 2) << "at least a chart per benchmark against concurrency";
+    EXPECT_EQ(m[1].str(), m[2].str());
+  }
 
   // Again: every point is stored for this hash, nothing starts.
   const auto again = run_ironbench(e.args("run"));
@@ -212,6 +231,22 @@ TEST(Experiment, AServiceNeverReadyFailsAtItsReadinessTimeout) {
       << r.out;
   EXPECT_NE(r.out.find("waiting"), std::string::npos) << "the log's last lines are shown\n" << r.out;
   expect_none_left(r.out);
+}
+
+TEST(Experiment, AStepPastItsTimeoutIsStoppedWithEverythingItStarted) {
+  experiment_dir e;
+  e.recipe(
+      "schema_version: 1\nname: slow\nsteps:\n  - command:\n      name: stuck\n      timeout: 1s\n"
+      "      command: 'echo started; sleep 60 & sleep 60'\n      metrics: [{performance: true}]\n");
+  const auto start = clock::now();
+  const auto r = run_ironbench(e.args("run"));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_LT(seconds_since(start), 20);
+  EXPECT_NE(r.out.find("FAILED: step 'stuck' timed out after 1 s"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("started"), std::string::npos) << "its log's last lines\n" << r.out;
+  // Both sleeps were in the step's process group: none is left.
+  const auto left = run_program("pgrep", {"-f", "sleep 60"});
+  EXPECT_NE(left.exit_code, 0) << "still running: " << left.out;
 }
 
 TEST(Experiment, CommandMetricsByEveryMethodAndEveryWayACommandFails) {
@@ -316,6 +351,60 @@ TEST(Experiment, AStepOptionItsCommandDoesNotHaveStopsEverythingBeforeItStarts) 
       std::regex(R"(recipe.yaml: step 'serve' of point 1 \(c=1\): ironbench serve: .*not expected.*--max-concurency)")))
       << r.err;
   EXPECT_FALSE(std::filesystem::exists(e.dir / "results")) << "nothing may start";
+}
+
+// An import step: the tool's output (here a recorded ib_write_bw run the step copies) read by
+// the importer of its format; output in another format fails the point with the importer's
+// reason.
+TEST(Experiment, ImportStepsReadAToolsOutputWithTheImporters) {
+  experiment_dir e;
+  e.recipe(std::string("schema_version: 1\nname: imports\nmatrix:\n  source: [write_a_gbits.txt, SOURCES.md]\n") +
+           "steps:\n  - import:\n      name: ib-write-bw\n      command: cp " + IRONBENCH_TEST_DATA +
+           "/perftest/${source} ib.txt\n      format: perftest\n      file: ib.txt\n");
+  const auto r = run_ironbench(e.args("run"));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const auto runs = point_runs((e.dir / "results").string());
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].at("tags").at("experiment_outcome"), "done");
+  ASSERT_GT(runs[0].at("cases").size(), 10u) << "one case per message size";
+  for (const auto& c : runs[0].at("cases")) {
+    EXPECT_EQ(c.at("benchmark"), "ib_write_bw");
+    EXPECT_GT(metric_of(c, "bw_average"), 0) << c.dump(1);
+    EXPECT_EQ(c.at("notes").at("step"), "ib-write-bw");
+  }
+  EXPECT_EQ(runs[1].at("tags").at("experiment_outcome"), "failed");
+  const auto* failed = case_of(runs[1], "ib-write-bw");
+  ASSERT_NE(failed, nullptr);
+  EXPECT_NE(failed->at("reason").get<std::string>().find("step 'ib-write-bw': "), std::string::npos);
+}
+
+// Each class of recipe error through `experiment run`: one line with file, line and column,
+// exit 2, and nothing started (no results folder, no database row).
+TEST(Experiment, BadRecipesStopWithTheirLocationBeforeAnythingStarts) {
+  const std::string service = "steps:\n  - service: {command: 'sleep 30', ready: {log: up}}\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"schema_version: 1\nname: x\ncolour: red\n" + service, R"(recipe.yaml:3:1: unknown key 'colour')"},
+      {"schema_version: 1\nname: x\nrepeat: [1]\n" + service,
+       R"(recipe.yaml:3:9: 'repeat' in the recipe must be a scalar)"},
+      {"schema_version: 1\nname: x\nsteps:\n  - service: {command: '${nope}', ready: {log: up}}\n",
+       R"(recipe.yaml:4:\d+: undefined variable 'nope')"},
+      {"schema_version: 1\nname: x\nvariables: {a: '${b}', b: '${a}'}\n" + service,
+       R"(recipe.yaml:3:\d+: variable '.' refers to itself)"},
+      {"schema_version: 1\nname: x\nvariables: {profile: tpu}\nprofiles: {cpu: {}}\n" + service,
+       R"(recipe.yaml:3:22: profile 'tpu' is not one of the recipe's profiles \(cpu\))"},
+      {"schema_version: 1\nname: x\nsteps:\n  - service: {command: x, ready: {log: '(unclosed'}}\n",
+       R"(recipe.yaml:4:\d+: .*bad regex)"},
+  };
+  for (const auto& [text, expected] : cases) {
+    experiment_dir e;
+    e.recipe(text);
+    const auto r = run_ironbench(e.args("run"));
+    EXPECT_EQ(r.exit_code, 2) << text << r.out << r.err;
+    EXPECT_TRUE(std::regex_search(r.err, std::regex("^ironbench: error: .*" + expected + ".*\n$"))) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line:\n" << r.err;
+    EXPECT_FALSE(std::filesystem::exists(e.dir / "results")) << "nothing may start";
+    EXPECT_FALSE(std::filesystem::exists(e.dir / "results.db"));
+  }
 }
 
 // Every recipe of examples/recipes runs in its CPU profile: each point done, every case valid,
