@@ -3,11 +3,15 @@
 #   release  the optimised build (CUDA code compiled too where the toolkit is installed): every
 #            test, then scripts/lint.sh --changed (clang-format on every file, clang-tidy on the
 #            files this change touched; both must pass; --slow runs clang-tidy on every file)
-#   debug    the debug build of ironbench and the CLI tests (builds with -Werror too), and those tests
 #   asan     AddressSanitizer + UndefinedBehaviorSanitizer: every test
-#   tsan     ThreadSanitizer: the threaded parts (telemetry sampler, serving client, serve-sim)
-# Usage: scripts/test.sh [--slow] [--no-lint] [release|debug|asan|tsan ...]   (default: all four)
-#   --slow     also run the long checks (ctest label "slow", docs/testing.md) on the release build
+#   tsan     ThreadSanitizer: the threaded parts (telemetry sampler, serving client, serve-sim,
+#            experiments)
+#   debug    the debug build of ironbench and the CLI tests (builds with -Werror too), and those
+#            tests: with --slow, or when named
+# Usage: scripts/test.sh [--slow] [--no-lint] [release|asan|tsan|debug ...]
+#        (default: release, asan, tsan; with --slow also debug)
+#   --slow     also the debug build, and the long checks (ctest label "slow", docs/testing.md) on
+#              the release build
 #   --no-lint  leave out scripts/lint.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +26,10 @@ for arg in "$@"; do
     *) presets+=("$arg") ;;
   esac
 done
-((${#presets[@]})) || presets=(release debug asan tsan)
+if ((${#presets[@]} == 0)); then
+  presets=(release asan tsan)
+  if $slow; then presets+=(debug); fi
+fi
 jobs=$(nproc)
 for preset in "${presets[@]}"; do
   echo "== $preset: configure, build, test"
