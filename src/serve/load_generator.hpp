@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,11 +40,12 @@ struct load_settings {
   double timeout_s = 600;        ///< per request
   double stall_timeout_s = 120;  ///< no byte for this long fails a request
   balance_policy balance = balance_policy::round_robin;
-  double max_lateness_p99_ms = 1.0;  ///< beyond it the client fell behind: the point is INVALID
-                                     ///< (not judged for an all-at-once burst: rate inf, no limit)
-  double max_client_cpu = 0.95;      ///< share of one core beyond which the client is saturated
-  std::string ca_file;               ///< https: CA certificates to verify servers with (empty: the system's)
-  bool verify_tls = true;            ///< https: false accepts any certificate
+  /// The floor of the p99 send lateness allowed before the point is INVALID; the limit grows
+  /// with the load (lateness_limit.hpp). Not judged for an all-at-once burst (rate inf, no limit).
+  double max_lateness_p99_ms = 1.0;
+  double max_client_cpu = 0.95;  ///< share of one core beyond which the client is saturated
+  std::string ca_file;           ///< https: CA certificates to verify servers with (empty: the system's)
+  bool verify_tls = true;        ///< https: false accepts any certificate
   /// Token times from the kernel's receive stamps (false: when the client reads the bytes).
   bool kernel_receive_stamps = true;
   /// Counts the output text's tokens (compared with usage; used when the server reports none).
@@ -54,6 +56,11 @@ struct load_result {
   std::vector<request_record> records;  ///< one per request sent (in send order)
   double duration_s = 0;                ///< first send to last completion
   double lateness_p50_ms = 0, lateness_p99_ms = 0, lateness_max_ms = 0;
+  double lateness_limit_ms = 0;      ///< what p99 lateness was judged against
+  std::string lateness_limit_basis;  ///< how that limit was reached
+  /// What else ran on the host's CPUs during the point (percent of all CPU time): stolen by the
+  /// hypervisor, used by other processes. Absent where /proc/stat cannot be read.
+  std::optional<double> host_steal_percent, host_others_percent;
   double client_cpu = 0;  ///< client thread CPU time / wall time
   /// Share of response reads timed by the kernel's receive stamp (the rest: when read).
   double kernel_stamped_share = 0;

@@ -45,9 +45,24 @@ void write_serving_summary(std::ostream& out, const json& m, const load_result& 
     if (metric == "itl") section(out, m, selection, "itl", "Inter-token Latency", "ITL");
     if (metric == "e2el") section(out, m, selection, "e2el", "End-to-end Latency", "E2EL");
   }
+  if (m.contains("median_ttft_from_schedule_ms")) {
+    fmt::print(out, "{:-^50}\n", "From the intended send time");
+    line(out, "Median / P99 schedule delay (ms):",
+         fmt::format("{:.2f} / {:.2f}", m.at("median_schedule_delay_ms").get<double>(),
+                     m.value(percentile_key(99, "schedule_delay"), 0.0)));
+    line(out,
+         "Median TTFT from schedule (ms):", fmt::format("{:.2f}", m.at("median_ttft_from_schedule_ms").get<double>()));
+    line(out,
+         "Median E2EL from schedule (ms):", fmt::format("{:.2f}", m.at("median_e2el_from_schedule_ms").get<double>()));
+  }
   fmt::print(out, "{:-^50}\n", "Client");
   line(out,
        "Send lateness p50 / p99 (ms):", fmt::format("{:.3f} / {:.3f}", load.lateness_p50_ms, load.lateness_p99_ms));
+  line(out, "Lateness limit (ms):", fmt::format("{:.3f} ({})", load.lateness_limit_ms, load.lateness_limit_basis));
+  if (load.host_steal_percent) {
+    line(out, "Host CPU stolen / others (%):",
+         fmt::format("{:.1f} / {:.1f}", *load.host_steal_percent, *load.host_others_percent));
+  }
   line(out, "Client CPU (% of one core):", fmt::format("{:.1f}", 100 * load.client_cpu));
   if (load.kernel_stamped_share > 0) {
     line(out, "Reads timed by kernel stamps (%):", fmt::format("{:.1f}", 100 * load.kernel_stamped_share));

@@ -43,6 +43,16 @@ core::case_result point_case(const load_settings& load, double concurrency, doub
   point.failed = metrics.at(schema::vllm_key::failed).get<double>();
   auto c = schema::serving_case(point);
   c.metrics.push_back({"send_lateness_p99_ms", result.lateness_p99_ms, "ms", "client's lateness against its schedule"});
+  for (const char* key : {"median_ttft_from_schedule_ms", "median_e2el_from_schedule_ms"}) {
+    if (metrics.contains(key)) {
+      c.metrics.push_back({key, metrics.at(key).get<double>(), "ms", "from the intended send time"});
+    }
+  }
+  if (result.host_steal_percent) {
+    c.metrics.push_back({"host_steal_percent", *result.host_steal_percent, "%", "CPU time the hypervisor stole"});
+    c.metrics.push_back(
+        {"host_others_cpu_percent", *result.host_others_percent, "%", "CPU time other processes of the host used"});
+  }
   return c;
 }
 
@@ -144,7 +154,9 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
                                       requests.size(), concurrency > 0 ? fmt::format("{:g}", concurrency) : "unlimited",
                                       schema::request_rate_text(rate), load.base_urls.size()));
   const auto result = run_load(requests, load, cancel);
-  const auto metrics = serving_metrics(result.records, result.duration_s, s.slo, s.selection);
+  auto metrics = serving_metrics(result.records, result.duration_s, s.slo, s.selection);
+  // On a schedule, also the latency from the intended send time.
+  if (!std::isinf(rate)) metrics.update(schedule_latency_metrics(result.records, s.selection));
   point_description description;
   description.date = utc_time(std::chrono::system_clock::now(), "%Y%m%d-%H%M%S");
   description.api = load.api;

@@ -48,6 +48,24 @@ goodput_slo parse_goodput(const std::vector<std::string>& items) {
   return slo;
 }
 
+json schedule_latency_metrics(const std::vector<request_record>& records, const metric_selection& selection) {
+  std::vector<double> delay, ttft, e2el;
+  for (const auto& r : records) {
+    const double d = std::max(0.0, r.sent_s - r.scheduled_s);
+    delay.push_back(d);
+    if (!r.success) continue;
+    ttft.push_back(d + r.ttft_s);
+    e2el.push_back(d + r.e2el_s);
+  }
+  metric_selection every = selection;
+  every.metrics = {"schedule_delay", "ttft_from_schedule", "e2el_from_schedule"};
+  json out = json::object();
+  add_statistics(out, "schedule_delay", delay, every);
+  add_statistics(out, "ttft_from_schedule", ttft, every);
+  add_statistics(out, "e2el_from_schedule", e2el, every);
+  return out;
+}
+
 std::string percentile_key(double p, const std::string& metric) {
   const std::string word = p == std::floor(p) ? fmt::format("{}", static_cast<long long>(p)) : fmt::format("{}", p);
   return fmt::format("p{}_{}_ms", word, metric);

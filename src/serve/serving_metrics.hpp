@@ -59,6 +59,14 @@ struct metric_selection {
 [[nodiscard]] json serving_metrics(const std::vector<request_record>& records, double duration_s,
                                    const goodput_slo& slo, const metric_selection& selection);
 
+/// Latency from the intended send time, for runs on a schedule (a finite request rate): a
+/// request that waited for a concurrency slot or left late must not look fast. Keys
+/// {mean,median,std}_{schedule_delay,ttft_from_schedule,e2el_from_schedule}_ms and the
+/// selected percentiles of each; schedule delay is send time - scheduled time, and the two
+/// latencies add it to TTFT and E2EL (completed requests).
+[[nodiscard]] json schedule_latency_metrics(const std::vector<request_record>& records,
+                                            const metric_selection& selection);
+
 /// The most requests in flight at once (send to last token, or to failure).
 [[nodiscard]] std::size_t max_concurrent_requests(const std::vector<request_record>& records);
 

@@ -31,18 +31,23 @@ json vllm_point_json(const point_description& p, const json& metrics, const load
                {key::burstiness, p.burstiness},
                {key::max_concurrency, p.max_concurrency > 0 ? json(p.max_concurrency) : json(nullptr)}};
   for (const auto& [name, value] : metrics.items()) vllm[name] = value;
-  vllm[key::client] = {{"send_lateness_p50_ms", result.lateness_p50_ms},
-                       {"send_lateness_p99_ms", result.lateness_p99_ms},
-                       {"send_lateness_max_ms", result.lateness_max_ms},
-                       {"cpu_share_of_one_core", result.client_cpu},
-                       {"kernel_receive_stamp_share", result.kernel_stamped_share},
-                       {"socket_wait_p50_ms", result.socket_wait_p50_ms},
-                       {"socket_wait_p99_ms", result.socket_wait_p99_ms},
-                       {"token_events_read_with_a_later_one", result.token_events_timed_together},
-                       {key::client_valid, result.valid},
-                       {key::client_invalid_reason, result.invalid_reason},
-                       {"interrupted", result.interrupted},
-                       {"not_sent", result.not_sent}};
+  vllm[key::client] = {
+      {"send_lateness_p50_ms", result.lateness_p50_ms},
+      {"send_lateness_p99_ms", result.lateness_p99_ms},
+      {"send_lateness_max_ms", result.lateness_max_ms},
+      {"send_lateness_limit_ms", result.lateness_limit_ms},
+      {"send_lateness_limit_basis", result.lateness_limit_basis},
+      {"host_steal_percent", result.host_steal_percent ? json(*result.host_steal_percent) : json()},
+      {"host_others_cpu_percent", result.host_others_percent ? json(*result.host_others_percent) : json()},
+      {"cpu_share_of_one_core", result.client_cpu},
+      {"kernel_receive_stamp_share", result.kernel_stamped_share},
+      {"socket_wait_p50_ms", result.socket_wait_p50_ms},
+      {"socket_wait_p99_ms", result.socket_wait_p99_ms},
+      {"token_events_read_with_a_later_one", result.token_events_timed_together},
+      {key::client_valid, result.valid},
+      {key::client_invalid_reason, result.invalid_reason},
+      {"interrupted", result.interrupted},
+      {"not_sent", result.not_sent}};
   vllm["endpoints"] = result.endpoints;
   if (!result.ground_truth.empty()) vllm[key::client]["ground_truth"] = result.ground_truth;
   vllm["token_counts"] = !p.tokenizer.empty()

@@ -69,6 +69,39 @@ json point_of(const json& run, std::size_t i = 0) {
   return json::parse(run.at("cases").at(i).at("notes").at("result").get<std::string>());
 }
 
+// 50 requests/s into one concurrency slot, each request taking ~90 ms: they queue in the
+// client. From the actual send each looks as fast as the first; from its intended send time
+// the wait shows.
+TEST(Serve, LatencyFromTheIntendedSendTimeCountsTheWaitForASlot) {
+  sim_process sim({"--decode-base-ms", "10"});
+  ASSERT_GT(sim.port(), 0);
+  const auto run = serve_json({"--base-url", sim.url(), "--num-prompts", "10", "--max-concurrency", "1",
+                               "--request-rate", "50", "--random-input-len", "16", "--random-output-len", "8"});
+  const auto p = point_of(run);
+  EXPECT_EQ(p.at("completed"), 10);
+  const double e2el = p.at("median_e2el_ms").get<double>();
+  EXPECT_GT(p.at("median_schedule_delay_ms").get<double>(), 100) << p.dump(1);
+  EXPECT_GT(p.at("median_e2el_from_schedule_ms").get<double>(), e2el + 100);
+  EXPECT_GT(p.at("median_ttft_from_schedule_ms").get<double>(), p.at("median_ttft_ms").get<double>() + 100);
+  // The wait for a slot is not the client's lateness: the point stays VALID, judged against
+  // the limit it records, with the host's CPU competition beside it.
+  EXPECT_EQ(p.at("client").at("valid"), true) << p.at("client").dump(1);
+  EXPECT_GE(p.at("client").at("send_lateness_limit_ms").get<double>(), 1000);
+  EXPECT_NE(p.at("client").at("send_lateness_limit_basis").get<std::string>().find("--max-lateness-ms"),
+            std::string::npos);
+  EXPECT_TRUE(p.at("client").at("host_others_cpu_percent").is_number());
+  EXPECT_TRUE(p.at("client").at("host_steal_percent").is_number());
+  const auto& c = run.at("cases").at(0);
+  bool has_from_schedule = false;
+  for (const auto& m : c.at("metrics")) has_from_schedule |= m.at("name") == "median_e2el_from_schedule_ms";
+  EXPECT_TRUE(has_from_schedule) << c.dump(1);
+
+  // No schedule (request rate inf): nothing to measure from.
+  const auto closed = point_of(serve_json({"--base-url", sim.url(), "--num-prompts", "4", "--max-concurrency", "2",
+                                           "--random-input-len", "16", "--random-output-len", "4"}));
+  EXPECT_FALSE(closed.contains("median_e2el_from_schedule_ms"));
+}
+
 TEST(ServeTimed, MeasuresTheSimulatorsExactTimesWithinHalfAMillisecond) {
 #if IRONBENCH_SANITIZED_BUILD
   GTEST_SKIP() << "timing exactness is judged in the release build: sanitizers slow the client and the server";

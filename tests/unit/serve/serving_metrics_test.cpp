@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "serve/arrival_schedule.hpp"
+#include "serve/lateness_limit.hpp"
 
 namespace ironbench::serve {
 namespace {
@@ -74,6 +75,42 @@ TEST(ServingMetrics, GoodputCountsRequestsMeetingEverySlo) {
   EXPECT_THROW((void)parse_goodput({"ttft"}), usage_error);
   EXPECT_THROW((void)parse_goodput({"latency:5"}), usage_error);
   EXPECT_THROW((void)parse_goodput({"ttft:-1"}), usage_error);
+}
+
+TEST(ServingMetrics, LatencyFromTheIntendedSendTimeCountsTheWaitBeforeSending) {
+  auto records = three_requests();
+  records[0].scheduled_s = 0;     // sent on time
+  records[1].scheduled_s = 0.01;  // waited 40 ms for a slot
+  records[2].scheduled_s = 0.1;   // failed: its delay counts, its latencies do not
+  metric_selection selection;
+  selection.percentiles = {50};
+  const auto m = schedule_latency_metrics(records, selection);
+  EXPECT_NEAR(m.at("mean_schedule_delay_ms").get<double>(), (0 + 40 + 200) / 3.0, 1e-9);
+  EXPECT_NEAR(m.at("median_schedule_delay_ms").get<double>(), 40, 1e-9);
+  EXPECT_NEAR(m.at("mean_ttft_from_schedule_ms").get<double>(), (100 + 240) / 2.0, 1e-9);
+  EXPECT_NEAR(m.at("mean_e2el_from_schedule_ms").get<double>(), (400 + 240) / 2.0, 1e-9);
+  EXPECT_TRUE(m.contains("p50_e2el_from_schedule_ms")) << "every selected percentile, for each";
+  // A send before its schedule cannot happen; a clock's rounding must not make it negative.
+  records[0].scheduled_s = 0.001;
+  EXPECT_GE(schedule_latency_metrics(records, selection).at("mean_schedule_delay_ms").get<double>(), 0);
+}
+
+TEST(LatenessLimit, GrowsWithTheLoadAndNeverBelowTheFloor) {
+  // The rule's motivating case: 20 req/s Poisson (50 ms mean gaps), 600 ms E2EL: a p99
+  // lateness of 7.2 ms is small against both.
+  const auto loose = lateness_limit_for(1.0, 50, 600);
+  EXPECT_DOUBLE_EQ(loose.limit_ms, 12) << "the smaller of 25 % of 50 ms and 2 % of 600 ms";
+  EXPECT_EQ(loose.basis, "2 % of the 600 ms median E2EL");
+  EXPECT_GT(loose.limit_ms, 7.2);
+  const auto by_gap = lateness_limit_for(1.0, 20, 5000);
+  EXPECT_DOUBLE_EQ(by_gap.limit_ms, 5);
+  EXPECT_EQ(by_gap.basis, "25 % of the 20 ms mean gap between sends");
+  // Tight loads keep the floor.
+  const auto tight = lateness_limit_for(1.0, 1, 20);
+  EXPECT_DOUBLE_EQ(tight.limit_ms, 1);
+  EXPECT_EQ(tight.basis, "the floor 1 ms (--max-lateness-ms)");
+  EXPECT_DOUBLE_EQ(lateness_limit_for(2.5, 0, 0).limit_ms, 2.5) << "nothing to judge the load by";
+  EXPECT_DOUBLE_EQ(lateness_limit_for(0.5, 8, 0).limit_ms, 2) << "no completed request: the gap alone";
 }
 
 TEST(ServingMetrics, EmptyRunsAndNames) {
