@@ -8,7 +8,7 @@ namespace ironbench::results {
 namespace {
 
 // The value at `path` in `document` as text: "" when absent or null.
-std::string text_at(const json& document, std::vector<const char*> path) {
+std::string text_at(const json& document, const std::vector<const char*>& path) {
   const json* at = &document;
   for (const char* key : path) {
     if (!at->is_object() || !at->contains(key)) return "";
