@@ -1,6 +1,7 @@
 // ironbench serve: an LLM serving load generator with vLLM `bench serve`'s flags, metrics and
 // result files, one event loop for every stream, and a verdict on its own timing.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <iostream>
@@ -32,6 +33,7 @@ struct serve_arguments {
   std::vector<std::string> goodput;
   std::string extra_body, balance = "round-robin", receive_time = "kernel";
   std::string timeout = "600s", stall_timeout = "120s";
+  std::string progress_interval;  ///< "": 1 s on a terminal, 10 s otherwise
   bool no_stream = false, insecure = false;
   report::output_options outputs;
 };
@@ -62,6 +64,10 @@ serve::sweep_settings to_settings(const serve_arguments& a) {
   s.rates = serve::parse_sweep_values(a.request_rate, "--request-rate");
   s.concurrencies = a.max_concurrency.empty() ? std::vector<double>{0}
                                               : serve::parse_sweep_values(a.max_concurrency, "--max-concurrency");
+  // Progress: rewritten in place every second on a terminal, a plain line every 10 s in a log.
+  s.live_progress = isatty(STDERR_FILENO) != 0;
+  s.progress_interval_s = a.progress_interval.empty() ? (s.live_progress ? 1.0 : 10.0)
+                                                      : parse_duration_s(a.progress_interval, "--progress-interval");
   serve::check_sweep_settings(s);
   return s;
 }
@@ -149,6 +155,8 @@ void add_options(CLI::App& c, serve_arguments& a) {
   add_timeout_option(c, a.timeout, "Per-request time limit");
   c.add_option("--stall-timeout", a.stall_timeout, "Fail a request that receives nothing for this long")
       ->capture_default_str();
+  c.add_option("--progress-interval", a.progress_interval,
+               "A progress line this often during each point (default 1s on a terminal, 10s otherwise; 0: none)");
   c.add_option("--max-itl-ms", s.limit.max_ms, "Report the highest throughput whose ITL statistic stays under this");
   c.add_option("--itl-limit-statistic", s.limit.statistic, "median, mean or p99 ... for --max-itl-ms")
       ->capture_default_str();
@@ -174,7 +182,8 @@ experiment::in_process_workload serve_workload() {
   w.kind = "serve";
   w.check = [parsed](const std::vector<std::string>& arguments) { (void)to_settings(*parsed(arguments)); };
   w.measure = [parsed](const std::vector<std::string>& arguments, const std::atomic<bool>& cancel, std::ostream& log) {
-    const auto settings = to_settings(*parsed(arguments));
+    auto settings = to_settings(*parsed(arguments));
+    settings.live_progress = false;  // its lines go to the step's log
     serve::prepare_result_dir(settings.save);
     auto outcome = serve::run_sweep(
         settings, &cancel,

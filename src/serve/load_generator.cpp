@@ -88,7 +88,7 @@ load_result run_load(const std::vector<prepared_request>& requests, const load_s
   };
 
   std::vector<double> delivery_ms, itl_error_ms, socket_wait_ms;
-  std::size_t timed_together = 0;
+  std::size_t timed_together = 0, token_events = 0;
   auto finish = [&](std::shared_ptr<stream_state> st, const transfer_result& t) {
     for (std::size_t k = 0; k < st->delays_ms.size(); ++k) {
       delivery_ms.push_back(st->delays_ms[k]);
@@ -162,7 +162,7 @@ load_result run_load(const std::vector<prepared_request>& requests, const load_s
     // The parser belongs to the state: it refers back to it by plain pointer (a shared_ptr
     // here would be a cycle, and every request would leak).
     st->parser = std::make_unique<sse_parser>([st = st.get(), &s, origin_copy = origin, &client, &socket_wait_ms,
-                                               &timed_together](const sse_event& e) {
+                                               &timed_together, &token_events](const sse_event& e) {
       const auto chunk = parse_openai_chunk(e.data, s.api);
       if (chunk.malformed && st->failure_class.empty()) {
         st->failure_class = "malformed";
@@ -176,6 +176,7 @@ load_result run_load(const std::vector<prepared_request>& requests, const load_s
         st->delays_ms.push_back((client.monotonic_ns(st->arrived_s) - static_cast<double>(*chunk.sim_sent_ns)) * 1e-6);
       }
       if (chunk.has_choices) {
+        ++token_events;
         if (s.kernel_receive_stamps) socket_wait_ms.push_back((client.now() - st->arrived_s) * 1e3);
         if (st->arrived_s == st->last_token_arrived_s) ++timed_together;
         st->last_token_arrived_s = st->arrived_s;
@@ -210,7 +211,30 @@ load_result run_load(const std::vector<prepared_request>& requests, const load_s
         });
   };
 
+  // A look at the point for a live line, every progress_interval_s.
+  double next_look = s.progress_interval_s, last_look = 0;
+  std::size_t events_at_last_look = 0;
+  auto look = [&](double now) {
+    load_progress p;
+    p.total = requests.size();
+    p.running = in_flight;
+    p.elapsed_s = now;
+    for (const auto& r : result.records) {
+      if (r.success) ++p.done;
+      if (!r.error_class.empty()) ++p.failed;
+    }
+    p.output_tokens_per_s =
+        now > last_look ? static_cast<double>(token_events - events_at_last_look) / (now - last_look) : 0;
+    events_at_last_look = token_events;
+    last_look = now;
+    s.on_progress(p);
+  };
   while (next < requests.size() || in_flight > 0) {
+    if (s.on_progress && s.progress_interval_s > 0 && client.now() - origin >= next_look) {
+      const double now = client.now() - origin;
+      look(now);
+      while (next_look <= now) next_look += s.progress_interval_s;
+    }
     if (cancel != nullptr && cancel->load()) {
       result.interrupted = true;
       client.cancel_all();
@@ -219,7 +243,7 @@ load_result run_load(const std::vector<prepared_request>& requests, const load_s
     const double now = client.now() - origin;
     auto slot_free = [&] { return s.max_concurrency <= 0 || in_flight < static_cast<std::size_t>(s.max_concurrency); };
     while (next < requests.size() && schedule[next] <= now && slot_free()) send(next++);
-    double wake = now + 0.05;  // poll the cancel flag at least this often
+    double wake = now + 0.05;  // poll the cancel flag (and the progress clock) at least this often
     if (next < requests.size() && slot_free()) {
       wake = std::min(wake, schedule[next]);
     }

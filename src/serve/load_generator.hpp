@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -26,6 +27,16 @@ struct prepared_request {
 };
 
 enum class balance_policy { round_robin, least_outstanding };
+
+/// A point in progress, for a live line (serve/progress_line.hpp).
+struct load_progress {
+  std::size_t total = 0;    ///< requests of the point
+  std::size_t done = 0;     ///< completed
+  std::size_t failed = 0;   ///< ended with an error
+  std::size_t running = 0;  ///< in flight
+  double elapsed_s = 0;
+  double output_tokens_per_s = 0;  ///< token events received per second since the previous look
+};
 
 struct load_settings {
   std::vector<std::string> base_urls;  ///< "http://127.0.0.1:8000" (several: replicas)
@@ -50,6 +61,9 @@ struct load_settings {
   bool kernel_receive_stamps = true;
   /// Counts the output text's tokens (compared with usage; used when the server reports none).
   const bpe_tokenizer* tokenizer = nullptr;
+  /// Called every `progress_interval_s` while the point runs (not at all when empty or 0).
+  std::function<void(const load_progress&)> on_progress;
+  double progress_interval_s = 0;
 };
 
 struct load_result {

@@ -15,6 +15,7 @@
 #include "core/units.hpp"
 #include "core/utc_time.hpp"
 #include "schema/serving.hpp"
+#include "serve/progress_line.hpp"
 #include "serve/serve_report.hpp"
 
 namespace ironbench::serve {
@@ -153,7 +154,17 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
   say(callbacks.progress, fmt::format("serve: {} requests, max concurrency {}, request rate {}, {} endpoint(s)\n",
                                       requests.size(), concurrency > 0 ? fmt::format("{:g}", concurrency) : "unlimited",
                                       schema::request_rate_text(rate), load.base_urls.size()));
-  const auto result = run_load(requests, load, cancel);
+  auto measured = load;
+  bool shown = false;
+  if (s.progress_interval_s > 0) {
+    measured.progress_interval_s = s.progress_interval_s;
+    measured.on_progress = [&](const load_progress& p) {
+      say(callbacks.progress, progress_line(p, s.live_progress));
+      shown = true;
+    };
+  }
+  const auto result = run_load(requests, measured, cancel);
+  if (shown) say(callbacks.progress, end_of_progress(s.live_progress));
   auto metrics = serving_metrics(result.records, result.duration_s, s.slo, s.selection);
   // On a schedule, also the latency from the intended send time.
   if (!std::isinf(rate)) metrics.update(schedule_latency_metrics(result.records, s.selection));

@@ -48,6 +48,8 @@ struct sweep_settings {
   itl_limit limit;
   std::string tokenizer;  ///< tokenizer.json (or its directory); empty: none
   std::string api_key_env = "OPENAI_API_KEY";
+  double progress_interval_s = 0;  ///< a progress line this often during each point (0: none)
+  bool live_progress = false;      ///< rewrite the line in place (a terminal) instead of one per interval
 };
 
 /// Parses a comma-separated list of numbers ("inf" allowed), e.g. --request-rate 1,2,inf;

@@ -102,6 +102,30 @@ TEST(Serve, LatencyFromTheIntendedSendTimeCountsTheWaitForASlot) {
   EXPECT_FALSE(closed.contains("median_e2el_from_schedule_ms"));
 }
 
+// Not on a terminal: a plain progress line per interval, to standard error, each counting
+// more requests done.
+TEST(Serve, ProgressLinesInALogCountTheRequestsDone) {
+  sim_process sim({"--decode-base-ms", "20"});
+  ASSERT_GT(sim.port(), 0);
+  const auto r = run_ironbench({"serve", "--base-url", sim.url(), "--no-save", "--num-prompts", "12",
+                                "--max-concurrency", "2", "--random-input-len", "16", "--random-output-len", "8",
+                                "--progress-interval", "0.2s", "--max-lateness-ms", "1000"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  static const std::regex line(
+      R"(serve: (\d+)/12 done, (\d+) running, 0 failed, [0-9.]+ s, ETA (-|\d+ s), \d+ output tok/s)");
+  int lines = 0, last_done = -1;
+  for (std::sregex_iterator it(r.err.begin(), r.err.end(), line), end; it != end; ++it) {
+    const int done = std::stoi((*it)[1].str());
+    EXPECT_GE(done, last_done);
+    EXPECT_LE(std::stoi((*it)[2].str()), 2);
+    last_done = done;
+    ++lines;
+  }
+  // 12 requests of ~180 ms, two at a time: about a second, so several lines.
+  EXPECT_GE(lines, 3) << r.err;
+  EXPECT_EQ(r.err.find('\r'), std::string::npos) << "no terminal: no carriage returns";
+}
+
 TEST(ServeTimed, MeasuresTheSimulatorsExactTimesWithinHalfAMillisecond) {
 #if IRONBENCH_SANITIZED_BUILD
   GTEST_SKIP() << "timing exactness is judged in the release build: sanitizers slow the client and the server";
