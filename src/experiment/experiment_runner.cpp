@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -118,11 +119,17 @@ point_result measure_point(const experiment_plan& plan, const experiment_point& 
     result = point_result::failed;
     failure.reason = fmt::format("step '{}': {}", current, e.what());
   }
-  if (result != point_result::done) env.services->stop_all();
   auto merged = merge_repeats(repeats, plan.trim);
+  // A workload that could not measure (serve reached no server) failed the point too: it is
+  // not stored as done, so a resume runs it again.
+  const auto failed_case = std::find_if(merged.cases.begin(), merged.cases.end(), [](const core::case_result& c) {
+    return c.status == core::case_status::failed;
+  });
+  if (result == point_result::done && failed_case != merged.cases.end()) result = point_result::failed;
+  if (result != point_result::done) env.services->stop_all();
   run.cases = std::move(merged.cases);
   run.settings["experiment"]["repeat_statistics"] = std::move(merged.statistics);
-  if (result == point_result::failed) {
+  if (result == point_result::failed && !failure.reason.empty()) {
     failure.benchmark = current;
     failure.device = env.device;
     failure.status = core::case_status::failed;
@@ -150,6 +157,12 @@ void add_matrix_parameters(const experiment_point& point, core::run_result& run)
       if (!c.params.contains(name)) c.params.set(name, parameter_of(value));
     }
   }
+}
+
+// The first failed case of a failed point's run.
+const core::case_result& first_failed(const core::run_result& run) {
+  return *std::find_if(run.cases.begin(), run.cases.end(),
+                       [](const core::case_result& c) { return c.status == core::case_status::failed; });
 }
 
 void write_json(const core::run_result& run, const std::string& path) {
@@ -231,7 +244,7 @@ experiment_outcome run_experiment(const experiment_plan& plan, const experiment_
         ++(run.status == core::run_status::valid ? outcome.done : outcome.invalid);
         break;
       case point_result::failed:
-        summary = "FAILED: " + run.cases.back().reason;
+        summary = "FAILED: " + first_failed(run).reason;
         ++outcome.failed;
         break;
       case point_result::interrupted:
@@ -241,8 +254,8 @@ experiment_outcome run_experiment(const experiment_plan& plan, const experiment_
     }
     console << fmt::format("  {}; stored as run {}\n", summary, id);
     if (result == point_result::failed) {
-      const auto tail = run.cases.back().notes.find("log_tail");
-      if (tail != run.cases.back().notes.end()) console << "  last lines of its log:\n" << tail->second;
+      const auto tail = first_failed(run).notes.find("log_tail");
+      if (tail != first_failed(run).notes.end()) console << "  last lines of its log:\n" << tail->second;
     }
     if (outcome.interrupted) break;
   }

@@ -30,11 +30,6 @@ std::optional<double> number_of(const std::string& printed) {
   }
 }
 
-std::string path_in(const std::string& workdir, const std::string& file) {
-  const std::filesystem::path p(file);
-  return p.is_absolute() || workdir.empty() ? file : (std::filesystem::path(workdir) / p).string();
-}
-
 // The text of the file a json or csv rule reads, or nullopt (and a line in out.missing).
 std::optional<std::string> read_rule_file(const planned_metric& rule, const std::string& workdir,
                                           extracted_metrics& out) {
@@ -137,6 +132,11 @@ void from_csv(const planned_metric& rule, const std::string& workdir, extracted_
 }
 
 }  // namespace
+
+std::string path_in(const std::string& workdir, const std::string& file) {
+  const std::filesystem::path p(file);
+  return p.is_absolute() || workdir.empty() ? file : (std::filesystem::path(workdir) / p).string();
+}
 
 extracted_metrics extract_metrics(const std::vector<planned_metric>& rules, const std::string& log,
                                   const std::string& workdir) {

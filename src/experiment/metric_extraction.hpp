@@ -16,6 +16,9 @@ struct extracted_metrics {
   std::vector<std::string> missing;  ///< one line per rule that found nothing, saying what it looked for
 };
 
+/// `file` as a step reads it: itself when absolute or `workdir` is empty, else below `workdir`.
+[[nodiscard]] std::string path_in(const std::string& workdir, const std::string& file);
+
 /// Applies `rules` to `log` (the step's output) and to files relative to `workdir`. A regex
 /// rule takes its last match: each named group is a metric named after the group (the group
 /// "value" takes the rule's name); performance takes the last "performance: VALUE UNIT" line;

@@ -31,11 +31,6 @@ std::string read_file(const std::string& path) {
   return text.str();
 }
 
-std::string path_in(const std::string& workdir, const std::string& file) {
-  const std::filesystem::path p(file);
-  return p.is_absolute() || workdir.empty() ? file : (std::filesystem::path(workdir) / p).string();
-}
-
 std::string log_path_of(const planned_step& step, int attempt, const step_environment& env) {
   return (std::filesystem::path(env.log_dir) / fmt::format("{}-{}.log", step.name, attempt)).string();
 }

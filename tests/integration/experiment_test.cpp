@@ -378,6 +378,22 @@ TEST(Experiment, ImportStepsReadAToolsOutputWithTheImporters) {
   EXPECT_NE(failed->at("reason").get<std::string>().find("step 'ib-write-bw': "), std::string::npos);
 }
 
+// A serve step that reaches no server measured nothing: the point is failed, not done, so a
+// resume runs it again.
+TEST(Experiment, AServeStepThatReachesNoServerFailsThePoint) {
+  experiment_dir e;
+  e.recipe("schema_version: 1\nname: unreachable\nsteps:\n  - serve:\n      url: http://127.0.0.1:" +
+           std::to_string(free_port()) + "\n      options: {num-prompts: 2, max-lateness-ms: 1000}\n");
+  const auto r = run_ironbench(e.args("run"));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("FAILED: no request succeeded"), std::string::npos) << r.out;
+  const auto runs = point_runs((e.dir / "results").string());
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].at("tags").at("experiment_outcome"), "failed");
+  const auto again = run_ironbench(e.args("run", {"--dry-run"}));
+  EXPECT_NE(again.out.find("point 1/1: would run"), std::string::npos) << again.out;
+}
+
 // Each class of recipe error through `experiment run`: one line with file, line and column,
 // exit 2, and nothing started (no results folder, no database row).
 TEST(Experiment, BadRecipesStopWithTheirLocationBeforeAnythingStarts) {

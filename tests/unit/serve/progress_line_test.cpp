@@ -15,8 +15,7 @@ TEST(ProgressLine, CountsTimeLeftAndTokenRate) {
   p.running = 8;
   p.elapsed_s = 6;
   p.output_tokens_per_s = 1234.4;
-  EXPECT_EQ(progress_line(p, false),
-            "serve: 95/400 done, 8 running, 5 failed, 6.0 s, ETA 18 s, 1234 output tok/s\n")
+  EXPECT_EQ(progress_line(p, false), "serve: 95/400 done, 8 running, 5 failed, 6.0 s, ETA 18 s, 1234 output tok/s\n")
       << "300 of 400 left after 100 ended in 6 s: 18 s";
   EXPECT_EQ(progress_line(p, true),
             "\rserve: 95/400 done, 8 running, 5 failed, 6.0 s, ETA 18 s, 1234 output tok/s\x1b[K");
