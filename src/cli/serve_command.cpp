@@ -34,7 +34,8 @@ struct serve_arguments {
   std::string extra_body, balance = "round-robin", receive_time = "kernel";
   std::string timeout = "600s", stall_timeout = "120s";
   std::string progress_interval;  ///< "": 1 s on a terminal, 10 s otherwise
-  bool no_stream = false, insecure = false;
+  std::string metrics_interval = "1s";
+  bool no_stream = false, insecure = false, no_server_metrics = false;
   report::output_options outputs;
 };
 
@@ -68,6 +69,8 @@ serve::sweep_settings to_settings(const serve_arguments& a) {
   s.live_progress = isatty(STDERR_FILENO) != 0;
   s.progress_interval_s = a.progress_interval.empty() ? (s.live_progress ? 1.0 : 10.0)
                                                       : parse_duration_s(a.progress_interval, "--progress-interval");
+  s.server_metrics.enabled = !a.no_server_metrics;
+  s.server_metrics.interval_s = parse_duration_s(a.metrics_interval, "--metrics-interval");
   serve::check_sweep_settings(s);
   return s;
 }
@@ -164,6 +167,11 @@ void add_options(CLI::App& c, serve_arguments& a) {
       ->capture_default_str();
   c.add_option("--max-lateness-ms", s.load.max_lateness_p99_ms, "p99 send lateness above which a point is INVALID")
       ->capture_default_str();
+  c.add_option("--metrics-url", s.server_metrics.urls,
+               "Prometheus /metrics to scrape during each point (repeat for several; default <base-url>/metrics)")
+      ->delimiter(',');
+  c.add_option("--metrics-interval", a.metrics_interval, "How often /metrics is scraped")->capture_default_str();
+  c.add_flag("--no-server-metrics", a.no_server_metrics, "Do not scrape the servers' /metrics");
   c.add_option("--ca-cert", s.load.ca_file, "https: PEM file of the CA certificates to verify the server with");
   c.add_flag("--insecure", a.insecure, "https: accept any server certificate (self-signed test endpoints)");
   c.add_option("--receive-time", a.receive_time,

@@ -82,6 +82,9 @@ command_action add_serve_sim_command(CLI::App& app) {
   command->add_option(
       "--request-log", s.request_log,
       "Write one JSON line per request (arrival, first token and end, CLOCK_MONOTONIC ns) to this file");
+  command->add_option("--state-log", s.state_log,
+                      "Write one JSON line per change of the engine's state (running, waiting, KV cache in use; "
+                      "CLOCK_MONOTONIC ns) to this file: the truth behind /metrics");
   command->add_flag("--batch-writes", a->batch_writes,
                     "Leave token events to the event loop's writes after each step (more throughput at "
                     "10,000 streams; the ground-truth stamps then include that wait)");

@@ -39,6 +39,17 @@ json case_data(const core::case_result& c) {
   if (c.benchmark == "serve") add_serving_percentiles(c, metrics, units);
   json data{{"benchmark", c.benchmark}, {"device", c.device}, {"params", core::to_json(c.params)},
             {"metrics", metrics},       {"units", units},     {"status", core::to_string(c.status)}};
+  // A serving point over time: the client's throughput windows and the server's scrapes.
+  if (c.series.count("client_t_s") > 0) {
+    json timeline = json::object();
+    for (const auto& [name, values] : c.series) {
+      if (name.rfind("client_", 0) != 0 && name.rfind("server_", 0) != 0) continue;
+      json array = json::array();
+      for (const double v : values) array.push_back(std::isfinite(v) ? json(v) : json(nullptr));
+      timeline[name] = std::move(array);
+    }
+    data["timeline"] = std::move(timeline);
+  }
   if (const auto loss = c.series.find("loss"); loss != c.series.end()) {
     json values = json::array();
     for (const double v : loss->second) values.push_back(std::isfinite(v) ? json(v) : json(nullptr));

@@ -76,6 +76,7 @@ load_result run_load(const std::vector<prepared_request>& requests, const load_s
   std::size_t next = 0, round_robin = 0, in_flight = 0;
   double last_slot_freed = 0;
   const double origin = client.now() + 0.005;  // schedule time 0, a moment from now
+  result.origin_monotonic_ns = static_cast<std::int64_t>(client.monotonic_ns(origin));
   const double cpu_start = thread_cpu_seconds();
   const platform::sysfs_reader host_root;
   const auto host_cpu_before = platform::read_cpu_times(host_root);

@@ -67,8 +67,9 @@ struct load_settings {
 };
 
 struct load_result {
-  std::vector<request_record> records;  ///< one per request sent (in send order)
-  double duration_s = 0;                ///< first send to last completion
+  std::vector<request_record> records;   ///< one per request sent (in send order)
+  std::int64_t origin_monotonic_ns = 0;  ///< time 0 of the records' times, on CLOCK_MONOTONIC
+  double duration_s = 0;                 ///< first send to last completion
   double lateness_p50_ms = 0, lateness_p99_ms = 0, lateness_max_ms = 0;
   double lateness_limit_ms = 0;      ///< what p99 lateness was judged against
   std::string lateness_limit_basis;  ///< how that limit was reached

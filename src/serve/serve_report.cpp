@@ -23,7 +23,36 @@ void section(std::ostream& out, const json& m, const metric_selection& selection
   }
 }
 
+std::string number_text(const json& value) {
+  return value.is_number() ? fmt::format("{:.1f}", value.get<double>()) : std::string("-");
+}
+
 }  // namespace
+
+void write_server_metrics_summary(std::ostream& out, const json& summary) {
+  const auto engine = summary.value("engine", json());
+  if (engine.is_null()) {
+    const auto why = summary.contains("error")
+                         ? summary.at("error").get<std::string>()
+                         : fmt::format("no series of a known engine among {} scrape(s)", summary.value("scrapes", 0));
+    fmt::print(out, "Server metrics: none ({})\n", why);
+    return;
+  }
+  fmt::print(out, "{:-^50}\n", fmt::format("Server metrics ({})", engine.get<std::string>()));
+  line(out, "Scrapes (failed):",
+       fmt::format("{} ({}) every {:g} s", summary.value("scrapes", 0), summary.value("failed_scrapes", 0),
+                   summary.value("interval_s", 0.0)));
+  for (const auto& [name, m] : summary.at("metrics").items()) {
+    const auto unit = m.value("unit", "");
+    if (m.contains("increase")) {
+      line(out, fmt::format("{} ({}/s mean / max):", name, unit),
+           fmt::format("{} / {}", number_text(m.at("rate_per_s_mean")), number_text(m.at("rate_per_s_max"))));
+    } else {
+      line(out, fmt::format("{} ({} mean / max):", name, unit),
+           fmt::format("{} / {}", number_text(m.at("mean")), number_text(m.at("max"))));
+    }
+  }
+}
 
 void write_serving_summary(std::ostream& out, const json& m, const load_result& load,
                            const metric_selection& selection) {

@@ -17,6 +17,10 @@ namespace ironbench::serve {
 void write_serving_summary(std::ostream& out, const json& metrics, const load_result& load,
                            const metric_selection& selection);
 
+/// What the server's /metrics said during the point (server_metrics_summary.hpp): a block of
+/// the common metrics, or one line saying why there are none.
+void write_server_metrics_summary(std::ostream& out, const json& summary);
+
 /// One request per line: schedule, send, lateness, outcome, lengths, TTFT, E2EL, ITL gaps.
 [[nodiscard]] std::string request_records_jsonl(const std::vector<request_record>& records);
 

@@ -15,6 +15,10 @@
 #include "core/units.hpp"
 #include "core/utc_time.hpp"
 #include "schema/serving.hpp"
+#include "serve/metrics/engine_metric_names.hpp"
+#include "serve/metrics/metrics_scraper.hpp"
+#include "serve/metrics/server_metrics_summary.hpp"
+#include "serve/point_timeline.hpp"
 #include "serve/progress_line.hpp"
 #include "serve/serve_report.hpp"
 
@@ -32,9 +36,28 @@ void say(const std::function<void(const std::string&)>& sink, const std::string&
   if (sink) sink(line);
 }
 
+// The unit of a flat server metric (server_<metric>_<statistic>).
+std::string server_metric_unit(const std::string& key) {
+  for (const auto& m : server_metrics()) {
+    const auto prefix = std::string("server_") + m.name + "_";
+    if (key.rfind(prefix, 0) != 0) continue;
+    return key.substr(prefix.size()) == "per_s" ? std::string(m.unit) + "/s" : std::string(m.unit);
+  }
+  return "";
+}
+
+// Where /metrics is scraped: the URLs given, else <base-url>/metrics of every endpoint.
+std::vector<std::string> metrics_urls(const sweep_settings& s, const load_settings& load) {
+  if (!s.server_metrics.urls.empty()) return s.server_metrics.urls;
+  std::vector<std::string> urls;
+  for (const auto& base : load.base_urls) urls.push_back(base + "/metrics");
+  return urls;
+}
+
 // The case of one point, as schema/serving.hpp builds every serve case, plus the client's lateness.
 core::case_result point_case(const load_settings& load, double concurrency, double rate, std::size_t requests,
-                             const json& metrics, const load_result& result) {
+                             const json& metrics, const load_result& result,
+                             const std::map<std::string, double>& server_values) {
   schema::serving_point point;
   point.device = fmt::format("{}", fmt::join(load.base_urls, ","));
   point.max_concurrency = static_cast<std::int64_t>(concurrency);
@@ -43,6 +66,9 @@ core::case_result point_case(const load_settings& load, double concurrency, doub
   for (const auto& name : schema::serving_headline_metrics()) point.values[name] = metrics.value(name, 0.0);
   point.failed = metrics.at(schema::vllm_key::failed).get<double>();
   auto c = schema::serving_case(point);
+  for (const auto& [name, value] : server_values) {
+    c.metrics.push_back({name, value, server_metric_unit(name), "reported by the server's /metrics"});
+  }
   c.metrics.push_back({"send_lateness_p99_ms", result.lateness_p99_ms, "ms", "client's lateness against its schedule"});
   for (const char* key : {"median_ttft_from_schedule_ms", "median_e2el_from_schedule_ms"}) {
     if (metrics.contains(key)) {
@@ -135,6 +161,12 @@ void check_sweep_settings(const sweep_settings& s) {
   if (dataset.needs_path && s.dataset_path.empty()) {
     throw usage_error(fmt::format("--dataset-name {} needs --dataset-path", s.dataset_name));
   }
+  for (const auto& url : s.server_metrics.urls) {
+    if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {
+      throw usage_error(fmt::format("--metrics-url must start with http:// or https:// ('{}')", url));
+    }
+  }
+  if (!(s.server_metrics.interval_s >= 0.05)) throw usage_error("--metrics-interval must be at least 50ms");
 }
 
 namespace {
@@ -163,7 +195,18 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
       shown = true;
     };
   }
+  std::unique_ptr<metrics_scraper> scraper;
+  const auto scrape_urls = metrics_urls(s, load);
+  if (s.server_metrics.enabled) {
+    scraper = std::make_unique<metrics_scraper>(
+        scrape_settings{scrape_urls, s.server_metrics.interval_s, load.headers, load.ca_file, load.verify_tls});
+  }
   const auto result = run_load(requests, measured, cancel);
+  json server = nullptr;
+  if (scraper) {
+    server =
+        summarize_server_metrics(scraper->stop(), scrape_urls, result.origin_monotonic_ns, s.server_metrics.interval_s);
+  }
   if (shown) say(callbacks.progress, end_of_progress(s.live_progress));
   auto metrics = serving_metrics(result.records, result.duration_s, s.slo, s.selection);
   // On a schedule, also the latency from the intended send time.
@@ -177,17 +220,25 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
   description.request_rate = rate;
   description.burstiness = load.burstiness;
   description.max_concurrency = concurrency > 0 ? static_cast<int>(concurrency) : 0;
-  const auto vllm = vllm_point_json(description, metrics, result);
+  auto vllm = vllm_point_json(description, metrics, result);
+  const auto server_values = server_metric_values(server);
+  for (const auto& [name, value] : server_values) vllm[name] = value;
   std::ostringstream summary;
   write_serving_summary(summary, metrics, result, s.selection);
+  if (!server.is_null()) write_server_metrics_summary(summary, server);
   say(callbacks.console, summary.str());
+  auto c = point_case(load, concurrency, rate, requests.size(), metrics, result, server_values);
+  c.notes["result"] = vllm.dump();
+  if (!server.is_null()) {
+    c.notes["server_metrics"] = server.dump();
+    vllm["server_metrics"] = server;
+  }
+  c.series = point_timeline(result.records, result.duration_s, s.server_metrics.interval_s, server);
   if (s.save.save_result) {
     const auto name =
         named ? s.save.result_filename : result_file_name(vllm, rate, description.max_concurrency, description.date);
     say(callbacks.console, "saved: " + write_result_file(vllm, result, s.save, name).string() + "\n");
   }
-  auto c = point_case(load, concurrency, rate, requests.size(), metrics, result);
-  c.notes["result"] = vllm.dump();
   if (!result.valid) {
     c.status = core::case_status::invalid;
     c.reason = result.invalid_reason;

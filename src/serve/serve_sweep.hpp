@@ -28,6 +28,13 @@ struct itl_limit {
   std::string metric = "itl";        ///< itl (pooled gaps) or tpot (per request)
 };
 
+/// Scraping the servers' Prometheus /metrics during each point (serve/metrics/).
+struct server_metrics_settings {
+  bool enabled = true;
+  std::vector<std::string> urls;  ///< empty: <base-url>/metrics of every endpoint
+  double interval_s = 1;
+};
+
 /// Everything a sweep needs. load.request_rate, load.max_concurrency and load.tokenizer are
 /// set per point by run_sweep; load.seed seeds the prompts as well as the arrivals; the
 /// Authorization header comes from $api_key_env.
@@ -46,6 +53,7 @@ struct sweep_settings {
   goodput_slo slo;
   result_file_options save;
   itl_limit limit;
+  server_metrics_settings server_metrics;
   std::string tokenizer;  ///< tokenizer.json (or its directory); empty: none
   std::string api_key_env = "OPENAI_API_KEY";
   double progress_interval_s = 0;  ///< a progress line this often during each point (0: none)
@@ -72,7 +80,8 @@ void normalize_base_urls(std::vector<std::string>& urls);
 
 /// Checks `settings` before anything is sent and throws usage_error with the flag's message:
 /// base URLs, --ca-cert, --header, --tokenizer, percentile metrics and percentiles, rates,
-/// concurrencies, --num-prompts, the dataset (known, with --dataset-path when it needs one).
+/// concurrencies, --num-prompts, the dataset (known, with --dataset-path when it needs one),
+/// --metrics-url and --metrics-interval.
 void check_sweep_settings(const sweep_settings& settings);
 
 /// Where a sweep reports as it goes; each line ends in '\n'. Either may be empty.

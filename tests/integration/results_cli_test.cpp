@@ -180,6 +180,12 @@ json hostile_run() {
                                   metric("median_itl_ms", 10.0 + c, "ms"), metric("median_ttft_ms", 50.0 + c, "ms")})},
          {"notes", {{"result", result.dump()}}}});
   }
+  // The last serve point's timeline: client throughput windows and the server's scrapes.
+  cases.back()["series"] = {{"client_t_s", {1, 2, 3}},
+                            {"client_output_tokens_per_s", {900, 1500, 1400}},
+                            {"server_t_s", {0, 1, 2, 3}},
+                            {"server_running_requests", {0, 40, 64, 60}},
+                            {"server_waiting_requests", {0, 3, nullptr, 1}}};
   add("train_gpt", {{"model", "small"}, {"batch", 32}}, json::array({metric("tokens_per_s", 12345, "tokens/s")}));
   cases.back()["series"] = {{"loss", {10.9, 9.5, 8.25, 7.5}}};
   json samples = json::array();
@@ -219,9 +225,9 @@ TEST(HtmlReport, ChromiumDrawsEveryChartAndRunsNoInjectedScript) {
       dom.out, m, std::regex(R"re(<body data-charts="(\d+)" data-charts-painted="(\d+)" data-charts-blank="(\d+)")re")))
       << "the page's script did not finish:\n"
       << dom.out.substr(0, 2000);
-  // stream, collectives, gemm, serve (throughput, trade-off, percentiles), training tokens/s and
-  // loss, power, temperature
-  EXPECT_EQ(std::stoi(m[1].str()), 10) << dom.out.substr(0, 400);
+  // stream, collectives, gemm, serve (throughput, trade-off, percentiles, timeline), training
+  // tokens/s and loss, power, temperature
+  EXPECT_EQ(std::stoi(m[1].str()), 11) << dom.out.substr(0, 400);
   EXPECT_EQ(m[2].str(), m[1].str()) << "every chart must have painted pixels";
   EXPECT_EQ(m[3].str(), "0");
   EXPECT_EQ(dom.out.find("data-pwned"), std::string::npos) << "an injected script ran";

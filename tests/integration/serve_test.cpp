@@ -15,44 +15,10 @@
 
 #include "core/json.hpp"
 #include "process.hpp"
+#include "sim_process.hpp"
 
 namespace ironbench::testing {
 namespace {
-
-// The port a started server prints on its standard output (the regex's first group), or 0
-// when it has printed none within 5 s.
-int announced_port(const started_process& process, const std::regex& announcement) {
-  for (int i = 0; i < 200; ++i) {
-    std::smatch m;
-    const auto out = read_file(process.out_path);
-    if (std::regex_search(out, m, announcement)) return std::stoi(m[1].str());
-    std::this_thread::sleep_for(std::chrono::milliseconds(25));
-  }
-  return 0;
-}
-
-// A serve-sim process on a free port, stopped (SIGINT) when the test ends.
-class sim_process {
- public:
-  explicit sim_process(std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {"serve-sim", "--port", "0"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    process_ = start_ironbench(args);
-    port_ = announced_port(process_, std::regex(R"(http://127\.0\.0\.1:(\d+)/v1)"));
-  }
-  sim_process(const sim_process&) = delete;
-  sim_process& operator=(const sim_process&) = delete;
-  ~sim_process() {
-    kill(process_.pid, SIGINT);
-    (void)wait_for(process_);
-  }
-  [[nodiscard]] int port() const { return port_; }
-  [[nodiscard]] std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-
- private:
-  started_process process_;
-  int port_ = 0;
-};
 
 // Tests other than the timing one do not judge the client's lateness: sanitizer builds are
 // many times slower than the release build.

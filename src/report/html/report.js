@@ -240,6 +240,56 @@
     }
   }
 
+  // Each side's serving points back to back over time: the client's output tokens/s beside what
+  // the server's /metrics said (requests running and waiting, KV cache in use).
+  function serveTimelineCharts() {
+    const server = [['server_running_requests', 'server: requests running'],
+                    ['server_waiting_requests', 'server: requests waiting'],
+                    ['server_kv_cache_usage_percent', 'server: KV cache in use (%)']];
+    data.sides.forEach((side, sideIndex) => {
+      const points = side.cases.filter((c) => c.benchmark === 'serve' && c.timeline);
+      if (points.length === 0) return;
+      const client = [], byName = new Map(server.map(([name]) => [name, []]));
+      let offset = 0;
+      for (const c of points) {
+        const t = c.timeline;
+        let last = 0;
+        (t.client_t_s || []).forEach((x, i) => {
+          const y = (t.client_output_tokens_per_s || [])[i];
+          if (typeof y === 'number') client.push({ x: offset + x, y: y });
+          last = Math.max(last, x);
+        });
+        for (const [name] of server) {
+          (t.server_t_s || []).forEach((x, i) => {
+            const y = (t[name] || [])[i];
+            if (typeof y === 'number' && x >= 0) byName.get(name).push({ x: offset + x, y: y });
+          });
+        }
+        offset += last;
+      }
+      const color = nextColor();
+      const datasets = [{ label: seriesLabel(sideIndex, 'client: output tokens/s'), data: client, borderColor: color,
+                          backgroundColor: color, showLine: true, pointRadius: 0, yAxisID: 'y' }];
+      server.forEach(([name, label], i) => {
+        if (byName.get(name).length === 0) return;
+        const c = nextColor();
+        datasets.push({ label: seriesLabel(sideIndex, label), data: byName.get(name), borderColor: c,
+                        backgroundColor: c, showLine: true, pointRadius: 0, borderDash: dashes[(i + 1) % dashes.length],
+                        yAxisID: 'y1' });
+      });
+      const scales = { x: { title: axisTitle('seconds (the points back to back)') },
+                       y: { beginAtZero: true, title: axisTitle('output tokens/s') } };
+      if (datasets.length > 1) {
+        scales.y1 = { position: 'right', beginAtZero: true, grid: { drawOnChartArea: false },
+                      title: axisTitle('requests, %') };
+      }
+      addChart(seriesLabel(sideIndex, 'Serving timeline'),
+               'client throughput per window beside the server\'s /metrics scrapes', {
+        type: 'scatter', data: { datasets: datasets },
+        options: { scales: scales, plugins: { legend: { position: 'bottom' } } } });
+    });
+  }
+
   function telemetryCharts() {
     const sensors = [['power_w', 'power (W)'], ['temperature_c', 'temperature (°C)'],
                      ['sm_clock_mhz', 'SM / GFX clock (MHz)'], ['utilization_percent', 'utilization (%)']];
@@ -304,6 +354,7 @@
   copyCharts();
   collectiveCharts();
   serveCharts();
+  serveTimelineCharts();
   trainingCharts();
   otherCharts();
   telemetryCharts();

@@ -20,6 +20,7 @@
 
 #include "core/error.hpp"
 #include "core/json.hpp"
+#include "serve/sim/sim_metrics.hpp"
 #include "serve/text_units.hpp"
 
 namespace ironbench::serve {
@@ -58,6 +59,11 @@ class sim_server {
     if (!s.request_log.empty()) {
       request_log_.open(s.request_log);
       if (!request_log_) throw error(fmt::format("serve-sim: cannot write the request log {}", s.request_log));
+    }
+    if (!s.state_log.empty()) {
+      state_log_.open(s.state_log);
+      if (!state_log_) throw error(fmt::format("serve-sim: cannot write the state log {}", s.state_log));
+      log_state();
     }
     event_config* config = event_config_new();
     event_config_set_flag(config, EVENT_BASE_FLAG_PRECISE_TIMER);
@@ -102,6 +108,7 @@ class sim_server {
   static void on_stop_check(evutil_socket_t, short, void* self) {
     auto* s = static_cast<sim_server*>(self);
     if (s->request_log_.is_open()) s->request_log_.flush();  // readable while it runs
+    if (s->state_log_.is_open()) s->state_log_.flush();
     if (s->stop_->load()) event_base_loopbreak(s->base_);
   }
 
@@ -110,6 +117,7 @@ class sim_server {
     for (auto it = s->active_.begin(); it != s->active_.end(); ++it) {
       if (it->second.connection == connection) {
         s->engine_.cancel(it->first);
+        s->log_state();
         s->log_request(it->first, it->second, "client closed");
         s->active_.erase(it);
         return;
@@ -146,6 +154,7 @@ class sim_server {
     const std::string path = evhttp_uri_get_path(evhttp_request_get_evhttp_uri(request));
     const auto method = evhttp_request_get_command(request);
     if (method == EVHTTP_REQ_GET && path == "/health") return reply_json(request, 200, "OK", json::object());
+    if (method == EVHTTP_REQ_GET && path == "/metrics") return reply_metrics(request);
     if (method == EVHTTP_REQ_GET && path == "/v1/models") {
       return reply_json(
           request, 200, "OK",
@@ -203,6 +212,7 @@ class sim_server {
       evhttp_send_reply_start(request, 200, "OK");
     }
     active_.emplace(number, std::move(a));
+    log_state();
     if (!stepping_) start_step();
   }
 
@@ -210,6 +220,7 @@ class sim_server {
   // planned to end), so the timer's own latency does not accumulate into the step times.
   void start_step() {
     auto step = engine_.next_step();
+    log_state();
     const auto now = std::chrono::steady_clock::now();
     if (!step) {
       stepping_ = false;
@@ -279,7 +290,12 @@ class sim_server {
     const auto it = active_.find(e.id);
     if (it == active_.end()) return;  // the client went away
     auto& a = it->second;
-    if (a.first_token_ns == 0) a.first_token_ns = monotonic_now_ns();
+    if (a.first_token_ns == 0) {
+      a.first_token_ns = monotonic_now_ns();
+      counters_.prompt_tokens += a.prompt_tokens;
+      counters_.prefix_queries += a.prompt_tokens;  // no prefix caching: queried, never hit
+    }
+    ++counters_.generation_tokens;
     const char* word = one_token_words[e.token_index % static_cast<std::int64_t>(std::size(one_token_words))];
     if (a.stream && !a.stalled) {
       if (a.fault == sim_fault::malformed && e.token_index == 1) {
@@ -340,6 +356,8 @@ class sim_server {
                   {"usage", usage}});
     }
     evhttp_connection_set_closecb(a.connection, nullptr, nullptr);
+    ++counters_.succeeded;
+    counters_.e2e_latency.add(static_cast<double>(monotonic_now_ns() - a.arrived_ns) * 1e-9);
     log_request(it->first, a, "done");
     active_.erase(it);
   }
@@ -358,7 +376,31 @@ class sim_server {
         number, arrived_ns, first_token_ns, monotonic_now_ns(), prompt_tokens, max_tokens, outcome);
   }
 
+  // GET /metrics: the engine's state now and the counters so far, as vLLM (V1) names them.
+  void reply_metrics(evhttp_request* request) {
+    const auto kv_total = static_cast<double>(settings_.engine.kv_cache_tokens);
+    const auto text = sim_metrics_text({settings_.model, engine_.running(), engine_.waiting(),
+                                        static_cast<double>(engine_.kv_tokens_used()) / kv_total, counters_});
+    evkeyvalq* headers = evhttp_request_get_output_headers(request);
+    evhttp_add_header(headers, "Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+    evbuffer* out = evbuffer_new();
+    evbuffer_add(out, text.data(), text.size());
+    evhttp_send_reply(request, 200, "OK", out);
+    evbuffer_free(out);
+  }
+
+  // One line of --state-log, when the engine's state may have changed.
+  void log_state() {
+    if (!state_log_.is_open()) return;
+    state_log_ << fmt::format(R"({{"t_ns":{},"running":{},"waiting":{},"kv_used":{},"kv_total":{}}})"
+                              "\n",
+                              monotonic_now_ns(), engine_.running(), engine_.waiting(), engine_.kv_tokens_used(),
+                              settings_.engine.kv_cache_tokens);
+  }
+
   sim_server_settings settings_;
+  sim_counters counters_;
+  std::ofstream state_log_;
   std::string json_model_;  // the model name as a JSON string
   sim_engine engine_;
   event_base* base_ = nullptr;

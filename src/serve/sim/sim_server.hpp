@@ -1,5 +1,6 @@
 // `ironbench serve-sim`: an OpenAI-compatible HTTP server (/v1/completions,
-// /v1/chat/completions, /v1/models, /health) whose "engine" is the simulation in
+// /v1/chat/completions, /v1/models, /health, and Prometheus /metrics under vLLM's names with
+// the engine's true state) whose "engine" is the simulation in
 // sim_engine.hpp. It streams SSE like vLLM (stream_options.include_usage, [DONE]) and can
 // inject faults for testing clients. Every token event carries "ironbench_sim_sent_ns", the
 // moment it was sent on the host's monotonic clock, so a client on the same host can measure
@@ -38,6 +39,10 @@ struct sim_server_settings {
   /// token and end times (CLOCK_MONOTONIC ns) and how it ended, so that any client's send
   /// schedule can be checked from the server's side.
   std::string request_log;
+  /// When not empty: one JSON line each time the engine's state changes (a request queued,
+  /// admitted, finished or cancelled): {"t_ns", "running", "waiting", "kv_used", "kv_total"},
+  /// CLOCK_MONOTONIC ns: the ground truth of what /metrics reports.
+  std::string state_log;
 };
 
 /// Serves until `stop` becomes true (checked every 50 ms). `on_listening` gets the bound port

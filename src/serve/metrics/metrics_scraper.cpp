@@ -1,0 +1,145 @@
+#include "serve/metrics/metrics_scraper.hpp"
+
+#include <curl/curl.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <ctime>
+#include <memory>
+
+namespace ironbench::serve {
+namespace {
+
+std::size_t append(char* data, std::size_t size, std::size_t count, void* body) {
+  auto* text = static_cast<std::string*>(body);
+  // A /metrics answer is kilobytes; one that grows past 64 MiB is not one.
+  if (text->size() + size * count > (std::size_t{64} << 20)) return 0;
+  text->append(data, size * count);
+  return size * count;
+}
+
+bool kept(const prometheus_sample& sample) {
+  const auto& n = sample.name;
+  const auto ends_with = [&](const char* suffix) {
+    const std::string s(suffix);
+    return n.size() >= s.size() && n.compare(n.size() - s.size(), s.size(), s) == 0;
+  };
+  return !ends_with("_bucket") && !ends_with("_created");
+}
+
+// One URL's connection, kept alive from one scrape to the next.
+class endpoint_client {
+ public:
+  endpoint_client(const std::string& url, const scrape_settings& s)
+      : easy_(curl_easy_init(), &curl_easy_cleanup), error_{} {
+    for (const auto& h : s.headers) headers_ = curl_slist_append(headers_, h.c_str());
+    CURL* e = easy_.get();
+    curl_easy_setopt(e, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_NOPROXY, "localhost,127.0.0.1,::1");
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 2000L);
+    // A slow answer must not stop the next scrape for long: at most two intervals (and 1-10 s).
+    const double limit_s = std::clamp(2 * s.interval_s, 1.0, 10.0);
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(limit_s * 1000));
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, error_.data());
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, append);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, &body_);
+    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");  // gzip when the server offers it
+    if (headers_ != nullptr) curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers_);
+    if (!s.ca_file.empty()) curl_easy_setopt(e, CURLOPT_CAINFO, s.ca_file.c_str());
+    if (!s.verify_tls) {
+      curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+      curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+  }
+  endpoint_client(const endpoint_client&) = delete;
+  endpoint_client& operator=(const endpoint_client&) = delete;
+  ~endpoint_client() { curl_slist_free_all(headers_); }
+
+  endpoint_scrape get() {
+    endpoint_scrape out;
+    body_.clear();
+    error_[0] = '\0';
+    const CURLcode code = curl_easy_perform(easy_.get());
+    long status = 0;
+    curl_easy_getinfo(easy_.get(), CURLINFO_RESPONSE_CODE, &status);
+    if (code != CURLE_OK) {
+      out.error = error_[0] != '\0' ? std::string(error_.data()) : curl_easy_strerror(code);
+      return out;
+    }
+    if (status != 200) {
+      out.error = fmt::format("HTTP {}", status);
+      return out;
+    }
+    auto parsed = parse_prometheus_text(body_);
+    out.ok = true;
+    out.rejected_lines = parsed.rejected_lines;
+    out.first_problem = std::move(parsed.first_problem);
+    out.samples.reserve(parsed.samples.size());
+    for (auto& sample : parsed.samples) {
+      if (kept(sample)) out.samples.push_back(std::move(sample));
+    }
+    return out;
+  }
+
+ private:
+  std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> easy_;
+  curl_slist* headers_ = nullptr;
+  std::array<char, CURL_ERROR_SIZE> error_;
+  std::string body_;
+};
+
+}  // namespace
+
+std::int64_t monotonic_now_ns() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<std::int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
+}
+
+metrics_scraper::metrics_scraper(scrape_settings settings)
+    : settings_(std::move(settings)), thread_([this] { loop(); }) {}
+
+metrics_scraper::~metrics_scraper() {
+  if (thread_.joinable()) (void)stop();
+}
+
+std::vector<scrape_round> metrics_scraper::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  return std::move(rounds_);
+}
+
+void metrics_scraper::loop() {
+  std::vector<std::unique_ptr<endpoint_client>> clients;
+  for (const auto& url : settings_.urls) clients.push_back(std::make_unique<endpoint_client>(url, settings_));
+  const auto interval = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(settings_.interval_s));
+  auto next = std::chrono::steady_clock::now();
+  for (;;) {
+    bool last = false;
+    {
+      std::unique_lock lock(mutex_);
+      last = wake_.wait_until(lock, next, [this] { return stopping_; });
+    }
+    scrape_round round;
+    for (auto& client : clients) round.endpoints.push_back(client->get());
+    round.monotonic_ns = monotonic_now_ns();
+    {
+      std::lock_guard lock(mutex_);
+      rounds_.push_back(std::move(round));
+    }
+    if (last) return;
+    // On the interval's grid; a round that overran starts the next at once, without catching up.
+    next += interval;
+    next = std::max(next, std::chrono::steady_clock::now());
+  }
+}
+
+}  // namespace ironbench::serve

@@ -1,0 +1,66 @@
+// Scrapes inference servers' Prometheus /metrics on a thread of its own while a load point
+// runs: every interval, one GET per URL (kept-alive connections, libcurl), each answer parsed
+// and kept with the moment it arrived. A server without /metrics costs one failed GET per
+// interval and is reported, never fatal to the point.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "serve/metrics/prometheus_text.hpp"
+
+namespace ironbench::serve {
+
+/// One URL's answer at one scrape.
+struct endpoint_scrape {
+  bool ok = false;
+  std::string error;                       ///< why not ok: "HTTP 404", "Connection refused" ...
+  std::vector<prometheus_sample> samples;  ///< histogram buckets and _created series left out
+  std::size_t rejected_lines = 0;
+  std::string first_problem;
+};
+
+/// Every URL's answer at one scrape.
+struct scrape_round {
+  std::int64_t monotonic_ns = 0;           ///< CLOCK_MONOTONIC when the last answer of the round arrived
+  std::vector<endpoint_scrape> endpoints;  ///< in the order of the URLs
+};
+
+struct scrape_settings {
+  std::vector<std::string> urls;  ///< http(s)://host:port/metrics
+  double interval_s = 1;
+  std::vector<std::string> headers;  ///< sent with every GET ("Authorization: Bearer ...")
+  std::string ca_file;
+  bool verify_tls = true;
+};
+
+/// Scrapes from construction (the first round at once) until stop().
+class metrics_scraper {
+ public:
+  explicit metrics_scraper(scrape_settings settings);
+  metrics_scraper(const metrics_scraper&) = delete;
+  metrics_scraper& operator=(const metrics_scraper&) = delete;
+  ~metrics_scraper();
+
+  /// Takes one last round, stops and returns every round, in time order.
+  [[nodiscard]] std::vector<scrape_round> stop();
+
+ private:
+  void loop();
+
+  scrape_settings settings_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::vector<scrape_round> rounds_;
+  std::thread thread_;
+};
+
+/// CLOCK_MONOTONIC now, in nanoseconds (the clock serve-sim stamps and logs with).
+[[nodiscard]] std::int64_t monotonic_now_ns();
+
+}  // namespace ironbench::serve
