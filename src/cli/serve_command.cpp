@@ -35,6 +35,9 @@ struct serve_arguments {
   std::string timeout = "600s", stall_timeout = "120s";
   std::string progress_interval;  ///< "": 1 s on a terminal, 10 s otherwise
   std::string metrics_interval = "1s";
+  std::string slo, search;
+  serve::search_settings search_bounds;
+  bool keep_past_saturation = false;
   bool no_stream = false, insecure = false, no_server_metrics = false;
   report::output_options outputs;
 };
@@ -69,6 +72,12 @@ serve::sweep_settings to_settings(const serve_arguments& a) {
   s.live_progress = isatty(STDERR_FILENO) != 0;
   s.progress_interval_s = a.progress_interval.empty() ? (s.live_progress ? 1.0 : 10.0)
                                                       : parse_duration_s(a.progress_interval, "--progress-interval");
+  if (!a.slo.empty()) s.objectives = serve::parse_slo(a.slo);
+  if (!a.search.empty()) {
+    s.search = a.search_bounds;
+    s.search->axis = serve::parse_search_axis(a.search);
+  }
+  s.stop_at_saturation = !a.keep_past_saturation;
   s.server_metrics.enabled = !a.no_server_metrics;
   s.server_metrics.interval_s = parse_duration_s(a.metrics_interval, "--metrics-interval");
   serve::check_sweep_settings(s);
@@ -167,6 +176,19 @@ void add_options(CLI::App& c, serve_arguments& a) {
       ->capture_default_str();
   c.add_option("--max-lateness-ms", s.load.max_lateness_p99_ms, "p99 send lateness above which a point is INVALID")
       ->capture_default_str();
+  c.add_option("--slo", a.slo,
+               "Service-level objectives for --search: ttft:MS,tpot:MS,itl:MS,e2el:MS[,p99|p90|median|mean] "
+               "(p99 by default; no request may fail)");
+  c.add_option("--search", a.search, "Find the highest rate or concurrency meeting --slo (bounded search)");
+  c.add_option("--search-start", a.search_bounds.start, "First load of --search")->capture_default_str();
+  c.add_option("--search-max", a.search_bounds.max, "Highest load --search probes")->capture_default_str();
+  c.add_option("--search-precision", a.search_bounds.precision,
+               "--search rate stops when the limit is bracketed within this share")
+      ->capture_default_str();
+  c.add_option("--search-max-probes", a.search_bounds.max_probes, "Points --search measures at most")
+      ->capture_default_str();
+  c.add_flag("--keep-past-saturation", a.keep_past_saturation,
+             "Measure every point of a rising sweep even after it saturates (it is still marked)");
   c.add_option("--metrics-url", s.server_metrics.urls,
                "Prometheus /metrics to scrape during each point (repeat for several; default <base-url>/metrics)")
       ->delimiter(',');

@@ -20,6 +20,7 @@
 #include "serve/metrics/server_metrics_summary.hpp"
 #include "serve/point_timeline.hpp"
 #include "serve/progress_line.hpp"
+#include "serve/saturation.hpp"
 #include "serve/serve_report.hpp"
 
 namespace ironbench::serve {
@@ -167,6 +168,21 @@ void check_sweep_settings(const sweep_settings& s) {
     }
   }
   if (!(s.server_metrics.interval_s >= 0.05)) throw usage_error("--metrics-interval must be at least 50ms");
+  if (s.search) {
+    if (s.objectives.empty()) throw usage_error("--search needs --slo (the objectives the load must meet)");
+    const bool by_rate = s.search->axis == search_axis::rate;
+    if ((by_rate ? s.concurrencies : s.rates).size() != 1) {
+      throw usage_error(by_rate
+                            ? "--search rate takes one --max-concurrency (the rate is what is searched)"
+                            : "--search concurrency takes one --request-rate (the concurrency is what is searched)");
+    }
+    if (!(s.search->start > 0) || !(s.search->max >= s.search->start) || std::isinf(s.search->max)) {
+      throw usage_error("--search-start must be positive and at most --search-max");
+    }
+    if (!(s.search->precision > 0) || s.search->max_probes < 2) {
+      throw usage_error("--search-precision must be positive and --search-max-probes at least 2");
+    }
+  }
 }
 
 namespace {
@@ -261,8 +277,142 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
 
 }  // namespace
 
-sweep_outcome run_sweep(const sweep_settings& s, const std::atomic<bool>* cancel, const sweep_callbacks& callbacks) {
-  check_sweep_settings(s);
+namespace {
+
+// The sweep's fixed state: settings, the tokenizer and what each point's dataset needs.
+struct sweep_run {
+  const sweep_settings& s;
+  const std::atomic<bool>* cancel;
+  const sweep_callbacks& callbacks;
+  load_settings load;
+  std::unique_ptr<bpe_tokenizer> tokenizer;
+  std::int64_t vocab = 0;
+  bool single_point = false;
+  sweep_outcome out;
+
+  // One point at `concurrency` x `rate`; true when it was interrupted.
+  bool measure(double concurrency, double rate) {
+    load.request_rate = rate;
+    load.max_concurrency = static_cast<int>(concurrency);
+    const std::int64_t count = s.num_prompts_per_concurrency > 0 && concurrency > 0
+                                   ? s.num_prompts_per_concurrency * static_cast<std::int64_t>(concurrency)
+                                   : s.num_prompts;
+    const auto total = static_cast<std::size_t>(count + s.num_warmups);
+    const dataset_inputs inputs{s.datasets, s.body, s.dataset_path, total, s.load.seed, tokenizer.get(), vocab};
+    const bool named = !s.save.result_filename.empty() && out.points.empty() && single_point;
+    return run_point(s, load, dataset_named(s.dataset_name).build(inputs), named, cancel, callbacks, out);
+  }
+};
+
+// Whether the values of a sweep axis rise (0, unlimited concurrency, counts as the highest).
+bool rising(std::vector<double> values) {
+  for (auto& v : values) v = v == 0 ? std::numeric_limits<double>::infinity() : v;
+  return std::adjacent_find(values.begin(), values.end(), std::greater_equal<>()) == values.end();
+}
+
+// Every concurrency x rate, stopping an axis of rising load where it saturates.
+void run_grid(sweep_run& run) {
+  const auto& s = run.s;
+  const bool by_rate = s.rates.size() > 1;
+  const bool judge = rising(by_rate ? s.rates : s.concurrencies);
+  std::vector<json> axis;
+  for (double concurrency : s.concurrencies) {
+    if (by_rate) axis.clear();
+    for (double rate : s.rates) {
+      if (run.cancel != nullptr && run.cancel->load()) return;
+      if (run.measure(concurrency, rate)) return;
+      axis.push_back(run.out.points.back());
+      const auto check = judge ? detect_saturation(axis) : saturation_check{};
+      if (!check.saturated) continue;
+      run.out.cases.back().notes["saturation"] = check.reason;
+      run.out.settings["saturation"].push_back({{"point", run.out.points.size() - 1}, {"reason", check.reason}});
+      say(run.callbacks.console,
+          fmt::format("saturated: {}{}\n", check.reason, s.stop_at_saturation ? "; the higher loads are skipped" : ""));
+      if (!s.stop_at_saturation) continue;
+      if (!by_rate) return;
+      break;
+    }
+  }
+}
+
+// The case of a search's answer: the highest load that met the objectives and what the point
+// at that load measured.
+core::case_result limit_case(const sweep_run& run, const search_result& result) {
+  const bool by_rate = run.s.search->axis == search_axis::rate;
+  core::case_result c;
+  c.benchmark = "serve_slo_limit";
+  c.device = fmt::format("{}", fmt::join(run.load.base_urls, ","));
+  c.params.set("search", std::string(by_rate ? "rate" : "concurrency"));
+  c.params.set("slo", run.s.objectives.text());
+  c.notes["ended"] = result.ended;
+  if (!result.best) {
+    c.status = core::case_status::failed;
+    c.reason = fmt::format("no load met {}: {}", run.s.objectives.text(), result.ended);
+    return c;
+  }
+  c.metrics.push_back({by_rate ? "max_request_rate" : "max_concurrency", *result.best,
+                       by_rate ? "requests/s" : "requests", "the highest load that met the SLOs"});
+  // Each probe is one point, in order: the best one's measurements.
+  const auto first = run.out.points.size() - result.probes.size();
+  for (std::size_t i = 0; i < result.probes.size(); ++i) {
+    if (result.probes[i].load != *result.best || !result.probes[i].outcome.met) continue;
+    const auto& point = run.out.points[first + i];
+    for (const char* key : {"output_throughput", "request_throughput"}) {
+      c.metrics.push_back({key, point.value(key, 0.0), schema::serving_metric_unit(key), "at that load"});
+    }
+  }
+  return c;
+}
+
+// --search: the highest load meeting --slo, each probe a point of its own.
+void run_search(sweep_run& run) {
+  const auto& s = run.s;
+  const auto& search = *s.search;
+  const bool by_rate = search.axis == search_axis::rate;
+  const auto probe = [&](double value) -> probe_outcome {
+    if (run.cancel != nullptr && run.cancel->load()) return {false, false, "interrupted"};
+    const bool interrupted =
+        by_rate ? run.measure(s.concurrencies.front(), value) : run.measure(value, s.rates.front());
+    if (interrupted) return {false, false, "interrupted"};
+    auto& c = run.out.cases.back();
+    if (c.status != core::case_status::valid) return {false, false, c.reason};
+    const auto verdict = judge_slo(run.out.points.back(), s.objectives);
+    c.notes["slo"] = verdict.met ? "met" : "missed: " + verdict.why;
+    say(run.callbacks.console, fmt::format("SLO probe {} {:g}: {}\n", by_rate ? "request rate" : "max concurrency",
+                                           value, verdict.met ? "met" : "missed (" + verdict.why + ")"));
+    return {true, verdict.met, verdict.why};
+  };
+  const auto result = search_limit(search, probe);
+  json probes = json::array();
+  for (const auto& p : result.probes) {
+    probes.push_back(
+        {{"load", p.load}, {"met", p.outcome.met}, {"measured", p.outcome.measured}, {"why", p.outcome.why}});
+  }
+  run.out.settings["slo_search"] = {
+      {"axis", by_rate ? "rate" : "concurrency"},
+      {"slo", s.objectives.text()},
+      {"probes", probes},
+      {"best", result.best ? json(*result.best) : json(nullptr)},
+      {"lowest_failing", result.lowest_failing ? json(*result.lowest_failing) : json(nullptr)},
+      {"ended", result.ended}};
+  run.out.cases.push_back(limit_case(run, result));
+  if (!result.best) run.out.invalid = true;
+  const auto unit = by_rate ? " requests/s" : " in flight";
+  say(run.callbacks.console, result.best
+                                 ? fmt::format("SLO search ({}): highest load meeting {}: {:g}{}; {} ({} probes)\n",
+                                               by_rate ? "rate" : "concurrency", s.objectives.text(), *result.best,
+                                               unit, result.ended, result.probes.size())
+                                 : fmt::format("SLO search ({}): no load met {}: {}\n",
+                                               by_rate ? "rate" : "concurrency", s.objectives.text(), result.ended));
+}
+
+}  // namespace
+
+sweep_outcome run_sweep(const sweep_settings& given, const std::atomic<bool>* cancel,
+                        const sweep_callbacks& callbacks) {
+  check_sweep_settings(given);
+  auto s = given;
+  if (!s.objectives.empty()) require_slo_metrics(s.objectives, s.selection);
   prepare_result_dir(s.save);
   auto load = s.load;
   normalize_base_urls(load.base_urls);
@@ -281,23 +431,14 @@ sweep_outcome run_sweep(const sweep_settings& s, const std::atomic<bool>* cancel
   const std::int64_t vocab = tokenizer && tokenizer->vocab_size() > 200
                                  ? static_cast<std::int64_t>(tokenizer->vocab_size())
                                  : random_dataset{}.vocab_size;
-  const auto& dataset = dataset_named(s.dataset_name);
-  const bool single_point = s.concurrencies.size() * s.rates.size() == 1;
-  sweep_outcome out;
-  for (double concurrency : s.concurrencies) {
-    for (double rate : s.rates) {
-      if (cancel != nullptr && cancel->load()) break;
-      load.request_rate = rate;
-      load.max_concurrency = static_cast<int>(concurrency);
-      const std::int64_t count = s.num_prompts_per_concurrency > 0 && concurrency > 0
-                                     ? s.num_prompts_per_concurrency * static_cast<std::int64_t>(concurrency)
-                                     : s.num_prompts;
-      const auto total = static_cast<std::size_t>(count + s.num_warmups);
-      const dataset_inputs inputs{s.datasets, s.body, s.dataset_path, total, s.load.seed, tokenizer.get(), vocab};
-      const bool named = !s.save.result_filename.empty() && out.points.empty() && single_point;
-      if (run_point(s, load, dataset.build(inputs), named, cancel, callbacks, out)) break;
-    }
+  sweep_run run{s, cancel, callbacks, load, std::move(tokenizer), vocab, false, {}};
+  run.single_point = !s.search && s.concurrencies.size() * s.rates.size() == 1;
+  if (s.search) {
+    run_search(run);
+  } else {
+    run_grid(run);
   }
+  auto out = std::move(run.out);
   const auto& limit = s.limit;
   if (limit.max_ms > 0 && !out.points.empty()) {
     const int best = best_point_under_limit(out.points, limit.metric, limit.statistic, limit.max_ms);

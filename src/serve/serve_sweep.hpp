@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "serve/datasets.hpp"
 #include "serve/load_generator.hpp"
 #include "serve/serving_metrics.hpp"
+#include "serve/slo_search.hpp"
 #include "serve/vllm_result_file.hpp"
 
 namespace ironbench::serve {
@@ -54,7 +56,10 @@ struct sweep_settings {
   result_file_options save;
   itl_limit limit;
   server_metrics_settings server_metrics;
-  std::string tokenizer;  ///< tokenizer.json (or its directory); empty: none
+  slo_spec objectives;                    ///< --slo: what --search must keep (and the probes are judged on)
+  std::optional<search_settings> search;  ///< --search: probe loads for the limit instead of the grid
+  bool stop_at_saturation = true;         ///< end an axis of rising load once it saturates (saturation.hpp)
+  std::string tokenizer;                  ///< tokenizer.json (or its directory); empty: none
   std::string api_key_env = "OPENAI_API_KEY";
   double progress_interval_s = 0;  ///< a progress line this often during each point (0: none)
   bool live_progress = false;      ///< rewrite the line in place (a terminal) instead of one per interval
@@ -102,7 +107,10 @@ struct sweep_outcome {
   bool invalid = false;  ///< a point was INVALID (the client fell behind) or no request succeeded
 };
 
-/// Runs every point (concurrencies outer, rates inner), writing the result files asked for.
+/// Runs every point (concurrencies outer, rates inner), writing the result files asked for;
+/// an axis of rising load stops at its first saturated point (stop_at_saturation). With
+/// `search`, probes loads for the highest one meeting `objectives` instead, every probe a
+/// point, and adds a serve_slo_limit case with the answer.
 /// Checks the settings first (check_sweep_settings) and creates the result directory.
 /// `cancel` (Ctrl-C) stops the sweep; the points measured so far are returned.
 [[nodiscard]] sweep_outcome run_sweep(const sweep_settings& settings, const std::atomic<bool>* cancel,

@@ -171,6 +171,12 @@
       const color = nextColor();
       throughput.push({ label: seriesLabel(side, 'output tokens/s'), borderColor: color, backgroundColor: color,
                         showLine: true, data: items.map((f) => ({ x: xOf(f.c), y: f.c.metrics.output_throughput })) });
+      const saturated = items.filter((f) => f.c.saturation);
+      if (saturated.length > 0) {
+        throughput.push({ label: seriesLabel(side, 'saturated (the sweep ends)'), borderColor: '#000',
+                          backgroundColor: '#000', pointStyle: 'triangle', pointRadius: 9,
+                          data: saturated.map((f) => ({ x: xOf(f.c), y: f.c.metrics.output_throughput })) });
+      }
       const itl = items.filter((f) => 'median_itl_ms' in f.c.metrics);
       tradeoff.push({ label: seriesLabel(side, 'throughput vs median ITL'), borderColor: color, backgroundColor: color,
                       showLine: true, data: itl.map((f) => ({ x: f.c.metrics.median_itl_ms, y: f.c.metrics.output_throughput })) });

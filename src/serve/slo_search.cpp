@@ -1,0 +1,158 @@
+#include "serve/slo_search.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "core/units.hpp"
+
+namespace ironbench::serve {
+namespace {
+
+bool known_metric(const std::string& m) { return m == "ttft" || m == "tpot" || m == "itl" || m == "e2el"; }
+
+// The percentile of "p99" / "p99.9", or nullopt for median and mean.
+std::optional<double> percentile_of(const std::string& statistic) {
+  if (statistic.size() < 2 || statistic[0] != 'p') return std::nullopt;
+  return parse_number(statistic.substr(1), "--slo");
+}
+
+std::string metric_key(const std::string& statistic, const std::string& metric) {
+  if (const auto p = percentile_of(statistic)) return percentile_key(*p, metric);
+  return fmt::format("{}_{}_ms", statistic, metric);
+}
+
+}  // namespace
+
+std::string slo_spec::text() const {
+  std::vector<std::string> parts;
+  for (const auto& l : limits) parts.push_back(fmt::format("{} {} <= {:g} ms", statistic, l.metric, l.max_ms));
+  return join(parts, ", ");
+}
+
+slo_spec parse_slo(const std::string& text) {
+  slo_spec slo;
+  for (const auto& item : split_non_empty(text)) {
+    const auto colon = item.find(':');
+    if (colon == std::string::npos) {
+      const bool statistic = item == "median" || item == "mean" ||
+                             (item.size() > 1 && item[0] == 'p' && std::isdigit(static_cast<unsigned char>(item[1])));
+      if (!statistic) {
+        throw usage_error(
+            fmt::format("--slo: '{}' is neither METRIC:MS nor a statistic (p99, p90, median, mean)", item));
+      }
+      const auto p = percentile_of(item);
+      if (p && !(*p > 0 && *p < 100)) throw usage_error("--slo: a percentile must be between 0 and 100");
+      slo.statistic = item;
+      continue;
+    }
+    slo_limit limit{item.substr(0, colon), 0};
+    if (!known_metric(limit.metric)) {
+      throw usage_error(fmt::format("--slo: unknown metric '{}' (ttft, tpot, itl, e2el)", limit.metric));
+    }
+    limit.max_ms = parse_number(item.substr(colon + 1), "--slo");
+    if (!(limit.max_ms > 0)) throw usage_error(fmt::format("--slo: the limit of {} must be positive", limit.metric));
+    slo.limits.push_back(limit);
+  }
+  if (slo.limits.empty()) throw usage_error("--slo needs at least one METRIC:MS (e.g. ttft:500,tpot:30)");
+  return slo;
+}
+
+void require_slo_metrics(const slo_spec& slo, metric_selection& selection) {
+  for (const auto& l : slo.limits) {
+    if (std::find(selection.metrics.begin(), selection.metrics.end(), l.metric) == selection.metrics.end()) {
+      selection.metrics.push_back(l.metric);
+    }
+  }
+  if (const auto p = percentile_of(slo.statistic)) {
+    if (std::find(selection.percentiles.begin(), selection.percentiles.end(), *p) == selection.percentiles.end()) {
+      selection.percentiles.push_back(*p);
+    }
+  }
+}
+
+slo_verdict judge_slo(const json& metrics, const slo_spec& slo) {
+  const auto failed = metrics.value("failed", 0.0);
+  if (failed > 0) return {false, fmt::format("{:g} request(s) failed", failed)};
+  if (metrics.value("completed", 0.0) <= 0) return {false, "no request completed"};
+  for (const auto& l : slo.limits) {
+    const auto key = metric_key(slo.statistic, l.metric);
+    if (!metrics.contains(key)) return {false, fmt::format("the point has no {}", key)};
+    const double value = metrics.at(key).get<double>();
+    if (value > l.max_ms)
+      return {false, fmt::format("{} {} {:.2f} ms > {:g} ms", slo.statistic, l.metric, value, l.max_ms)};
+  }
+  return {true, ""};
+}
+
+search_axis parse_search_axis(const std::string& text) {
+  if (text == "rate") return search_axis::rate;
+  if (text == "concurrency") return search_axis::concurrency;
+  throw usage_error(fmt::format("--search takes rate or concurrency, not '{}'", text));
+}
+
+search_result search_limit(const search_settings& s, const std::function<probe_outcome(double)>& probe) {
+  search_result r;
+  const bool whole = s.axis == search_axis::concurrency;
+  const double lowest = whole ? 1 : s.start / 64;
+  const auto run = [&](double load) {
+    r.probes.push_back({load, probe(load)});
+    return r.probes.back().outcome;
+  };
+  const auto out_of_probes = [&] { return static_cast<int>(r.probes.size()) >= s.max_probes; };
+  double load = whole ? std::max(1.0, std::round(s.start)) : s.start;
+  // Bracket: up by doubling while the objectives hold, down by halving while they do not.
+  for (;;) {
+    const auto o = run(load);
+    if (!o.measured) {
+      r.ended = fmt::format("a probe could not be judged: {}", o.why);
+      return r;
+    }
+    if (o.met) {
+      r.best = load;
+      if (r.lowest_failing) break;
+      if (load >= s.max) {
+        r.ended = "every probe up to --search-max met the objectives";
+        return r;
+      }
+      load = std::min(load * 2, s.max);
+    } else {
+      r.lowest_failing = load;
+      if (r.best) break;
+      const double lower = whole ? std::floor(load / 2) : load / 2;
+      if (lower < lowest) {
+        r.ended = fmt::format("even {:g} did not meet the objectives", load);
+        return r;
+      }
+      load = lower;
+    }
+    if (out_of_probes()) {
+      r.ended = "--search-max-probes reached before the limit was bracketed";
+      return r;
+    }
+  }
+  // Bisect.
+  for (;;) {
+    const double lo = *r.best, hi = *r.lowest_failing;
+    if (whole ? hi - lo <= 1 : hi <= lo * (1 + s.precision)) {
+      r.ended =
+          whole ? "bracketed between adjacent concurrencies" : fmt::format("bracketed within {:g}%", 100 * s.precision);
+      return r;
+    }
+    if (out_of_probes()) {
+      r.ended = "--search-max-probes reached";
+      return r;
+    }
+    const double mid = whole ? std::floor((lo + hi) / 2) : (lo + hi) / 2;
+    const auto o = run(mid);
+    if (!o.measured) {
+      r.ended = fmt::format("a probe could not be judged: {}", o.why);
+      return r;
+    }
+    (o.met ? r.best : r.lowest_failing) = mid;
+  }
+}
+
+}  // namespace ironbench::serve
