@@ -139,7 +139,12 @@ void add_options(CLI::App& c, serve_arguments& a) {
   c.add_option("--prefix-repetition-output-len", d.prefix_repetition.output_len, "max_tokens")->capture_default_str();
   c.add_option("--sharegpt-output-len", d.sharegpt_output_len,
                "max_tokens of ShareGPT prompts (0: the reference reply's length)");
-  c.add_option("--num-prompts", s.num_prompts, "Requests per point")->capture_default_str();
+  c.add_option("--trace-speed", s.load.trace_speed, "Replay a trace this many times faster (0.5: slower)")
+      ->capture_default_str();
+  c.add_option("--trace-block-size", d.trace.block_size, "Tokens per hash id of a Mooncake trace")
+      ->capture_default_str();
+  c.add_option("--num-prompts", s.num_prompts, "Requests per point (a trace: its first N entries)")
+      ->capture_default_str();
   c.add_option("--num-prompts-per-concurrency", s.num_prompts_per_concurrency,
                "Requests per point = this x max concurrency");
   c.add_option("--max-concurrency", a.max_concurrency, "Requests in flight at most; a list sweeps (4,8,16,...)");

@@ -29,6 +29,12 @@ std::vector<prepared_request> prefix_repetition_rows(const dataset_inputs& in) {
   return make_prefix_repetition_requests(dataset, in.body, in.count, in.seed);
 }
 
+std::vector<prepared_request> trace_rows(const dataset_inputs& in) {
+  auto options = in.options.trace;
+  options.vocab_size = in.vocab_size;
+  return make_trace_requests(read_trace(in.path), options, in.body, in.count);
+}
+
 }  // namespace
 
 const std::vector<dataset_entry>& serving_datasets() {
@@ -37,6 +43,8 @@ const std::vector<dataset_entry>& serving_datasets() {
       {"sharegpt", "", true, sharegpt_rows},
       {"custom", "JSONL of {\"prompt\": ...}", true, custom_rows},
       {"prefix_repetition", "", false, prefix_repetition_rows},
+      {"trace", "JSONL replayed at its times: Mooncake's or {\"time_s\", \"input_len\", \"output_len\"}", true,
+       trace_rows},
   };
   return table;
 }

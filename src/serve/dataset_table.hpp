@@ -13,6 +13,7 @@
 #include "serve/datasets.hpp"
 #include "serve/load_generator.hpp"
 #include "serve/tokenizer/bpe_tokenizer.hpp"
+#include "serve/trace_dataset.hpp"
 
 namespace ironbench::serve {
 
@@ -23,6 +24,7 @@ struct dataset_options {
   prefix_repetition_dataset prefix_repetition;  ///< likewise
   std::int64_t custom_output_len = 256;
   std::int64_t sharegpt_output_len = 0;  ///< 0: the reference reply's length
+  trace_options trace;                   ///< vocab_size is replaced by dataset_inputs::vocab_size
 };
 
 /// What every builder is given for one sweep point.

@@ -68,7 +68,15 @@ load_result run_load(const std::vector<prepared_request>& requests, const load_s
                      const std::atomic<bool>* cancel) {
   raise_open_file_limit();
   load_result result;
-  const auto schedule = arrival_times(requests.size(), s.request_rate, s.burstiness, s.seed);
+  // A trace's own times (from its first request, scaled), else the rate's schedule.
+  const bool traced = !requests.empty() && std::all_of(requests.begin(), requests.end(),
+                                                       [](const prepared_request& r) { return r.send_at_s >= 0; });
+  std::vector<double> schedule;
+  if (traced) {
+    for (const auto& r : requests) schedule.push_back((r.send_at_s - requests.front().send_at_s) / s.trace_speed);
+  } else {
+    schedule = arrival_times(requests.size(), s.request_rate, s.burstiness, s.seed);
+  }
   stream_client client(s.kernel_receive_stamps);
   std::vector<std::size_t> outstanding(s.base_urls.size(), 0);
   std::vector<double> lateness_ms;
@@ -273,7 +281,7 @@ load_result run_load(const std::vector<prepared_request>& requests, const load_s
   result.lateness_limit_basis = limit.basis;
   // With an infinite rate and no concurrency limit every request is due at once: the
   // lateness then measures how fast a burst leaves, not whether a schedule was kept.
-  const bool timed_schedule = !std::isinf(s.request_rate) || s.max_concurrency > 0;
+  const bool timed_schedule = traced || !std::isinf(s.request_rate) || s.max_concurrency > 0;
   if (timed_schedule && result.lateness_p99_ms > limit.limit_ms) {
     result.valid = false;
     result.invalid_reason = fmt::format("the client fell behind its schedule: p99 lateness {:.3f} ms > {:.3f} ms ({})",

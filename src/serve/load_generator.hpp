@@ -24,6 +24,9 @@ struct prepared_request {
   std::string body;
   std::int64_t prompt_len = 0;
   std::int64_t max_tokens = 0;
+  /// When to send it, in seconds from the first request (a replayed trace); negative: the
+  /// rate's schedule decides. Used only when every request of a point has one.
+  double send_at_s = -1;
 };
 
 enum class balance_policy { round_robin, least_outstanding };
@@ -46,7 +49,8 @@ struct load_settings {
   std::vector<std::string> headers;  ///< "Authorization: Bearer ..." etc.
   double request_rate = std::numeric_limits<double>::infinity();
   double burstiness = 1.0;
-  int max_concurrency = 0;  ///< 0: unlimited
+  double trace_speed = 1.0;  ///< a replayed trace's times are divided by this (2: twice as fast)
+  int max_concurrency = 0;   ///< 0: unlimited
   std::uint64_t seed = 0;
   double timeout_s = 600;        ///< per request
   double stall_timeout_s = 120;  ///< no byte for this long fails a request

@@ -162,6 +162,14 @@ void check_sweep_settings(const sweep_settings& s) {
   if (dataset.needs_path && s.dataset_path.empty()) {
     throw usage_error(fmt::format("--dataset-name {} needs --dataset-path", s.dataset_name));
   }
+  if (s.dataset_name == "trace") {
+    if (s.rates.size() != 1 || !std::isinf(s.rates.front())) {
+      throw usage_error(
+          "--request-rate does not apply to --dataset-name trace: the trace's times are the schedule "
+          "(--trace-speed scales them)");
+    }
+  }
+  if (!(s.load.trace_speed > 0) || std::isinf(s.load.trace_speed)) throw usage_error("--trace-speed must be positive");
   for (const auto& url : s.server_metrics.urls) {
     if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {
       throw usage_error(fmt::format("--metrics-url must start with http:// or https:// ('{}')", url));
