@@ -11,6 +11,7 @@
 #include "cli/experiment_workloads.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/option_groups.hpp"
+#include "cli/serve_ranks.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 #include "report/run_outputs.hpp"
@@ -85,7 +86,16 @@ serve::sweep_settings to_settings(const serve_arguments& a) {
 }
 
 int execute(const serve_arguments& a, const invocation& call) {
-  const auto settings = to_settings(a);
+  auto settings = to_settings(a);
+  settings.ranks = serve_client_ranks();
+  if (settings.ranks.rank != 0) {
+    // A rank other than 0 sends its share and reports nothing; it exits as rank 0 does.
+    const auto& cancel = install_interrupt_flag();
+    settings.progress_interval_s = 0;
+    serve::prepare_result_dir(settings.save);
+    const auto outcome = serve::run_sweep(settings, &cancel, {});
+    return settings.ranks.rank0_says(outcome.invalid) ? exit_failure : exit_ok;
+  }
   const auto targets = report::parse_targets(a.outputs);
   std::ostream& console = report::console_stream(targets);
   report::prepare_results_dir(a.outputs);
@@ -101,12 +111,13 @@ int execute(const serve_arguments& a, const invocation& call) {
       {[&](const std::string& text) { console << text; }, [](const std::string& text) { std::cerr << text; }});
   run.cases = std::move(outcome.cases);
   run.settings.update(outcome.settings);
+  const bool invalid = settings.ranks.rank0_says(outcome.invalid);
   session::finish_run(run);
   if (cancel.load()) core::mark_interrupted(run, "the requests measured so far");
   core::settle_run_status(run);
   report::write_run_outputs(run, targets, a.outputs, host.fingerprint.hostname, start, std::cout, [](std::ostream&) {});
   if (run.status == core::run_status::interrupted) return exit_interrupted;
-  return outcome.invalid ? exit_failure : exit_ok;
+  return invalid ? exit_failure : exit_ok;
 }
 
 void add_options(CLI::App& c, serve_arguments& a) {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <memory>
 
@@ -57,6 +58,25 @@ struct stream_state {
 
 }  // namespace
 
+json endpoint_breakdown(const std::vector<request_record>& records, const std::vector<std::string>& urls) {
+  json out = json::object();
+  for (const auto& url : urls) out[url] = {{"requests", 0}, {"completed", 0}, {"failed", 0}};
+  for (const auto& r : records) {
+    auto& e = out[r.endpoint];
+    e["requests"] = e.value("requests", 0) + 1;
+    const char* outcome = r.success ? "completed" : "failed";
+    e[outcome] = e.value(outcome, 0) + 1;
+  }
+  for (const auto& url : urls) {
+    std::vector<double> ttft;
+    for (const auto& r : records) {
+      if (r.success && r.endpoint == url) ttft.push_back(r.ttft_s * 1e3);
+    }
+    out[url]["mean_ttft_ms"] = ttft.empty() ? 0.0 : core::mean(ttft);
+  }
+  return out;
+}
+
 std::string http_error_class(long status) {
   if (status == 429) return "http_429";
   if (status >= 400 && status < 500) return "http_4xx";
@@ -64,18 +84,29 @@ std::string http_error_class(long status) {
   return "http_other";
 }
 
-load_result run_load(const std::vector<prepared_request>& requests, const load_settings& s,
+load_result run_load(const std::vector<prepared_request>& all_requests, const load_settings& s,
                      const std::atomic<bool>* cancel) {
   raise_open_file_limit();
   load_result result;
   // A trace's own times (from its first request, scaled), else the rate's schedule.
-  const bool traced = !requests.empty() && std::all_of(requests.begin(), requests.end(),
-                                                       [](const prepared_request& r) { return r.send_at_s >= 0; });
-  std::vector<double> schedule;
+  const bool traced = !all_requests.empty() && std::all_of(all_requests.begin(), all_requests.end(),
+                                                           [](const prepared_request& r) { return r.send_at_s >= 0; });
+  std::vector<double> full_schedule;
   if (traced) {
-    for (const auto& r : requests) schedule.push_back((r.send_at_s - requests.front().send_at_s) / s.trace_speed);
+    for (const auto& r : all_requests) {
+      full_schedule.push_back((r.send_at_s - all_requests.front().send_at_s) / s.trace_speed);
+    }
   } else {
-    schedule = arrival_times(requests.size(), s.request_rate, s.burstiness, s.seed);
+    full_schedule = arrival_times(all_requests.size(), s.request_rate, s.burstiness, s.seed);
+  }
+  // Several client ranks: this one sends every ranks-th request of the one schedule, so that
+  // together they send exactly what one client would.
+  std::vector<const prepared_request*> requests;
+  std::vector<double> schedule;
+  for (std::size_t i = 0; i < all_requests.size(); ++i) {
+    if (static_cast<int>(i % static_cast<std::size_t>(std::max(1, s.ranks))) != s.rank) continue;
+    requests.push_back(&all_requests[i]);
+    schedule.push_back(full_schedule[i]);
   }
   stream_client client(s.kernel_receive_stamps);
   std::vector<std::size_t> outstanding(s.base_urls.size(), 0);
@@ -85,6 +116,8 @@ load_result run_load(const std::vector<prepared_request>& requests, const load_s
   double last_slot_freed = 0;
   const double origin = client.now() + 0.005;  // schedule time 0, a moment from now
   result.origin_monotonic_ns = static_cast<std::int64_t>(client.monotonic_ns(origin));
+  result.origin_unix_s =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count() + 0.005;
   const double cpu_start = thread_cpu_seconds();
   const platform::sysfs_reader host_root;
   const auto host_cpu_before = platform::read_cpu_times(host_root);
@@ -159,7 +192,7 @@ load_result run_load(const std::vector<prepared_request>& requests, const load_s
     ++outstanding[endpoint];
     ++in_flight;
     request_record r;
-    r.prompt_len = requests[i].prompt_len;
+    r.prompt_len = requests[i]->prompt_len;
     r.scheduled_s = schedule[i];
     r.sent_s = now;
     r.endpoint = s.base_urls[endpoint];
@@ -194,7 +227,7 @@ load_result run_load(const std::vector<prepared_request>& requests, const load_s
     });
     http_request http;
     http.url = s.base_urls[endpoint] + s.endpoint;
-    http.body = requests[i].body;
+    http.body = requests[i]->body;
     http.headers = s.headers;
     http.headers.emplace_back("Content-Type: application/json");
     http.headers.emplace_back("Expect:");  // no 100-continue round trip before large prompts
@@ -262,6 +295,7 @@ load_result run_load(const std::vector<prepared_request>& requests, const load_s
   const double wall = client.now() - origin;
   result.client_cpu = wall > 0 ? (thread_cpu_seconds() - cpu_start) / wall : 0;
   result.duration_s = first_send >= 0 ? last_end - first_send : 0;
+  result.first_send_s = std::max(0.0, first_send);
   if (!lateness_ms.empty()) {
     result.lateness_p50_ms = core::percentile(lateness_ms, 50);
     result.lateness_p99_ms = core::percentile(lateness_ms, 99);
@@ -314,19 +348,7 @@ load_result run_load(const std::vector<prepared_request>& requests, const load_s
       result.ground_truth["itl_error_p99_ms"] = core::percentile(itl_error_ms, 99);
     }
   }
-  for (const auto& url : s.base_urls) result.endpoints[url] = {{"requests", 0}, {"completed", 0}, {"failed", 0}};
-  for (const auto& r : result.records) {
-    auto& e = result.endpoints[r.endpoint];
-    e["requests"] = e["requests"].get<int>() + 1;
-    e[r.success ? "completed" : "failed"] = e[r.success ? "completed" : "failed"].get<int>() + 1;
-  }
-  for (const auto& url : s.base_urls) {
-    std::vector<double> ttft;
-    for (const auto& r : result.records) {
-      if (r.success && r.endpoint == url) ttft.push_back(r.ttft_s * 1e3);
-    }
-    result.endpoints[url]["mean_ttft_ms"] = ttft.empty() ? 0.0 : core::mean(ttft);
-  }
+  result.endpoints = endpoint_breakdown(result.records, s.base_urls);
   return result;
 }
 

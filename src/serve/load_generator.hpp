@@ -68,11 +68,16 @@ struct load_settings {
   /// Called every `progress_interval_s` while the point runs (not at all when empty or 0).
   std::function<void(const load_progress&)> on_progress;
   double progress_interval_s = 0;
+  /// Client ranks (mpirun): this process sends requests i with i % ranks == rank of the
+  /// point's schedule, and max_concurrency is already its share.
+  int rank = 0, ranks = 1;
 };
 
 struct load_result {
   std::vector<request_record> records;   ///< one per request sent (in send order)
   std::int64_t origin_monotonic_ns = 0;  ///< time 0 of the records' times, on CLOCK_MONOTONIC
+  double origin_unix_s = 0;              ///< the same moment on the wall clock (merging client ranks)
+  double first_send_s = 0;               ///< the first send, from time 0
   double duration_s = 0;                 ///< first send to last completion
   double lateness_p50_ms = 0, lateness_p99_ms = 0, lateness_max_ms = 0;
   double lateness_limit_ms = 0;      ///< what p99 lateness was judged against
@@ -98,12 +103,17 @@ struct load_result {
   /// delivery delay (receive - send) and the client's ITL error |measured gap - sent gap|,
   /// p50/p99 in ms. Empty when the server sends no stamps.
   json ground_truth = json::object();
+  /// Several client ranks (client_ranks.hpp): each rank's requests, lateness and CPU.
+  json ranks = nullptr;
 };
 
 /// Runs the point. `cancel` (Ctrl-C) stops sending, cancels what is in flight (recorded as
 /// failed, class "cancelled") and returns what was measured.
 [[nodiscard]] load_result run_load(const std::vector<prepared_request>& requests, const load_settings& settings,
                                    const std::atomic<bool>* cancel);
+
+/// Per base URL: requests, completed, failed and mean TTFT (ms) of `records`.
+[[nodiscard]] json endpoint_breakdown(const std::vector<request_record>& records, const std::vector<std::string>& urls);
 
 /// The failure class of an HTTP status: http_429, http_4xx, http_5xx, http_other.
 [[nodiscard]] std::string http_error_class(long status);

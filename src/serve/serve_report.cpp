@@ -85,6 +85,13 @@ void write_serving_summary(std::ostream& out, const json& m, const load_result& 
          "Median E2EL from schedule (ms):", fmt::format("{:.2f}", m.at("median_e2el_from_schedule_ms").get<double>()));
   }
   fmt::print(out, "{:-^50}\n", "Client");
+  if (load.ranks.is_array()) {
+    for (const auto& r : load.ranks) {
+      line(out, fmt::format("Rank {} requests / p99 lateness / CPU:", r.value("rank", 0)),
+           fmt::format("{} / {:.3f} ms / {:.1f} %", r.value("requests", 0), r.value("send_lateness_p99_ms", 0.0),
+                       r.value("client_cpu_percent", 0.0)));
+    }
+  }
   line(out,
        "Send lateness p50 / p99 (ms):", fmt::format("{:.3f} / {:.3f}", load.lateness_p50_ms, load.lateness_p99_ms));
   line(out, "Lateness limit (ms):", fmt::format("{:.3f} ({})", load.lateness_limit_ms, load.lateness_limit_basis));

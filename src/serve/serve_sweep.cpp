@@ -15,6 +15,7 @@
 #include "core/units.hpp"
 #include "core/utc_time.hpp"
 #include "schema/serving.hpp"
+#include "serve/client_ranks.hpp"
 #include "serve/metrics/engine_metric_names.hpp"
 #include "serve/metrics/metrics_scraper.hpp"
 #include "serve/metrics/server_metrics_summary.hpp"
@@ -197,22 +198,44 @@ namespace {
 
 // One point: sends the warm-ups, measures `requests` (load's rate and concurrency), reports
 // and saves it, and adds its case and vLLM object to `out`. True when it was interrupted.
+// This rank's settings for a point: its place among the client ranks and its share of the
+// concurrency.
+load_settings rank_share(const load_settings& load, const client_ranks& ranks) {
+  auto share = load;
+  share.rank = ranks.rank;
+  share.ranks = ranks.size;
+  share.max_concurrency = concurrency_share(load.max_concurrency, ranks.rank, ranks.size);
+  return share;
+}
+
+// Several client ranks: rank 0 gets every rank's result merged into one (the others keep
+// their own, which they do not report).
+load_result gather_ranks(const client_ranks& ranks, load_result mine, const load_settings& load) {
+  if (!ranks.several()) return mine;
+  const auto texts = ranks.gather(load_result_json(mine).dump());
+  if (ranks.rank != 0) return mine;
+  std::vector<load_result> all;
+  for (const auto& text : texts) all.push_back(load_result_from_json(json::parse(text)));
+  return merge_rank_results(all, load.base_urls);
+}
+
 bool run_point(const sweep_settings& s, const load_settings& load, std::vector<prepared_request> requests, bool named,
                const std::atomic<bool>* cancel, const sweep_callbacks& callbacks, sweep_outcome& out) {
   const double concurrency = load.max_concurrency, rate = load.request_rate;
+  const auto& ranks = s.ranks;
   if (s.num_warmups > 0) {
     std::vector<prepared_request> warm(requests.begin(), requests.begin() + s.num_warmups);
     requests.erase(requests.begin(), requests.begin() + s.num_warmups);
-    auto warm_settings = load;
+    auto warm_settings = rank_share(load, ranks);
     warm_settings.request_rate = std::numeric_limits<double>::infinity();
     (void)run_load(warm, warm_settings, cancel);
   }
   say(callbacks.progress, fmt::format("serve: {} requests, max concurrency {}, request rate {}, {} endpoint(s)\n",
                                       requests.size(), concurrency > 0 ? fmt::format("{:g}", concurrency) : "unlimited",
                                       schema::request_rate_text(rate), load.base_urls.size()));
-  auto measured = load;
+  auto measured = rank_share(load, ranks);
   bool shown = false;
-  if (s.progress_interval_s > 0) {
+  if (s.progress_interval_s > 0 && ranks.rank == 0) {
     measured.progress_interval_s = s.progress_interval_s;
     measured.on_progress = [&](const load_progress& p) {
       say(callbacks.progress, progress_line(p, s.live_progress));
@@ -221,11 +244,13 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
   }
   std::unique_ptr<metrics_scraper> scraper;
   const auto scrape_urls = metrics_urls(s, load);
-  if (s.server_metrics.enabled) {
+  if (ranks.several()) ranks.barrier();  // every rank's schedule starts together
+  if (s.server_metrics.enabled && ranks.rank == 0) {
     scraper = std::make_unique<metrics_scraper>(
         scrape_settings{scrape_urls, s.server_metrics.interval_s, load.headers, load.ca_file, load.verify_tls});
   }
-  const auto result = run_load(requests, measured, cancel);
+  const auto result = gather_ranks(ranks, run_load(requests, measured, cancel), load);
+  if (ranks.rank != 0) return result.interrupted;  // rank 0 reports the point
   json server = nullptr;
   if (scraper) {
     server =
@@ -245,6 +270,7 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
   description.burstiness = load.burstiness;
   description.max_concurrency = concurrency > 0 ? static_cast<int>(concurrency) : 0;
   auto vllm = vllm_point_json(description, metrics, result);
+  if (!result.ranks.is_null()) vllm["client_ranks"] = result.ranks;
   const auto server_values = server_metric_values(server);
   for (const auto& [name, value] : server_values) vllm[name] = value;
   std::ostringstream summary;
@@ -318,24 +344,36 @@ bool rising(std::vector<double> values) {
   return std::adjacent_find(values.begin(), values.end(), std::greater_equal<>()) == values.end();
 }
 
+// Whether `cancel` is set on any rank (every rank must ask, in the same order).
+bool cancelled(const sweep_run& run) {
+  const bool mine = run.cancel != nullptr && run.cancel->load();
+  return run.s.ranks.any(mine);
+}
+
 // Every concurrency x rate, stopping an axis of rising load where it saturates.
 void run_grid(sweep_run& run) {
   const auto& s = run.s;
   const bool by_rate = s.rates.size() > 1;
   const bool judge = rising(by_rate ? s.rates : s.concurrencies);
+  const bool reporting = s.ranks.rank == 0;
   std::vector<json> axis;
   for (double concurrency : s.concurrencies) {
     if (by_rate) axis.clear();
     for (double rate : s.rates) {
-      if (run.cancel != nullptr && run.cancel->load()) return;
-      if (run.measure(concurrency, rate)) return;
-      axis.push_back(run.out.points.back());
-      const auto check = judge ? detect_saturation(axis) : saturation_check{};
-      if (!check.saturated) continue;
-      run.out.cases.back().notes["saturation"] = check.reason;
-      run.out.settings["saturation"].push_back({{"point", run.out.points.size() - 1}, {"reason", check.reason}});
-      say(run.callbacks.console,
-          fmt::format("saturated: {}{}\n", check.reason, s.stop_at_saturation ? "; the higher loads are skipped" : ""));
+      if (cancelled(run)) return;
+      if (s.ranks.any(run.measure(concurrency, rate))) return;
+      saturation_check check;
+      if (reporting) {
+        axis.push_back(run.out.points.back());
+        if (judge) check = detect_saturation(axis);
+      }
+      if (!s.ranks.rank0_says(check.saturated)) continue;
+      if (reporting) {
+        run.out.cases.back().notes["saturation"] = check.reason;
+        run.out.settings["saturation"].push_back({{"point", run.out.points.size() - 1}, {"reason", check.reason}});
+        say(run.callbacks.console, fmt::format("saturated: {}{}\n", check.reason,
+                                               s.stop_at_saturation ? "; the higher loads are skipped" : ""));
+      }
       if (!s.stop_at_saturation) continue;
       if (!by_rate) return;
       break;
@@ -378,19 +416,30 @@ void run_search(sweep_run& run) {
   const auto& search = *s.search;
   const bool by_rate = search.axis == search_axis::rate;
   const auto probe = [&](double value) -> probe_outcome {
-    if (run.cancel != nullptr && run.cancel->load()) return {false, false, "interrupted"};
+    if (cancelled(run)) return {false, false, "interrupted"};
     const bool interrupted =
         by_rate ? run.measure(s.concurrencies.front(), value) : run.measure(value, s.rates.front());
-    if (interrupted) return {false, false, "interrupted"};
-    auto& c = run.out.cases.back();
-    if (c.status != core::case_status::valid) return {false, false, c.reason};
-    const auto verdict = judge_slo(run.out.points.back(), s.objectives);
-    c.notes["slo"] = verdict.met ? "met" : "missed: " + verdict.why;
-    say(run.callbacks.console, fmt::format("SLO probe {} {:g}: {}\n", by_rate ? "request rate" : "max concurrency",
-                                           value, verdict.met ? "met" : "missed (" + verdict.why + ")"));
-    return {true, verdict.met, verdict.why};
+    if (s.ranks.any(interrupted)) return {false, false, "interrupted"};
+    probe_outcome o;
+    if (s.ranks.rank == 0) {
+      auto& c = run.out.cases.back();
+      if (c.status != core::case_status::valid) {
+        o = {false, false, c.reason};
+      } else {
+        const auto verdict = judge_slo(run.out.points.back(), s.objectives);
+        c.notes["slo"] = verdict.met ? "met" : "missed: " + verdict.why;
+        say(run.callbacks.console, fmt::format("SLO probe {} {:g}: {}\n", by_rate ? "request rate" : "max concurrency",
+                                               value, verdict.met ? "met" : "missed (" + verdict.why + ")"));
+        o = {true, verdict.met, verdict.why};
+      }
+    }
+    // The other ranks follow rank 0's verdict.
+    o.measured = s.ranks.rank0_says(o.measured);
+    o.met = s.ranks.rank0_says(o.met);
+    return o;
   };
   const auto result = search_limit(search, probe);
+  if (s.ranks.rank != 0) return;
   json probes = json::array();
   for (const auto& p : result.probes) {
     probes.push_back(
@@ -463,6 +512,7 @@ sweep_outcome run_sweep(const sweep_settings& given, const std::atomic<bool>* ca
       out.settings["best_under_itl_limit"] = best;
     }
   }
+  if (s.ranks.several()) out.settings["client_ranks"] = s.ranks.size;
   out.settings["authorization"] = authorized ? "API key from $" + s.api_key_env : "none";
   out.settings["endpoints"] = load.base_urls;
   return out;

@@ -14,6 +14,7 @@
 
 #include "core/json.hpp"
 #include "core/result.hpp"
+#include "serve/client_ranks.hpp"
 #include "serve/dataset_table.hpp"
 #include "serve/datasets.hpp"
 #include "serve/load_generator.hpp"
@@ -59,6 +60,7 @@ struct sweep_settings {
   slo_spec objectives;                    ///< --slo: what --search must keep (and the probes are judged on)
   std::optional<search_settings> search;  ///< --search: probe loads for the limit instead of the grid
   bool stop_at_saturation = true;         ///< end an axis of rising load once it saturates (saturation.hpp)
+  client_ranks ranks;                     ///< several client processes (mpirun): rank 0 reports
   std::string tokenizer;                  ///< tokenizer.json (or its directory); empty: none
   std::string api_key_env = "OPENAI_API_KEY";
   double progress_interval_s = 0;  ///< a progress line this often during each point (0: none)

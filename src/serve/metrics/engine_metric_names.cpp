@@ -53,6 +53,8 @@ const std::vector<engine_series>& engine_series_table() {
       {"llama.cpp", "running_requests", s::gauge_sum, "llamacpp:requests_processing", "", "", 1},
       {"llama.cpp", "waiting_requests", s::gauge_sum, "llamacpp:requests_deferred", "", "", 1},
       {"llama.cpp", "kv_cache_usage_percent", s::gauge_mean, "llamacpp:kv_cache_usage_ratio", "", "", 100},
+      {"llama.cpp", "spec_decode_acceptance_percent", s::counter_ratio,
+       "llamacpp:spec_decode_num_accepted_tokens_total", "", "llamacpp:spec_decode_num_draft_tokens_total", 100},
       {"llama.cpp", "prompt_tokens", s::counter, "llamacpp:prompt_tokens_total", "", "", 1},
       {"llama.cpp", "generation_tokens", s::counter, "llamacpp:tokens_predicted_total", "", "", 1},
       // TensorRT-LLM behind Triton's tensorrtllm backend.

@@ -20,6 +20,14 @@ std::string temp_file(const std::string& name, const std::string& text) {
 // A file each dataset that reads --dataset-path can build from.
 std::string file_for(std::string_view dataset) {
   if (dataset == "custom") return temp_file("custom.jsonl", "{\"prompt\": \"a b c d\"}\n");
+  if (dataset == "trace") {
+    std::string lines;
+    for (int i = 0; i < 3; ++i)
+      lines += R"({"timestamp": )" + std::to_string(i * 10) +
+               R"(, "input_length": 6, "output_length": 2})"
+               "\n";
+    return temp_file("trace.jsonl", lines);
+  }
   if (dataset == "sharegpt") {
     const json turns =
         json::array({{{"from", "human"}, {"value", "one two three four"}}, {{"from", "gpt"}, {"value", "a b c d e"}}});
@@ -37,7 +45,7 @@ TEST(DatasetTable, EveryRowIsReachableByNameAndBuildsRequests) {
   options.prefix_repetition.suffix_len = 4;
   body_settings body;
   body.model = "m";
-  ASSERT_EQ(serving_datasets().size(), 4u);
+  ASSERT_EQ(serving_datasets().size(), 5u);
   for (const auto& row : serving_datasets()) {
     SCOPED_TRACE(std::string(row.name));
     const auto& found = dataset_named(std::string(row.name));
@@ -53,8 +61,10 @@ TEST(DatasetTable, EveryRowIsReachableByNameAndBuildsRequests) {
 TEST(DatasetTable, RowsNeedingAPathAreTheFileDatasets) {
   std::map<std::string, bool> needs;
   for (const auto& row : serving_datasets()) needs[std::string(row.name)] = row.needs_path;
-  EXPECT_EQ(needs, (std::map<std::string, bool>{
-                       {"random", false}, {"sharegpt", true}, {"custom", true}, {"prefix_repetition", false}}));
+  EXPECT_EQ(
+      needs,
+      (std::map<std::string, bool>{
+          {"random", false}, {"sharegpt", true}, {"custom", true}, {"prefix_repetition", false}, {"trace", true}}));
 }
 
 TEST(DatasetTable, UnknownNameListsEveryDataset) {
@@ -62,12 +72,16 @@ TEST(DatasetTable, UnknownNameListsEveryDataset) {
     (void)dataset_named("sonnet");
     FAIL() << "no usage_error";
   } catch (const usage_error& e) {
-    EXPECT_STREQ(e.what(), "--dataset-name 'sonnet' is not available (random, sharegpt, custom, prefix_repetition)");
+    EXPECT_STREQ(e.what(),
+                 "--dataset-name 'sonnet' is not available (random, sharegpt, custom, prefix_repetition, trace)");
   }
 }
 
 TEST(DatasetTable, HelpNamesEveryDatasetWithDetailsLast) {
-  EXPECT_EQ(dataset_name_help(), "random, sharegpt, prefix_repetition, or custom (JSONL of {\"prompt\": ...})");
+  EXPECT_EQ(dataset_name_help(),
+            "random, sharegpt, prefix_repetition, custom (JSONL of {\"prompt\": ...}), or trace (JSONL replayed at its "
+            "times: "
+            "Mooncake's or {\"time_s\", \"input_len\", \"output_len\"})");
 }
 
 }  // namespace

@@ -1,0 +1,13 @@
+// The client ranks of `ironbench serve` under mpirun or srun: MPI's world as the group the
+// sweep spreads its load over (serve/client_ranks.hpp).
+#pragma once
+
+#include "serve/client_ranks.hpp"
+
+namespace ironbench::cli {
+
+/// One rank when no launcher started several processes; otherwise MPI's world (usage_error
+/// when this build has no MPI).
+[[nodiscard]] serve::client_ranks serve_client_ranks();
+
+}  // namespace ironbench::cli

@@ -1,0 +1,105 @@
+// ironbench serve spread over several client ranks (mpirun, ranks on this machine) against
+// serve-sim: rank 0 merges every rank's requests into one point.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+
+#include "core/json.hpp"
+#include "process.hpp"
+#include "sim_process.hpp"
+#include "temp_dir.hpp"
+
+namespace ironbench::testing {
+namespace {
+
+bool have_mpirun() { return std::system("command -v mpirun > /dev/null 2>&1") == 0; }
+
+#define REQUIRE_MPI()                                              \
+  if (!IRONBENCH_HAS_MPI) GTEST_SKIP() << "this build has no MPI"; \
+  if (!have_mpirun()) GTEST_SKIP() << "mpirun not found (scripts/setup.sh installs openmpi-bin)"
+
+// `serve` with `args` on `ranks` client ranks (1: no launcher); its run JSON.
+json serve_on(int ranks, const std::vector<std::string>& args) {
+  std::vector<std::string> serve = {IRONBENCH_BINARY,      "serve", "--no-save",         "--json", "-",
+                                    "--progress-interval", "0",     "--max-lateness-ms", "1000"};
+  serve.insert(serve.end(), args.begin(), args.end());
+  process_result r;
+  if (ranks == 1) {
+    r = run_program(serve.front(), {serve.begin() + 1, serve.end()});
+  } else {
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    setenv("OMPI_MCA_mpi_yield_when_idle", "1", 1);
+    setenv("OMPI_MCA_btl", "self,vader,tcp", 0);
+    std::vector<std::string> line = {"--oversubscribe", "-np", std::to_string(ranks)};
+    line.insert(line.end(), serve.begin(), serve.end());
+    r = run_program("mpirun", line);
+  }
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = json::parse(r.out, nullptr, false);
+  EXPECT_FALSE(doc.is_discarded()) << "one run document, from rank 0 only:\n" << r.out.substr(0, 2000);
+  return doc;
+}
+
+json point_of(const json& run) {
+  return json::parse(run.at("cases").at(0).at("notes").at("result").get<std::string>());
+}
+
+// Eight streams from one client, and four from each of two: the server sees the same load.
+TEST(ServeRanks, TwoRanksOfFourStreamsMeasureWhatOneRankOfEightMeasures) {
+  REQUIRE_MPI();
+  sim_process sim({"--decode-base-ms", "5"});
+  ASSERT_GT(sim.port(), 0);
+  const std::vector<std::string> args = {"--base-url",          sim.url(), "--max-concurrency",  "8",
+                                         "--num-prompts",       "160",     "--random-input-len", "64",
+                                         "--random-output-len", "16"};
+  const auto one = point_of(serve_on(1, args));
+  const auto run = serve_on(2, args);
+  const auto two = point_of(run);
+  EXPECT_EQ(run.at("settings").at("client_ranks"), 2);
+  EXPECT_EQ(two.at("completed"), 160);
+  EXPECT_EQ(two.at("total_output_tokens"), one.at("total_output_tokens"));
+  EXPECT_EQ(two.at("total_input_tokens"), one.at("total_input_tokens"));
+  ASSERT_EQ(two.at("client_ranks").size(), 2U);
+  for (const auto& r : two.at("client_ranks")) EXPECT_EQ(r.at("requests"), 80) << r.dump();
+  EXPECT_LE(two.at("max_concurrent_requests").get<int>(), 8);
+#if !IRONBENCH_SANITIZED_BUILD
+  for (const char* key : {"output_throughput", "median_tpot_ms", "median_ttft_ms", "median_e2el_ms"}) {
+    if (!one.contains(key)) continue;
+    const double a = one.at(key).get<double>(), b = two.at(key).get<double>();
+    EXPECT_NEAR(b, a, 0.03 * a) << key << ": 1 rank " << a << ", 2 ranks " << b;
+  }
+#endif
+}
+
+// A Poisson schedule split over four ranks is the one schedule one client would keep.
+TEST(ServeRanks, FourRanksSendOneScheduleBetweenThem) {
+  REQUIRE_MPI();
+  sim_process sim({"--decode-base-ms", "2"});
+  ASSERT_GT(sim.port(), 0);
+  temp_dir dir;
+  std::vector<std::vector<double>> schedules;
+  for (int ranks : {1, 4}) {
+    const auto results = (dir.path() / std::to_string(ranks)).string();
+    const auto run =
+        serve_on(ranks, {"--base-url", sim.url(), "--request-rate", "100", "--num-prompts", "80", "--random-input-len",
+                         "16", "--random-output-len", "4", "--seed", "5", "--save-result", "--save-detailed",
+                         "--result-dir", results, "--result-filename", "r.json"});
+    EXPECT_EQ(point_of(run).at("completed"), 80);
+    std::vector<double> schedule;
+    std::ifstream in(results + "/r.json.requests.jsonl");
+    std::string line;
+    while (std::getline(in, line)) schedule.push_back(json::parse(line).at("scheduled_s").get<double>());
+    schedules.push_back(schedule);
+  }
+  ASSERT_EQ(schedules[0].size(), 80U);
+  ASSERT_EQ(schedules[1].size(), 80U);
+  // The ranks' clocks start within a few milliseconds of each other (a barrier), and their
+  // schedules are moved onto rank 0's clock by the difference.
+  for (std::size_t i = 0; i < 80; ++i) EXPECT_NEAR(schedules[1][i], schedules[0][i], 0.005) << i;
+}
+
+}  // namespace
+}  // namespace ironbench::testing
