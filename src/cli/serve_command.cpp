@@ -150,6 +150,17 @@ void add_options(CLI::App& c, serve_arguments& a) {
   c.add_option("--prefix-repetition-output-len", d.prefix_repetition.output_len, "max_tokens")->capture_default_str();
   c.add_option("--sharegpt-output-len", d.sharegpt_output_len,
                "max_tokens of ShareGPT prompts (0: the reference reply's length)");
+  c.add_flag("--multi-turn", d.multi_turn,
+             "sharegpt: send whole conversations, each turn with the history and the server's answers");
+  c.add_option("--conversation-turns", d.conversation.turns, "Turns per conversation (conversation dataset)")
+      ->capture_default_str();
+  c.add_option("--conversation-user-len", d.conversation.user_len, "Words per user turn (conversation dataset)")
+      ->capture_default_str();
+  c.add_option("--conversation-output-len", d.conversation.output_len, "max_tokens per answer (conversation dataset)")
+      ->capture_default_str();
+  c.add_option("--think-time", d.conversation.think_s,
+               "Seconds between an answer and the conversation's next turn (conversation, --multi-turn)")
+      ->capture_default_str();
   c.add_option("--trace-speed", s.load.trace_speed, "Replay a trace this many times faster (0.5: slower)")
       ->capture_default_str();
   c.add_option("--trace-block-size", d.trace.block_size, "Tokens per hash id of a Mooncake trace")

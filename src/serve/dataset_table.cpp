@@ -16,6 +16,11 @@ std::vector<prepared_request> random_rows(const dataset_inputs& in) {
 }
 
 std::vector<prepared_request> sharegpt_rows(const dataset_inputs& in) {
+  if (in.options.multi_turn) {
+    const auto conversations =
+        read_sharegpt_conversations(in.path, in.options.sharegpt_output_len, in.count, in.seed, in.tokenizer);
+    return conversation_requests(conversations, in.body, in.options.conversation.think_s);
+  }
   return make_sharegpt_requests(in.path, in.options.sharegpt_output_len, in.body, in.count, in.seed, in.tokenizer);
 }
 
@@ -27,6 +32,11 @@ std::vector<prepared_request> prefix_repetition_rows(const dataset_inputs& in) {
   auto dataset = in.options.prefix_repetition;
   dataset.vocab_size = in.vocab_size;
   return make_prefix_repetition_requests(dataset, in.body, in.count, in.seed);
+}
+
+std::vector<prepared_request> conversation_rows(const dataset_inputs& in) {
+  const auto& settings = in.options.conversation;
+  return conversation_requests(make_synthetic_conversations(settings, in.count, in.seed), in.body, settings.think_s);
 }
 
 std::vector<prepared_request> trace_rows(const dataset_inputs& in) {
@@ -43,6 +53,7 @@ const std::vector<dataset_entry>& serving_datasets() {
       {"sharegpt", "", true, sharegpt_rows},
       {"custom", "JSONL of {\"prompt\": ...}", true, custom_rows},
       {"prefix_repetition", "", false, prefix_repetition_rows},
+      {"conversation", "", false, conversation_rows},
       {"trace", "JSONL replayed at its times: Mooncake's or {\"time_s\", \"input_len\", \"output_len\"}", true,
        trace_rows},
   };

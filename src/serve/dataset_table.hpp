@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "serve/conversation_dataset.hpp"
 #include "serve/datasets.hpp"
 #include "serve/load_generator.hpp"
 #include "serve/tokenizer/bpe_tokenizer.hpp"
@@ -25,6 +26,8 @@ struct dataset_options {
   std::int64_t custom_output_len = 256;
   std::int64_t sharegpt_output_len = 0;  ///< 0: the reference reply's length
   trace_options trace;                   ///< vocab_size is replaced by dataset_inputs::vocab_size
+  synthetic_conversations conversation;  ///< the conversation dataset; its think time applies to --multi-turn too
+  bool multi_turn = false;               ///< sharegpt: whole conversations instead of first turns
 };
 
 /// What every builder is given for one sweep point.

@@ -23,14 +23,23 @@ std::int64_t draw_length(std::int64_t length, double ratio, std::mt19937_64& ran
 }  // namespace
 
 std::string request_body(const body_settings& b, const json& prompt, std::int64_t max_tokens) {
-  json body = {{"model", b.model}};
   if (b.api == openai_api::chat) {
-    body["messages"] = json::array({{{"role", "user"}, {"content", prompt}}});
-    body["max_completion_tokens"] = max_tokens;
-  } else {
-    body["prompt"] = prompt;
-    body["max_tokens"] = max_tokens;
+    return chat_request_body(b, json::array({{{"role", "user"}, {"content", prompt}}}), max_tokens);
   }
+  json body = {{"model", b.model}};
+  body["prompt"] = prompt;
+  body["max_tokens"] = max_tokens;
+  return finish_body(b, std::move(body));
+}
+
+std::string chat_request_body(const body_settings& b, const json& messages, std::int64_t max_tokens) {
+  json body = {{"model", b.model}};
+  body["messages"] = messages;
+  body["max_completion_tokens"] = max_tokens;
+  return finish_body(b, std::move(body));
+}
+
+std::string finish_body(const body_settings& b, json body) {
   body["stream"] = b.stream;
   if (b.stream) body["stream_options"] = {{"include_usage", true}};
   if (b.ignore_eos) body["ignore_eos"] = true;

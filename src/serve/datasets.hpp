@@ -71,4 +71,10 @@ struct prefix_repetition_dataset {
 /// The JSON body of one request.
 [[nodiscard]] std::string request_body(const body_settings& body, const json& prompt, std::int64_t max_tokens);
 
+/// The JSON body of a chat request with these messages ([{"role", "content"}, ...]).
+[[nodiscard]] std::string chat_request_body(const body_settings& body, const json& messages, std::int64_t max_tokens);
+
+/// Adds what every body carries (stream, stream_options, ignore_eos, --extra-body) to `request`.
+[[nodiscard]] std::string finish_body(const body_settings& body, json request);
+
 }  // namespace ironbench::serve

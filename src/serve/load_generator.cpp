@@ -8,11 +8,13 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <set>
 
 #include "core/statistics.hpp"
 #include "platform/cpu_load.hpp"
 #include "serve/arrival_schedule.hpp"
 #include "serve/lateness_limit.hpp"
+#include "serve/send_queue.hpp"
 #include "serve/sse_parser.hpp"
 #include "serve/stream_client.hpp"
 #include "serve/text_units.hpp"
@@ -44,7 +46,8 @@ double thread_cpu_seconds() {
 
 // One request in flight: its parser, timing and what went wrong so far.
 struct stream_state {
-  std::size_t index = 0;
+  std::size_t index = 0;    // into the records
+  std::size_t request = 0;  // into this rank's requests
   std::size_t endpoint = 0;
   request_timing timing{0};
   std::unique_ptr<sse_parser> parser;
@@ -88,6 +91,19 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
                      const std::atomic<bool>* cancel) {
   raise_open_file_limit();
   load_result result;
+  // The requests that start something: single requests and the first of each conversation's
+  // turns present; only they follow the schedule (later turns follow their predecessors).
+  std::vector<std::size_t> starters;
+  std::vector<bool> starts(all_requests.size(), false);
+  {
+    std::set<std::size_t> seen;
+    for (std::size_t i = 0; i < all_requests.size(); ++i) {
+      const auto session = all_requests[i].session;
+      if (session != no_session && !seen.insert(session).second) continue;
+      starts[i] = true;
+      starters.push_back(i);
+    }
+  }
   // A trace's own times (from its first request, scaled), else the rate's schedule.
   const bool traced = !all_requests.empty() && std::all_of(all_requests.begin(), all_requests.end(),
                                                            [](const prepared_request& r) { return r.send_at_s >= 0; });
@@ -97,22 +113,29 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
       full_schedule.push_back((r.send_at_s - all_requests.front().send_at_s) / s.trace_speed);
     }
   } else {
-    full_schedule = arrival_times(all_requests.size(), s.request_rate, s.burstiness, s.seed);
+    full_schedule = arrival_times(starters.size(), s.request_rate, s.burstiness, s.seed);
   }
-  // Several client ranks: this one sends every ranks-th request of the one schedule, so that
-  // together they send exactly what one client would.
+  // Several client ranks: this one sends every ranks-th request (or conversation) of the one
+  // schedule, so that together they send exactly what one client would. The schedule times the
+  // requests that start something: single requests and first turns.
   std::vector<const prepared_request*> requests;
   std::vector<double> schedule;
+  std::size_t starter = 0;
   for (std::size_t i = 0; i < all_requests.size(); ++i) {
-    if (static_cast<int>(i % static_cast<std::size_t>(std::max(1, s.ranks))) != s.rank) continue;
-    requests.push_back(&all_requests[i]);
-    schedule.push_back(full_schedule[i]);
+    const auto& r = all_requests[i];
+    const std::size_t unit = r.session == no_session ? i : r.session;
+    if (starts[i]) ++starter;
+    if (static_cast<int>(unit % static_cast<std::size_t>(std::max(1, s.ranks))) != s.rank) continue;
+    requests.push_back(&r);
+    if (starts[i]) schedule.push_back(full_schedule[traced ? i : starter - 1]);
   }
+  send_queue queue(requests, schedule);
+  std::vector<std::string> answers(requests.size());
   stream_client client(s.kernel_receive_stamps);
   std::vector<std::size_t> outstanding(s.base_urls.size(), 0);
   std::vector<double> lateness_ms;
   result.records.reserve(requests.size());
-  std::size_t next = 0, round_robin = 0, in_flight = 0;
+  std::size_t round_robin = 0, in_flight = 0, dropped = 0;
   double last_slot_freed = 0;
   const double origin = client.now() + 0.005;  // schedule time 0, a moment from now
   result.origin_monotonic_ns = static_cast<std::int64_t>(client.monotonic_ns(origin));
@@ -185,7 +208,7 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
 
   auto send = [&](std::size_t i) {
     const double now = client.now() - origin;
-    const double due = std::max(schedule[i], s.max_concurrency > 0 ? last_slot_freed : 0.0);
+    const double due = std::max(queue.due(i), s.max_concurrency > 0 ? last_slot_freed : 0.0);
     lateness_ms.push_back(std::max(0.0, now - due) * 1e3);
     if (first_send < 0) first_send = now;
     const auto endpoint = pick_endpoint();
@@ -193,12 +216,26 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
     ++in_flight;
     request_record r;
     r.prompt_len = requests[i]->prompt_len;
-    r.scheduled_s = schedule[i];
+    r.scheduled_s = queue.due(i);
+    std::string body = requests[i]->body;
+    if (requests[i]->session != no_session) {
+      r.turn = requests[i]->turn;
+      if (requests[i]->body_for_answers) {
+        // The answers to this conversation's earlier turns, first turn first.
+        std::vector<std::string> earlier;
+        for (auto k = queue.previous_turn(i); k; k = queue.previous_turn(*k))
+          earlier.insert(earlier.begin(), answers[*k]);
+        auto turn = requests[i]->body_for_answers(earlier);
+        body = std::move(turn.body);
+        r.prompt_len = turn.prompt_len;
+      }
+    }
     r.sent_s = now;
     r.endpoint = s.base_urls[endpoint];
     result.records.push_back(r);
     auto st = std::make_shared<stream_state>();
     st->index = result.records.size() - 1;
+    st->request = i;
     st->endpoint = endpoint;
     st->timing = request_timing(now);
     // The parser belongs to the state: it refers back to it by plain pointer (a shared_ptr
@@ -227,7 +264,7 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
     });
     http_request http;
     http.url = s.base_urls[endpoint] + s.endpoint;
-    http.body = requests[i]->body;
+    http.body = std::move(body);
     http.headers = s.headers;
     http.headers.emplace_back("Content-Type: application/json");
     http.headers.emplace_back("Expect:");  // no 100-continue round trip before large prompts
@@ -247,9 +284,13 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
             st->body.append(bytes);
           }
         },
-        [st, finish](const transfer_result& t) mutable {
+        [st, finish, &queue, &answers, &result, &dropped, origin](const transfer_result& t) mutable {
           st->status = t.http_status;
           finish(st, t);
+          // A conversation goes on with the answer, or ends with the failure.
+          const auto& record = result.records[st->index];
+          if (record.success) answers[st->request] = record.generated_text;
+          dropped += queue.finished(st->request, record.success, t.end_s - origin).size();
         });
   };
 
@@ -271,7 +312,7 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
     last_look = now;
     s.on_progress(p);
   };
-  while (next < requests.size() || in_flight > 0) {
+  while (!queue.empty() || in_flight > 0) {
     if (s.on_progress && s.progress_interval_s > 0 && client.now() - origin >= next_look) {
       const double now = client.now() - origin;
       look(now);
@@ -284,14 +325,15 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
     }
     const double now = client.now() - origin;
     auto slot_free = [&] { return s.max_concurrency <= 0 || in_flight < static_cast<std::size_t>(s.max_concurrency); };
-    while (next < requests.size() && schedule[next] <= now && slot_free()) send(next++);
+    while (queue.has_due(now) && slot_free()) send(queue.pop());
     double wake = now + 0.05;  // poll the cancel flag (and the progress clock) at least this often
-    if (next < requests.size() && slot_free()) {
-      wake = std::min(wake, schedule[next]);
+    if (const auto next_due = queue.next_due(); next_due && slot_free()) {
+      wake = std::min(wake, *next_due);
     }
     client.run_until(origin + wake, false);
   }
-  result.not_sent = requests.size() - next;
+  result.turns_dropped = dropped;
+  result.not_sent = queue.unsent() - dropped;
   const double wall = client.now() - origin;
   result.client_cpu = wall > 0 ? (thread_cpu_seconds() - cpu_start) / wall : 0;
   result.duration_s = first_send >= 0 ? last_end - first_send : 0;

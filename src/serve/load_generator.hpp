@@ -19,11 +19,28 @@
 
 namespace ironbench::serve {
 
+/// A later turn of a conversation, built when it is sent.
+struct turn_request {
+  std::string body;
+  std::int64_t prompt_len = 0;
+};
+
+/// No conversation: a request on its own.
+inline constexpr std::size_t no_session = static_cast<std::size_t>(-1);
+
 /// A prepared request: the JSON body and the prompt length it carries.
 struct prepared_request {
   std::string body;
   std::int64_t prompt_len = 0;
   std::int64_t max_tokens = 0;
+  /// Multi-turn conversations: the conversation this request is a turn of (no_session: none),
+  /// the turn (0: the first), and the user's pause between the previous turn's answer and this
+  /// turn. A conversation's turns follow each other in the list. A later turn's body is made
+  /// when it is sent, from the server's answers to the turns before it (`body_for_answers`).
+  std::size_t session = no_session;
+  int turn = 0;
+  double think_s = 0;
+  std::function<turn_request(const std::vector<std::string>& answers)> body_for_answers;
   /// When to send it, in seconds from the first request (a replayed trace); negative: the
   /// rate's schedule decides. Used only when every request of a point has one.
   double send_at_s = -1;
@@ -98,6 +115,8 @@ struct load_result {
   std::string invalid_reason;
   bool interrupted = false;
   std::size_t not_sent = 0;
+  /// Turns never sent because an earlier turn of their conversation failed.
+  std::size_t turns_dropped = 0;
   json endpoints = json::object();  ///< per base URL: requests, completed, failed, mean TTFT
   /// Against a server that stamps its send times (serve-sim on this host): token events seen,
   /// delivery delay (receive - send) and the client's ITL error |measured gap - sent gap|,

@@ -84,6 +84,16 @@ void write_serving_summary(std::ostream& out, const json& m, const load_result& 
     line(out,
          "Median E2EL from schedule (ms):", fmt::format("{:.2f}", m.at("median_e2el_from_schedule_ms").get<double>()));
   }
+  if (m.contains("turns")) {
+    fmt::print(out, "{:-^50}\n", "Conversations");
+    for (const auto& t : m.at("turns")) {
+      line(out, fmt::format("Turn {} median TTFT / mean prompt:", t.value("turn", 0)),
+           fmt::format("{:.2f} ms / {:.0f} tokens", t.value("median_ttft_ms", 0.0), t.value("mean_prompt_len", 0.0)));
+    }
+    if (m.value("conversation_turns_not_sent", 0) > 0) {
+      line(out, "Turns not sent (earlier turn failed):", fmt::format("{}", m.value("conversation_turns_not_sent", 0)));
+    }
+  }
   fmt::print(out, "{:-^50}\n", "Client");
   if (load.ranks.is_array()) {
     for (const auto& r : load.ranks) {
@@ -137,6 +147,7 @@ std::string request_records_jsonl(const std::vector<request_record>& records) {
               {"e2el_ms", r.e2el_s * 1e3},
               {"itl_ms", itl}};
     if (r.usage_output_tokens) j["usage_output_tokens"] = *r.usage_output_tokens;
+    if (r.turn >= 0) j["turn"] = r.turn + 1;
     if (!r.success) {
       j["error_class"] = r.error_class;
       j["error"] = r.error;

@@ -163,6 +163,9 @@ void check_sweep_settings(const sweep_settings& s) {
   if (dataset.needs_path && s.dataset_path.empty()) {
     throw usage_error(fmt::format("--dataset-name {} needs --dataset-path", s.dataset_name));
   }
+  if (s.datasets.multi_turn && s.dataset_name != "sharegpt") {
+    throw usage_error("--multi-turn takes --dataset-name sharegpt (or use --dataset-name conversation)");
+  }
   if (s.dataset_name == "trace") {
     if (s.rates.size() != 1 || !std::isinf(s.rates.front())) {
       throw usage_error(
@@ -258,6 +261,10 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
   }
   if (shown) say(callbacks.progress, end_of_progress(s.live_progress));
   auto metrics = serving_metrics(result.records, result.duration_s, s.slo, s.selection);
+  if (auto turns = turn_metrics(result.records); !turns.empty()) {
+    metrics["turns"] = std::move(turns);
+    metrics["conversation_turns_not_sent"] = result.turns_dropped;
+  }
   // On a schedule, also the latency from the intended send time.
   if (!std::isinf(rate)) metrics.update(schedule_latency_metrics(result.records, s.selection));
   point_description description;

@@ -137,4 +137,30 @@ json serving_metrics(const std::vector<request_record>& records, double duration
   return out;
 }
 
+json turn_metrics(const std::vector<request_record>& records) {
+  std::map<int, std::vector<const request_record*>> by_turn;
+  for (const auto& r : records) {
+    if (r.turn >= 0) by_turn[r.turn].push_back(&r);
+  }
+  json out = json::array();
+  for (const auto& [turn, list] : by_turn) {
+    std::vector<double> ttft_ms, prompt;
+    for (const auto* r : list) {
+      prompt.push_back(static_cast<double>(r->prompt_len));
+      if (r->success) ttft_ms.push_back(r->ttft_s * 1e3);
+    }
+    json t = {{"turn", turn + 1},
+              {"requests", list.size()},
+              {"completed", ttft_ms.size()},
+              {"mean_prompt_len", core::mean(prompt)}};
+    if (!ttft_ms.empty()) {
+      t["mean_ttft_ms"] = core::mean(ttft_ms);
+      t["median_ttft_ms"] = core::percentile(ttft_ms, 50);
+      t["p99_ttft_ms"] = core::percentile(ttft_ms, 99);
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
 }  // namespace ironbench::serve

@@ -32,6 +32,7 @@ struct request_record {
   double sent_s = 0;       ///< when it was sent (after the concurrency gate)
   std::string endpoint;
   std::string generated_text;
+  int turn = -1;  ///< a conversation's turn (0: the first); -1 outside conversations
 };
 
 /// Service-level objectives for goodput, in milliseconds (unset: not checked).
@@ -66,6 +67,11 @@ struct metric_selection {
 /// latencies add it to TTFT and E2EL (completed requests).
 [[nodiscard]] json schedule_latency_metrics(const std::vector<request_record>& records,
                                             const metric_selection& selection);
+
+/// Multi-turn conversations, per turn (records with turn >= 0): [{"turn" (1 = the first),
+/// "requests", "completed", "mean_prompt_len", "mean_ttft_ms", "median_ttft_ms", "p99_ttft_ms"}],
+/// so TTFT can be seen to grow with the history; empty when no record is a turn.
+[[nodiscard]] json turn_metrics(const std::vector<request_record>& records);
 
 /// The most requests in flight at once (send to last token, or to failure).
 [[nodiscard]] std::size_t max_concurrent_requests(const std::vector<request_record>& records);

@@ -68,11 +68,14 @@ json server_metrics_of(const json& run) {
 TEST(ServerMetrics, ScrapedStateIsTheSimulatorsTruthWithinOneInterval) {
   temp_dir dir;
   const auto log = (dir.path() / "state.jsonl").string();
-  sim_process sim({"--decode-base-ms", "15", "--max-num-seqs", "8", "--kv-cache-tokens", "600", "--state-log", log});
-  ASSERT_GT(sim.port(), 0);
   const double interval_s = 0.1;
-  const auto run = run_serve({"--base-url", sim.url(), "--num-prompts", "60", "--request-rate", "30",
-                              "--random-input-len", "50", "--random-output-len", "20", "--metrics-interval", "100ms"});
+  json run;
+  {
+    sim_process sim({"--decode-base-ms", "15", "--max-num-seqs", "8", "--kv-cache-tokens", "600", "--state-log", log});
+    ASSERT_GT(sim.port(), 0);
+    run = run_serve({"--base-url", sim.url(), "--num-prompts", "60", "--request-rate", "30", "--random-input-len", "50",
+                     "--random-output-len", "20", "--metrics-interval", "100ms"});
+  }  // serve-sim has stopped: its state log is complete
   const auto server = server_metrics_of(run);
   ASSERT_TRUE(server.is_object());
   EXPECT_EQ(server.at("engine"), "vllm");

@@ -45,7 +45,7 @@ TEST(DatasetTable, EveryRowIsReachableByNameAndBuildsRequests) {
   options.prefix_repetition.suffix_len = 4;
   body_settings body;
   body.model = "m";
-  ASSERT_EQ(serving_datasets().size(), 5u);
+  ASSERT_EQ(serving_datasets().size(), 6u);
   for (const auto& row : serving_datasets()) {
     SCOPED_TRACE(std::string(row.name));
     const auto& found = dataset_named(std::string(row.name));
@@ -53,7 +53,8 @@ TEST(DatasetTable, EveryRowIsReachableByNameAndBuildsRequests) {
     ASSERT_NE(found.build, nullptr);
     const auto path = row.needs_path ? file_for(row.name) : std::string();
     const auto requests = found.build({options, body, path, 3, 1, nullptr, 32000});
-    EXPECT_EQ(requests.size(), 3u);
+    // The conversation dataset counts conversations: 3 of 5 turns each.
+    EXPECT_EQ(requests.size(), row.name == "conversation" ? 15u : 3u);
     for (const auto& r : requests) EXPECT_FALSE(r.body.empty());
   }
 }
@@ -61,10 +62,12 @@ TEST(DatasetTable, EveryRowIsReachableByNameAndBuildsRequests) {
 TEST(DatasetTable, RowsNeedingAPathAreTheFileDatasets) {
   std::map<std::string, bool> needs;
   for (const auto& row : serving_datasets()) needs[std::string(row.name)] = row.needs_path;
-  EXPECT_EQ(
-      needs,
-      (std::map<std::string, bool>{
-          {"random", false}, {"sharegpt", true}, {"custom", true}, {"prefix_repetition", false}, {"trace", true}}));
+  EXPECT_EQ(needs, (std::map<std::string, bool>{{"random", false},
+                                                {"sharegpt", true},
+                                                {"custom", true},
+                                                {"prefix_repetition", false},
+                                                {"conversation", false},
+                                                {"trace", true}}));
 }
 
 TEST(DatasetTable, UnknownNameListsEveryDataset) {
@@ -72,14 +75,16 @@ TEST(DatasetTable, UnknownNameListsEveryDataset) {
     (void)dataset_named("sonnet");
     FAIL() << "no usage_error";
   } catch (const usage_error& e) {
-    EXPECT_STREQ(e.what(),
-                 "--dataset-name 'sonnet' is not available (random, sharegpt, custom, prefix_repetition, trace)");
+    EXPECT_STREQ(
+        e.what(),
+        "--dataset-name 'sonnet' is not available (random, sharegpt, custom, prefix_repetition, conversation, trace)");
   }
 }
 
 TEST(DatasetTable, HelpNamesEveryDatasetWithDetailsLast) {
   EXPECT_EQ(dataset_name_help(),
-            "random, sharegpt, prefix_repetition, custom (JSONL of {\"prompt\": ...}), or trace (JSONL replayed at its "
+            "random, sharegpt, prefix_repetition, conversation, custom (JSONL of {\"prompt\": ...}), or trace (JSONL "
+            "replayed at its "
             "times: "
             "Mooncake's or {\"time_s\", \"input_len\", \"output_len\"})");
 }

@@ -88,8 +88,9 @@ TEST(ServeSweepSettings, RatesAndConcurrencies) {
 }
 
 TEST(ServeSweepSettings, DatasetIsKnownAndHasItsPath) {
-  EXPECT_EQ(check_message([](sweep_settings& s) { s.dataset_name = "sonnet"; }),
-            "--dataset-name 'sonnet' is not available (random, sharegpt, custom, prefix_repetition, trace)");
+  EXPECT_EQ(
+      check_message([](sweep_settings& s) { s.dataset_name = "sonnet"; }),
+      "--dataset-name 'sonnet' is not available (random, sharegpt, custom, prefix_repetition, conversation, trace)");
   EXPECT_EQ(check_message([](sweep_settings& s) { s.dataset_name = "custom"; }),
             "--dataset-name custom needs --dataset-path");
   EXPECT_EQ(check_message([](sweep_settings& s) { s.dataset_name = "sharegpt"; }),
