@@ -11,6 +11,7 @@
 #include "cli/experiment_workloads.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/option_groups.hpp"
+#include "cli/serve_gpu_watch.hpp"
 #include "cli/serve_ranks.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
@@ -36,7 +37,7 @@ struct serve_arguments {
   std::string timeout = "600s", stall_timeout = "120s";
   std::string progress_interval;  ///< "": 1 s on a terminal, 10 s otherwise
   std::string metrics_interval = "1s";
-  std::string slo, search;
+  std::string slo, search, gpu_telemetry = "auto";
   serve::search_settings search_bounds;
   bool keep_past_saturation = false;
   bool no_stream = false, insecure = false, no_server_metrics = false;
@@ -103,14 +104,19 @@ int execute(const serve_arguments& a, const invocation& call) {
 
   const auto& cancel = install_interrupt_flag();
   const auto host = session::detect_live_host();
+  std::string watched;
+  settings.watch_gpus = serve_gpu_watch(a.gpu_telemetry, settings.load.base_urls, host.devices.devices, watched);
   const auto start = std::chrono::system_clock::now();
   auto run = session::start_run(call.argv, host, start);
   run.devices = {host.devices.devices.front()};
+  if (settings.watch_gpus) run.devices = host.devices.devices;  // the GPUs watched are described too
   auto outcome = serve::run_sweep(
       settings, &cancel,
       {[&](const std::string& text) { console << text; }, [](const std::string& text) { std::cerr << text; }});
   run.cases = std::move(outcome.cases);
   run.settings.update(outcome.settings);
+  run.settings["gpu_telemetry"] = watched;
+  run.telemetry = std::move(outcome.telemetry);
   const bool invalid = settings.ranks.rank0_says(outcome.invalid);
   session::finish_run(run);
   if (cancel.load()) core::mark_interrupted(run, "the requests measured so far");
@@ -214,6 +220,10 @@ void add_options(CLI::App& c, serve_arguments& a) {
       ->capture_default_str();
   c.add_option("--search-max-probes", a.search_bounds.max_probes, "Points --search measures at most")
       ->capture_default_str();
+  c.add_option("--gpu-telemetry", a.gpu_telemetry,
+               "Watch this node's GPUs during each point (utilisation, memory, power, clocks; energy per output "
+               "token): auto (when the server is on this node), on, off")
+      ->capture_default_str();
   c.add_flag("--keep-past-saturation", a.keep_past_saturation,
              "Measure every point of a rising sweep even after it saturates (it is still marked)");
   c.add_option("--metrics-url", s.server_metrics.urls,
@@ -239,8 +249,12 @@ experiment::in_process_workload serve_workload() {
   w.kind = "serve";
   w.check = [parsed](const std::vector<std::string>& arguments) { (void)to_settings(*parsed(arguments)); };
   w.measure = [parsed](const std::vector<std::string>& arguments, const std::atomic<bool>& cancel, std::ostream& log) {
-    auto settings = to_settings(*parsed(arguments));
+    const auto typed = parsed(arguments);
+    auto settings = to_settings(*typed);
     settings.live_progress = false;  // its lines go to the step's log
+    std::string watched;
+    settings.watch_gpus = serve_gpu_watch(typed->gpu_telemetry, settings.load.base_urls,
+                                          session::detect_live_host().devices.devices, watched);
     serve::prepare_result_dir(settings.save);
     auto outcome = serve::run_sweep(
         settings, &cancel,
@@ -248,6 +262,8 @@ experiment::in_process_workload serve_workload() {
     core::run_result run;
     run.cases = std::move(outcome.cases);
     run.settings = std::move(outcome.settings);
+    run.settings["gpu_telemetry"] = watched;
+    run.telemetry = std::move(outcome.telemetry);
     return run;
   };
   return w;

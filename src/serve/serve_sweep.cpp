@@ -248,12 +248,17 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
   std::unique_ptr<metrics_scraper> scraper;
   const auto scrape_urls = metrics_urls(s, load);
   if (ranks.several()) ranks.barrier();  // every rank's schedule starts together
+  auto gpus = s.watch_gpus && ranks.rank == 0 ? s.watch_gpus() : std::vector<watched_gpu>{};
   if (s.server_metrics.enabled && ranks.rank == 0) {
     scraper = std::make_unique<metrics_scraper>(
         scrape_settings{scrape_urls, s.server_metrics.interval_s, load.headers, load.ca_file, load.verify_tls});
   }
   const auto result = gather_ranks(ranks, run_load(requests, measured, cancel), load);
   if (ranks.rank != 0) return result.interrupted;  // rank 0 reports the point
+  // The GPUs stop being watched when the load ends.
+  double output_tokens = 0;
+  for (const auto& r : result.records) output_tokens += r.success ? static_cast<double>(r.output_len) : 0;
+  auto gpu = finish_gpu_watch(gpus, output_tokens);
   json server = nullptr;
   if (scraper) {
     server =
@@ -285,6 +290,24 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
   if (!server.is_null()) write_server_metrics_summary(summary, server);
   say(callbacks.console, summary.str());
   auto c = point_case(load, concurrency, rate, requests.size(), metrics, result, server_values);
+  if (!gpus.empty()) {
+    for (auto& m : gpu.metrics) {
+      vllm[m.name] = m.value;
+      c.metrics.push_back(std::move(m));
+    }
+    vllm["gpu_telemetry"] = gpu.summary;
+    c.telemetry = gpu.summary;
+    for (auto& series : gpu.series) {
+      series["case"] = out.cases.size();  // this case's index once it is added
+      out.telemetry.push_back(std::move(series));
+    }
+    if (gpu.summary.contains("joules_per_output_token")) {
+      say(callbacks.console,
+          fmt::format("GPU energy: {:.1f} J, {:.4f} J per output token, {:.2f} output tokens per J\n",
+                      gpu.summary.at("energy_j").get<double>(), gpu.summary.at("joules_per_output_token").get<double>(),
+                      gpu.summary.at("output_tokens_per_joule").get<double>()));
+    }
+  }
   c.notes["result"] = vllm.dump();
   if (!server.is_null()) {
     c.notes["server_metrics"] = server.dump();

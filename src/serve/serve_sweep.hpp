@@ -18,6 +18,7 @@
 #include "serve/dataset_table.hpp"
 #include "serve/datasets.hpp"
 #include "serve/load_generator.hpp"
+#include "serve/point_energy.hpp"
 #include "serve/serving_metrics.hpp"
 #include "serve/slo_search.hpp"
 #include "serve/vllm_result_file.hpp"
@@ -61,6 +62,7 @@ struct sweep_settings {
   std::optional<search_settings> search;  ///< --search: probe loads for the limit instead of the grid
   bool stop_at_saturation = true;         ///< end an axis of rising load once it saturates (saturation.hpp)
   client_ranks ranks;                     ///< several client processes (mpirun): rank 0 reports
+  gpu_watch_factory watch_gpus;           ///< the server's GPUs, watched during each point (empty: none)
   std::string tokenizer;                  ///< tokenizer.json (or its directory); empty: none
   std::string api_key_env = "OPENAI_API_KEY";
   double progress_interval_s = 0;  ///< a progress line this often during each point (0: none)
@@ -103,6 +105,8 @@ struct sweep_callbacks {
 struct sweep_outcome {
   std::vector<core::case_result> cases;  ///< one "serve" case per point (schema/serving.hpp)
   std::vector<json> points;              ///< vLLM's result object of each point
+  /// GPU telemetry series: [{"case": index into cases, "device", "samples"}] (run.telemetry's form).
+  json telemetry = json::array();
   /// To merge into the run's settings: endpoints, authorization ("API key from $VAR" or
   /// "none") and, with an ITL limit met, best_under_itl_limit (index into points).
   json settings = json::object();
