@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
 #include <memory>
 #include <random>
 
@@ -59,16 +58,8 @@ std::vector<conversation> make_synthetic_conversations(const synthetic_conversat
 std::vector<conversation> read_sharegpt_conversations(const std::string& path, std::int64_t fixed_output_len,
                                                       std::size_t count, std::uint64_t seed,
                                                       const bpe_tokenizer* tokenizer) {
-  std::ifstream in(path);
-  if (!in) throw usage_error(fmt::format("cannot read --dataset-path {}", path));
-  const auto data = json::parse(in, nullptr, false);
-  if (data.is_discarded() || !data.is_array()) {
-    throw usage_error(fmt::format("{}: not a ShareGPT file (a JSON list of conversations)", path));
-  }
-  const auto length = [&](const std::string& text) -> std::int64_t {
-    if (tokenizer != nullptr) return static_cast<std::int64_t>(tokenizer->count(text));
-    return count_words(text);
-  };
+  const auto data = read_sharegpt_file(path);
+  const auto length = [&](const std::string& text) { return text_length(text, tokenizer); };
   std::vector<conversation> all;
   for (const auto& entry : data) {
     if (!entry.is_object() || !entry.contains("conversations") || !entry.at("conversations").is_array()) continue;

@@ -151,19 +151,26 @@ std::vector<prepared_request> make_prefix_repetition_requests(const prefix_repet
   return out;
 }
 
-std::vector<prepared_request> make_sharegpt_requests(const std::string& path, std::int64_t fixed_output_len,
-                                                     const body_settings& body, std::size_t count, std::uint64_t seed,
-                                                     const bpe_tokenizer* tokenizer) {
+json read_sharegpt_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw usage_error(fmt::format("cannot read --dataset-path {}", path));
-  const auto data = json::parse(in, nullptr, false);
+  auto data = json::parse(in, nullptr, false);
   if (data.is_discarded() || !data.is_array()) {
     throw usage_error(fmt::format("{}: not a ShareGPT file (a JSON list of conversations)", path));
   }
-  const auto length = [&](const std::string& text) -> std::int64_t {
-    if (tokenizer != nullptr) return static_cast<std::int64_t>(tokenizer->count(text));
-    return count_words(text);
-  };
+  return data;
+}
+
+std::int64_t text_length(const std::string& text, const bpe_tokenizer* tokenizer) {
+  if (tokenizer != nullptr) return static_cast<std::int64_t>(tokenizer->count(text));
+  return count_words(text);
+}
+
+std::vector<prepared_request> make_sharegpt_requests(const std::string& path, std::int64_t fixed_output_len,
+                                                     const body_settings& body, std::size_t count, std::uint64_t seed,
+                                                     const bpe_tokenizer* tokenizer) {
+  const auto data = read_sharegpt_file(path);
+  const auto length = [&](const std::string& text) { return text_length(text, tokenizer); };
   std::vector<std::pair<std::string, std::string>> pairs;
   for (const auto& entry : data) {
     if (!entry.is_object() || !entry.contains("conversations") || !entry.at("conversations").is_array()) continue;

@@ -68,6 +68,13 @@ struct prefix_repetition_dataset {
                                                                    const body_settings& body, std::size_t count,
                                                                    std::uint64_t seed, const bpe_tokenizer* tokenizer);
 
+/// A ShareGPT file's JSON (a list of {"conversations": [...]}); usage_error when it cannot be
+/// read or is not a list.
+[[nodiscard]] json read_sharegpt_file(const std::string& path);
+
+/// The length of `text` in tokens of `tokenizer`, or in words without one.
+[[nodiscard]] std::int64_t text_length(const std::string& text, const bpe_tokenizer* tokenizer);
+
 /// The JSON body of one request.
 [[nodiscard]] std::string request_body(const body_settings& body, const json& prompt, std::int64_t max_tokens);
 

@@ -16,6 +16,7 @@
 #include "core/json.hpp"
 #include "free_port.hpp"
 #include "process.hpp"
+#include "run_json.hpp"
 
 namespace ironbench::testing {
 namespace {
@@ -51,20 +52,6 @@ std::vector<json> point_runs(const std::string& results_dir) {
   std::vector<json> runs;
   for (const auto& f : files) runs.push_back(json::parse(read_file(f)));
   return runs;
-}
-
-const json* case_of(const json& run, const std::string& benchmark) {
-  for (const auto& c : run.at("cases")) {
-    if (c.at("benchmark") == benchmark) return &c;
-  }
-  return nullptr;
-}
-
-double metric_of(const json& c, const std::string& name) {
-  for (const auto& m : c.at("metrics")) {
-    if (m.at("name") == name) return m.at("value").get<double>();
-  }
-  return -1;
 }
 
 struct experiment_dir {

@@ -6,6 +6,7 @@
 
 #include "core/json.hpp"
 #include "process.hpp"
+#include "run_json.hpp"
 #include "sim_process.hpp"
 
 namespace ironbench::testing {
@@ -18,20 +19,6 @@ json run_serve(const std::vector<std::string>& args, int expected_exit = 0) {
   const auto r = run_ironbench(all);
   EXPECT_EQ(r.exit_code, expected_exit) << r.err << r.out;
   return json::parse(r.out);
-}
-
-const json* case_of(const json& run, const std::string& benchmark) {
-  for (const auto& c : run.at("cases")) {
-    if (c.at("benchmark") == benchmark) return &c;
-  }
-  return nullptr;
-}
-
-double metric_of(const json& c, const std::string& name) {
-  for (const auto& m : c.at("metrics")) {
-    if (m.at("name") == name) return m.at("value").get<double>();
-  }
-  return NAN;
 }
 
 TEST(ServeLimit, SloSearchStoresEveryProbeAndTheAnswer) {
