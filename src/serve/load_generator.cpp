@@ -137,10 +137,13 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
   result.records.reserve(requests.size());
   std::size_t round_robin = 0, in_flight = 0, dropped = 0;
   double last_slot_freed = 0;
-  const double origin = client.now() + 0.005;  // schedule time 0, a moment from now
+  // Schedule time 0: a moment from now, or the moment the ranks agreed on (now, when that has
+  // passed already: the lateness then shows it).
+  const double unix_now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  const double lead = s.start_at_unix_s > 0 ? std::max(0.0, s.start_at_unix_s - unix_now) : 0.005;
+  const double origin = client.now() + lead;
   result.origin_monotonic_ns = static_cast<std::int64_t>(client.monotonic_ns(origin));
-  result.origin_unix_s =
-      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count() + 0.005;
+  result.origin_unix_s = unix_now + lead;
   const double cpu_start = thread_cpu_seconds();
   const platform::sysfs_reader host_root;
   const auto host_cpu_before = platform::read_cpu_times(host_root);

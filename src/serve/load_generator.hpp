@@ -88,6 +88,9 @@ struct load_settings {
   /// Client ranks (mpirun): this process sends requests i with i % ranks == rank of the
   /// point's schedule, and max_concurrency is already its share.
   int rank = 0, ranks = 1;
+  /// When the schedule's time 0 falls, on the wall clock (Unix seconds): ranks agree on one
+  /// moment. 0: a moment from now.
+  double start_at_unix_s = 0;
 };
 
 struct load_result {

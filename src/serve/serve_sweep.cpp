@@ -247,7 +247,13 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
   }
   std::unique_ptr<metrics_scraper> scraper;
   const auto scrape_urls = metrics_urls(s, load);
-  if (ranks.several()) ranks.barrier();  // every rank's schedule starts together
+  if (ranks.several()) {
+    // Every rank's schedule starts at one moment on the wall clock, chosen by rank 0 a little
+    // ahead (a barrier alone lets ranks leave it milliseconds apart).
+    ranks.barrier();
+    const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    measured.start_at_unix_s = ranks.sum(ranks.rank == 0 ? now + 0.05 : 0.0);
+  }
   auto gpus = s.watch_gpus && ranks.rank == 0 ? s.watch_gpus() : std::vector<watched_gpu>{};
   if (s.server_metrics.enabled && ranks.rank == 0) {
     scraper = std::make_unique<metrics_scraper>(
