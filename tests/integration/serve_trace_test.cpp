@@ -99,6 +99,7 @@ TEST(ServeTrace, TwoReplaysSendTheSameRequestsAtTheSameTimesAndSpeedScalesThem) 
   const auto times = write_trace(trace, 40, 200);
   std::vector<std::vector<std::int64_t>> prompts;
   std::vector<json> schedules;
+  std::vector<std::int64_t> sent_lengths;  // every replay's, one after the other
   for (const char* speed : {"1", "1", "2"}) {
     const auto log = (dir.path() / (std::string("log-") + std::to_string(prompts.size()))).string();
     const auto results = (dir.path() / (std::string("r-") + std::to_string(prompts.size()))).string();
@@ -110,16 +111,28 @@ TEST(ServeTrace, TwoReplaysSendTheSameRequestsAtTheSameTimesAndSpeedScalesThem) 
                              "--result-dir", results, "--result-filename", "r.json"});
       ASSERT_EQ(r.exit_code, 0) << r.err;
     }
+    // What the server received (as a multiset: two requests sent a moment apart may be read
+    // in either order).
     std::vector<std::int64_t> lengths;
     for (const auto& [at, length] : arrivals(log)) lengths.push_back(length);
+    std::sort(lengths.begin(), lengths.end());
     prompts.push_back(lengths);
+    // What the client sent, in schedule order: when, and which prompt.
     json schedule = json::array();
     std::ifstream in(results + "/r.json.requests.jsonl");
     std::string line;
-    while (std::getline(in, line)) schedule.push_back(json::parse(line).at("scheduled_s"));
+    while (std::getline(in, line)) {
+      const auto record = json::parse(line);
+      schedule.push_back(record.at("scheduled_s"));
+      sent_lengths.push_back(record.at("prompt_len").get<std::int64_t>());
+    }
     schedules.push_back(schedule);
   }
   EXPECT_EQ(prompts[0], prompts[1]);
+  ASSERT_EQ(sent_lengths.size(), 3 * times.size());
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    EXPECT_EQ(sent_lengths[i], sent_lengths[times.size() + i]) << "request " << i << " of both replays";
+  }
   EXPECT_EQ(schedules[0], schedules[1]) << "the same trace, the same schedule";
   ASSERT_EQ(schedules[2].size(), times.size());
   for (std::size_t i = 0; i < times.size(); ++i) {

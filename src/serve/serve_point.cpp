@@ -1,0 +1,221 @@
+#include "serve/serve_point.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <sstream>
+
+#include "core/utc_time.hpp"
+#include "schema/serving.hpp"
+#include "serve/client_ranks.hpp"
+#include "serve/metrics/engine_metric_names.hpp"
+#include "serve/metrics/metrics_scraper.hpp"
+#include "serve/metrics/server_metrics_summary.hpp"
+#include "serve/point_timeline.hpp"
+#include "serve/progress_line.hpp"
+#include "serve/serve_report.hpp"
+
+namespace ironbench::serve {
+
+void say(const std::function<void(const std::string&)>& sink, const std::string& line) {
+  if (sink) sink(line);
+}
+
+namespace {
+
+// The unit of a flat server metric (server_<metric>_<statistic>).
+std::string server_metric_unit(const std::string& key) {
+  for (const auto& m : server_metrics()) {
+    const auto prefix = std::string("server_") + m.name + "_";
+    if (key.rfind(prefix, 0) != 0) continue;
+    return key.substr(prefix.size()) == "per_s" ? std::string(m.unit) + "/s" : std::string(m.unit);
+  }
+  return "";
+}
+
+// Where /metrics is scraped: the URLs given, else <base-url>/metrics of every endpoint.
+std::vector<std::string> metrics_urls(const sweep_settings& s, const load_settings& load) {
+  if (!s.server_metrics.urls.empty()) return s.server_metrics.urls;
+  std::vector<std::string> urls;
+  for (const auto& base : load.base_urls) urls.push_back(base + "/metrics");
+  return urls;
+}
+
+// The case of one point, as schema/serving.hpp builds every serve case, plus the client's lateness.
+core::case_result point_case(const load_settings& load, double concurrency, double rate, std::size_t requests,
+                             const json& metrics, const load_result& result,
+                             const std::map<std::string, double>& server_values) {
+  schema::serving_point point;
+  point.device = fmt::format("{}", fmt::join(load.base_urls, ","));
+  point.max_concurrency = static_cast<std::int64_t>(concurrency);
+  point.request_rate = schema::request_rate_text(rate);
+  point.num_prompts = static_cast<std::int64_t>(requests);
+  for (const auto& name : schema::serving_headline_metrics()) point.values[name] = metrics.value(name, 0.0);
+  point.failed = metrics.at(schema::vllm_key::failed).get<double>();
+  auto c = schema::serving_case(point);
+  for (const auto& [name, value] : server_values) {
+    c.metrics.push_back({name, value, server_metric_unit(name), "reported by the server's /metrics"});
+  }
+  c.metrics.push_back({"send_lateness_p99_ms", result.lateness_p99_ms, "ms", "client's lateness against its schedule"});
+  for (const char* key : {"median_ttft_from_schedule_ms", "median_e2el_from_schedule_ms"}) {
+    if (metrics.contains(key)) {
+      c.metrics.push_back({key, metrics.at(key).get<double>(), "ms", "from the intended send time"});
+    }
+  }
+  if (result.host_steal_percent) {
+    c.metrics.push_back({"host_steal_percent", *result.host_steal_percent, "%", "CPU time the hypervisor stole"});
+    c.metrics.push_back(
+        {"host_others_cpu_percent", *result.host_others_percent, "%", "CPU time other processes of the host used"});
+  }
+  return c;
+}
+
+// This rank's settings for a point: its place among the client ranks and its share of the
+// concurrency.
+load_settings rank_share(const load_settings& load, const client_ranks& ranks) {
+  auto share = load;
+  share.rank = ranks.rank;
+  share.ranks = ranks.size;
+  share.max_concurrency = concurrency_share(load.max_concurrency, ranks.rank, ranks.size);
+  return share;
+}
+
+// Several client ranks: rank 0 gets every rank's result merged into one (the others keep
+// their own, which they do not report).
+load_result gather_ranks(const client_ranks& ranks, load_result mine, const load_settings& load) {
+  if (!ranks.several()) return mine;
+  const auto texts = ranks.gather(load_result_json(mine).dump());
+  if (ranks.rank != 0) return mine;
+  std::vector<load_result> all;
+  for (const auto& text : texts) all.push_back(load_result_from_json(json::parse(text)));
+  return merge_rank_results(all, load.base_urls);
+}
+
+}  // namespace
+
+bool run_point(const sweep_settings& s, const load_settings& load, std::vector<prepared_request> requests, bool named,
+               const std::atomic<bool>* cancel, const sweep_callbacks& callbacks, sweep_outcome& out) {
+  const double concurrency = load.max_concurrency, rate = load.request_rate;
+  const auto& ranks = s.ranks;
+  if (s.num_warmups > 0) {
+    std::vector<prepared_request> warm(requests.begin(), requests.begin() + s.num_warmups);
+    requests.erase(requests.begin(), requests.begin() + s.num_warmups);
+    auto warm_settings = rank_share(load, ranks);
+    warm_settings.request_rate = std::numeric_limits<double>::infinity();
+    (void)run_load(warm, warm_settings, cancel);
+  }
+  say(callbacks.progress, fmt::format("serve: {} requests, max concurrency {}, request rate {}, {} endpoint(s)\n",
+                                      requests.size(), concurrency > 0 ? fmt::format("{:g}", concurrency) : "unlimited",
+                                      schema::request_rate_text(rate), load.base_urls.size()));
+  auto measured = rank_share(load, ranks);
+  bool shown = false;
+  if (s.progress_interval_s > 0 && ranks.rank == 0) {
+    measured.progress_interval_s = s.progress_interval_s;
+    measured.on_progress = [&](const load_progress& p) {
+      say(callbacks.progress, progress_line(p, s.live_progress));
+      shown = true;
+    };
+  }
+  std::unique_ptr<metrics_scraper> scraper;
+  const auto scrape_urls = metrics_urls(s, load);
+  if (ranks.several()) {
+    // Every rank's schedule starts at one moment on the wall clock, chosen by rank 0 a little
+    // ahead (a barrier alone lets ranks leave it milliseconds apart).
+    ranks.barrier();
+    const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    measured.start_at_unix_s = ranks.sum(ranks.rank == 0 ? now + 0.05 : 0.0);
+  }
+  auto gpus = s.watch_gpus && ranks.rank == 0 ? s.watch_gpus() : std::vector<watched_gpu>{};
+  if (s.server_metrics.enabled && ranks.rank == 0) {
+    scraper = std::make_unique<metrics_scraper>(
+        scrape_settings{scrape_urls, s.server_metrics.interval_s, load.headers, load.ca_file, load.verify_tls});
+  }
+  const auto result = gather_ranks(ranks, run_load(requests, measured, cancel), load);
+  if (ranks.rank != 0) return result.interrupted;  // rank 0 reports the point
+  // The GPUs stop being watched when the load ends.
+  double output_tokens = 0;
+  for (const auto& r : result.records) output_tokens += r.success ? static_cast<double>(r.output_len) : 0;
+  auto gpu = finish_gpu_watch(gpus, output_tokens);
+  json server = nullptr;
+  if (scraper) {
+    server =
+        summarize_server_metrics(scraper->stop(), scrape_urls, result.origin_monotonic_ns, s.server_metrics.interval_s);
+  }
+  if (shown) say(callbacks.progress, end_of_progress(s.live_progress));
+  auto metrics = serving_metrics(result.records, result.duration_s, s.slo, s.selection);
+  if (auto turns = turn_metrics(result.records); !turns.empty()) {
+    metrics["turns"] = std::move(turns);
+    metrics["conversation_turns_not_sent"] = result.turns_dropped;
+  }
+  // On a schedule, also the latency from the intended send time.
+  if (!std::isinf(rate)) metrics.update(schedule_latency_metrics(result.records, s.selection));
+  point_description description;
+  description.date = utc_time(std::chrono::system_clock::now(), "%Y%m%d-%H%M%S");
+  description.api = load.api;
+  description.model = s.body.model;
+  description.tokenizer = s.tokenizer;
+  description.num_prompts = requests.size();
+  description.request_rate = rate;
+  description.burstiness = load.burstiness;
+  description.max_concurrency = concurrency > 0 ? static_cast<int>(concurrency) : 0;
+  auto vllm = vllm_point_json(description, metrics, result);
+  if (!result.ranks.is_null()) vllm["client_ranks"] = result.ranks;
+  const auto server_values = server_metric_values(server);
+  for (const auto& [name, value] : server_values) vllm[name] = value;
+  std::ostringstream summary;
+  write_serving_summary(summary, metrics, result, s.selection);
+  if (!server.is_null()) write_server_metrics_summary(summary, server);
+  say(callbacks.console, summary.str());
+  auto c = point_case(load, concurrency, rate, requests.size(), metrics, result, server_values);
+  if (!gpus.empty()) {
+    for (auto& m : gpu.metrics) {
+      vllm[m.name] = m.value;
+      c.metrics.push_back(std::move(m));
+    }
+    vllm["gpu_telemetry"] = gpu.summary;
+    c.telemetry = gpu.summary;
+    for (auto& series : gpu.series) {
+      series["case"] = out.cases.size();  // this case's index once it is added
+      out.telemetry.push_back(std::move(series));
+    }
+    if (gpu.summary.contains("joules_per_output_token")) {
+      say(callbacks.console,
+          fmt::format("GPU energy: {:.1f} J, {:.4f} J per output token, {:.2f} output tokens per J\n",
+                      gpu.summary.at("energy_j").get<double>(), gpu.summary.at("joules_per_output_token").get<double>(),
+                      gpu.summary.at("output_tokens_per_joule").get<double>()));
+    }
+  }
+  c.notes["result"] = vllm.dump();
+  if (!server.is_null()) {
+    c.notes["server_metrics"] = server.dump();
+    vllm["server_metrics"] = server;
+  }
+  c.series = point_timeline(result.records, result.duration_s, s.server_metrics.interval_s, server);
+  if (s.save.save_result) {
+    const auto name =
+        named ? s.save.result_filename : result_file_name(vllm, rate, description.max_concurrency, description.date);
+    say(callbacks.console, "saved: " + write_result_file(vllm, result, s.save, name).string() + "\n");
+  }
+  if (!result.valid) {
+    c.status = core::case_status::invalid;
+    c.reason = result.invalid_reason;
+    out.invalid = true;
+  }
+  // Not one request succeeded (server down, wrong URL or endpoint): say so in one line.
+  if (!result.records.empty() && metrics.at(schema::vllm_key::completed).get<std::size_t>() == 0 &&
+      !result.interrupted) {
+    const auto& first = result.records.front();
+    c.status = core::case_status::failed;
+    c.reason = fmt::format("no request succeeded; the first failed with {}: {}", first.error_class, first.error);
+    say(callbacks.progress, fmt::format("ironbench: error: no request to {} succeeded ({}: {})\n", first.endpoint,
+                                        first.error_class, first.error));
+    out.invalid = true;
+  }
+  out.cases.push_back(std::move(c));
+  out.points.push_back(vllm);
+  return result.interrupted;
+}
+
+}  // namespace ironbench::serve

@@ -1,0 +1,39 @@
+// How a sweep walks its loads: every point of the concurrency x rate grid (an axis of rising
+// load ending where it saturates), or a search for the highest load meeting the SLOs.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "serve/serve_point.hpp"
+#include "serve/serve_sweep.hpp"
+#include "serve/tokenizer/bpe_tokenizer.hpp"
+
+namespace ironbench::serve {
+
+/// The sweep's fixed state: settings, the tokenizer and what each point's dataset needs, and
+/// the outcome it fills.
+struct sweep_run {
+  const sweep_settings& s;
+  const std::atomic<bool>* cancel;
+  const sweep_callbacks& callbacks;
+  load_settings load;
+  std::unique_ptr<bpe_tokenizer> tokenizer;
+  std::int64_t vocab = 0;
+  bool single_point = false;
+  sweep_outcome out;
+
+  /// One point at `concurrency` x `rate`; true when it was interrupted.
+  bool measure(double concurrency, double rate);
+};
+
+/// Every concurrency x rate (concurrencies outer), stopping an axis of rising load at its
+/// first saturated point (unless settings.stop_at_saturation is false).
+void run_grid(sweep_run& run);
+
+/// --search: probes loads for the highest one meeting the objectives; every probe a point,
+/// and a serve_slo_limit case with the answer (rank 0).
+void run_search(sweep_run& run);
+
+}  // namespace ironbench::serve
