@@ -130,7 +130,8 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
   auto gpus = s.watch_gpus && ranks.rank == 0 ? s.watch_gpus() : std::vector<watched_gpu>{};
   if (s.server_metrics.enabled && ranks.rank == 0) {
     scraper = std::make_unique<metrics_scraper>(
-        scrape_settings{scrape_urls, s.server_metrics.interval_s, load.headers, load.ca_file, load.verify_tls});
+        scrape_settings{scrape_urls, s.server_metrics.interval_s,
+                        scrape_headers(scrape_urls, load.base_urls, load.headers), load.ca_file, load.verify_tls});
   }
   const auto result = gather_ranks(ranks, run_load(requests, measured, cancel), load);
   if (ranks.rank != 0) return result.interrupted;  // rank 0 reports the point

@@ -91,7 +91,23 @@ class endpoint_client {
   std::string body_;
 };
 
+// The origin (scheme://host:port) of a URL.
+std::string origin_of(const std::string& url) {
+  const auto start = url.find("://");
+  return url.substr(0, url.find('/', start == std::string::npos ? 0 : start + 3));
+}
+
 }  // namespace
+
+std::vector<std::string> scrape_headers(const std::vector<std::string>& urls, const std::vector<std::string>& base_urls,
+                                        const std::vector<std::string>& headers) {
+  for (const auto& url : urls) {
+    const bool ours = std::any_of(base_urls.begin(), base_urls.end(),
+                                  [&](const std::string& base) { return origin_of(base) == origin_of(url); });
+    if (!ours) return {};
+  }
+  return headers;
+}
 
 std::int64_t monotonic_now_ns() {
   timespec now{};

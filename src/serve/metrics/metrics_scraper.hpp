@@ -60,6 +60,13 @@ class metrics_scraper {
   std::thread thread_;
 };
 
+/// The headers to send with the /metrics GETs: `headers` (an API key among them) only when
+/// every metrics URL has the scheme, host and port of one of `base_urls`; none otherwise, so a
+/// --metrics-url on another server never sees the key.
+[[nodiscard]] std::vector<std::string> scrape_headers(const std::vector<std::string>& urls,
+                                                      const std::vector<std::string>& base_urls,
+                                                      const std::vector<std::string>& headers);
+
 /// CLOCK_MONOTONIC now, in nanoseconds (the clock serve-sim stamps and logs with).
 [[nodiscard]] std::int64_t monotonic_now_ns();
 

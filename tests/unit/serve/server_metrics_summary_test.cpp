@@ -121,6 +121,16 @@ TEST(ServerMetricsSummary, FailedScrapesAreCountedAndNamed) {
   EXPECT_TRUE(server_metric_values(s).empty());
 }
 
+TEST(ScrapeHeaders, TheApiKeyGoesOnlyToTheServersTheRequestsGoTo) {
+  const std::vector<std::string> headers = {"Authorization: Bearer secret"};
+  const std::vector<std::string> bases = {"http://10.0.0.1:8000", "https://llm.example:8443"};
+  EXPECT_EQ(scrape_headers({"http://10.0.0.1:8000/metrics", "https://llm.example:8443/metrics"}, bases, headers),
+            headers);
+  EXPECT_TRUE(scrape_headers({"http://10.0.0.1:9090/metrics"}, bases, headers).empty()) << "another port";
+  EXPECT_TRUE(scrape_headers({"https://10.0.0.1:8000/metrics"}, bases, headers).empty()) << "another scheme";
+  EXPECT_TRUE(scrape_headers({"http://10.0.0.1:8000/metrics", "http://prometheus:9090/api"}, bases, headers).empty());
+}
+
 TEST(PointTimeline, ClientRateCountsEveryTokenOnceInItsWindow) {
   request_record r;
   r.success = true;
