@@ -1,0 +1,168 @@
+#include "cli/serve_options.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "cli/option_groups.hpp"
+#include "core/error.hpp"
+#include "core/units.hpp"
+#include "serve/dataset_table.hpp"
+
+namespace ironbench::cli {
+
+serve::sweep_settings to_settings(const serve_arguments& a) {
+  auto s = a.sweep;
+  auto& load = s.load;
+  load.base_urls = a.base_urls;
+  if (load.base_urls.empty()) load.base_urls = {fmt::format("http://{}:{}", a.host, a.port)};
+  serve::normalize_base_urls(load.base_urls);
+  load.api = load.endpoint.find("chat") != std::string::npos ? serve::openai_api::chat : serve::openai_api::completions;
+  load.stream = !a.no_stream;
+  load.timeout_s = parse_duration_s(a.timeout, "--timeout");
+  load.stall_timeout_s = parse_duration_s(a.stall_timeout, "--stall-timeout");
+  load.kernel_receive_stamps = serve::parse_receive_time(a.receive_time);
+  load.verify_tls = !a.insecure;
+  load.balance = serve::parse_balance(a.balance);
+  s.body.api = load.api;
+  s.body.stream = load.stream;
+  if (!a.extra_body.empty()) {
+    s.body.extra = json::parse(a.extra_body, nullptr, false);
+    if (s.body.extra.is_discarded() || !s.body.extra.is_object()) {
+      throw usage_error("--extra-body must be a JSON object");
+    }
+  }
+  s.selection = serve::parse_metric_selection(a.percentile_metrics, a.metric_percentiles);
+  s.slo = serve::parse_goodput(a.goodput);
+  s.rates = serve::parse_sweep_values(a.request_rate, "--request-rate");
+  s.concurrencies = a.max_concurrency.empty() ? std::vector<double>{0}
+                                              : serve::parse_sweep_values(a.max_concurrency, "--max-concurrency");
+  // Progress: rewritten in place every second on a terminal, a plain line every 10 s in a log.
+  s.live_progress = isatty(STDERR_FILENO) != 0;
+  s.progress_interval_s = a.progress_interval.empty() ? (s.live_progress ? 1.0 : 10.0)
+                                                      : parse_duration_s(a.progress_interval, "--progress-interval");
+  if (!a.slo.empty()) s.objectives = serve::parse_slo(a.slo);
+  if (!a.search.empty()) {
+    s.search = a.search_bounds;
+    s.search->axis = serve::parse_search_axis(a.search);
+  }
+  s.stop_at_saturation = !a.keep_past_saturation;
+  s.server_metrics.enabled = !a.no_server_metrics;
+  s.server_metrics.interval_s = parse_duration_s(a.metrics_interval, "--metrics-interval");
+  serve::check_sweep_settings(s);
+  return s;
+}
+
+void add_options(CLI::App& c, serve_arguments& a) {
+  auto& s = a.sweep;
+  c.add_option("--base-url", a.base_urls,
+               "Server URL, e.g. http://127.0.0.1:8000 (repeat, or separate with commas, for replicas)")
+      ->delimiter(',');
+  c.add_option("--host", a.host, "Server host (without --base-url)")->capture_default_str();
+  c.add_option("--port", a.port, "Server port (without --base-url)")->capture_default_str();
+  c.add_option("--endpoint", s.load.endpoint, "/v1/completions or /v1/chat/completions")->capture_default_str();
+  s.body.model = "ironbench-sim";
+  c.add_option("--model", s.body.model, "Model name sent in every request")->capture_default_str();
+  c.add_option("--tokenizer", s.tokenizer, "A Hugging Face tokenizer.json (or its directory): counts output tokens");
+  c.add_option("--dataset-name", s.dataset_name, serve::dataset_name_help())->capture_default_str();
+  c.add_option("--dataset-path", s.dataset_path, "File of the custom dataset");
+  auto& d = s.datasets;
+  c.add_option("--random-input-len", d.random.input_len, "Prompt tokens (random dataset)")->capture_default_str();
+  c.add_option("--random-output-len", d.random.output_len, "Output tokens (max_tokens)")->capture_default_str();
+  c.add_option("--random-range-ratio", d.random.range_ratio, "Lengths vary uniformly by this ratio")
+      ->capture_default_str();
+  c.add_option("--random-prefix-len", d.random.prefix_len, "Tokens of a prefix shared by every prompt")
+      ->capture_default_str();
+  c.add_option("--custom-output-len", d.custom_output_len, "max_tokens of custom prompts")->capture_default_str();
+  c.add_option("--prefix-repetition-prefix-len", d.prefix_repetition.prefix_len, "Tokens of each shared prefix")
+      ->capture_default_str();
+  c.add_option("--prefix-repetition-suffix-len", d.prefix_repetition.suffix_len, "Random tokens after the prefix")
+      ->capture_default_str();
+  c.add_option("--prefix-repetition-num-prefixes", d.prefix_repetition.num_prefixes, "Distinct prefixes")
+      ->capture_default_str();
+  c.add_option("--prefix-repetition-output-len", d.prefix_repetition.output_len, "max_tokens")->capture_default_str();
+  c.add_option("--sharegpt-output-len", d.sharegpt_output_len,
+               "max_tokens of ShareGPT prompts (0: the reference reply's length)");
+  c.add_flag("--multi-turn", d.multi_turn,
+             "sharegpt: send whole conversations, each turn with the history and the server's answers");
+  c.add_option("--conversation-turns", d.conversation.turns, "Turns per conversation (conversation dataset)")
+      ->capture_default_str();
+  c.add_option("--conversation-user-len", d.conversation.user_len, "Words per user turn (conversation dataset)")
+      ->capture_default_str();
+  c.add_option("--conversation-output-len", d.conversation.output_len, "max_tokens per answer (conversation dataset)")
+      ->capture_default_str();
+  c.add_option("--think-time", d.conversation.think_s,
+               "Seconds between an answer and the conversation's next turn (conversation, --multi-turn)")
+      ->capture_default_str();
+  c.add_option("--trace-speed", s.load.trace_speed, "Replay a trace this many times faster (0.5: slower)")
+      ->capture_default_str();
+  c.add_option("--trace-block-size", d.trace.block_size, "Tokens per hash id of a Mooncake trace")
+      ->capture_default_str();
+  c.add_option("--num-prompts", s.num_prompts, "Requests per point (a trace: its first N entries)")
+      ->capture_default_str();
+  c.add_option("--num-prompts-per-concurrency", s.num_prompts_per_concurrency,
+               "Requests per point = this x max concurrency");
+  c.add_option("--max-concurrency", a.max_concurrency, "Requests in flight at most; a list sweeps (4,8,16,...)");
+  c.add_option("--request-rate", a.request_rate, "Requests per second (inf: all at once); a list sweeps")
+      ->capture_default_str();
+  c.add_option("--burstiness", s.load.burstiness, "Gamma shape of the gaps (1: Poisson)")->capture_default_str();
+  c.add_flag("--ignore-eos", s.body.ignore_eos, "Ask the server to ignore end-of-sequence");
+  c.add_flag("--no-stream", a.no_stream, "Non-streaming requests (TTFT = E2EL)");
+  c.add_option("--percentile-metrics", a.percentile_metrics, "Metrics with percentiles: ttft,tpot,itl,e2el")
+      ->capture_default_str();
+  c.add_option("--metric-percentiles", a.metric_percentiles, "Percentiles, e.g. 50,90,99")->capture_default_str();
+  c.add_option("--goodput", a.goodput, "SLOs: ttft:MS tpot:MS e2el:MS");
+  c.add_option("--seed", s.load.seed, "Seed of prompts and arrivals")->capture_default_str();
+  c.add_option("--num-warmups", s.num_warmups, "Requests sent first and not measured")->capture_default_str();
+  c.add_flag("--save-result", s.save.save_result, "Write vLLM's result JSON to --result-dir");
+  c.add_flag("--save-detailed", s.save.save_detailed, "Also per-request arrays and a .requests.jsonl file");
+  c.add_option("--result-dir", s.save.result_dir, "Directory of --save-result files")->capture_default_str();
+  c.add_option("--result-filename", s.save.result_filename, "File name of a single point's result");
+  c.add_option("--header", s.load.headers, "Extra HTTP header 'Name: value' (repeatable; not written to results)");
+  c.add_option("--extra-body", a.extra_body, "JSON object merged into every request body");
+  c.add_option("--api-key-env", s.api_key_env, "Environment variable holding the API key (never written)")
+      ->capture_default_str();
+  c.add_option("--balance", a.balance, "Across several --base-url: round-robin or least-outstanding")
+      ->capture_default_str();
+  add_timeout_option(c, a.timeout, "Per-request time limit");
+  c.add_option("--stall-timeout", a.stall_timeout, "Fail a request that receives nothing for this long")
+      ->capture_default_str();
+  c.add_option("--progress-interval", a.progress_interval,
+               "A progress line this often during each point (default 1s on a terminal, 10s otherwise; 0: none)");
+  c.add_option("--max-itl-ms", s.limit.max_ms, "Report the highest throughput whose ITL statistic stays under this");
+  c.add_option("--itl-limit-statistic", s.limit.statistic, "median, mean or p99 ... for --max-itl-ms")
+      ->capture_default_str();
+  c.add_option("--itl-limit-metric", s.limit.metric, "itl (pooled gaps) or tpot (per request) for --max-itl-ms")
+      ->capture_default_str();
+  c.add_option("--max-lateness-ms", s.load.max_lateness_p99_ms, "p99 send lateness above which a point is INVALID")
+      ->capture_default_str();
+  c.add_option("--slo", a.slo,
+               "Service-level objectives for --search: ttft:MS,tpot:MS,itl:MS,e2el:MS[,p99|p90|median|mean] "
+               "(p99 by default; no request may fail)");
+  c.add_option("--search", a.search, "Find the highest rate or concurrency meeting --slo (bounded search)");
+  c.add_option("--search-start", a.search_bounds.start, "First load of --search")->capture_default_str();
+  c.add_option("--search-max", a.search_bounds.max, "Highest load --search probes")->capture_default_str();
+  c.add_option("--search-precision", a.search_bounds.precision,
+               "--search rate stops when the limit is bracketed within this share")
+      ->capture_default_str();
+  c.add_option("--search-max-probes", a.search_bounds.max_probes, "Points --search measures at most")
+      ->capture_default_str();
+  c.add_option("--gpu-telemetry", a.gpu_telemetry,
+               "Watch this node's GPUs during each point (utilisation, memory, power, clocks; energy per output "
+               "token): auto (when the server is on this node), on, off")
+      ->capture_default_str();
+  c.add_flag("--keep-past-saturation", a.keep_past_saturation,
+             "Measure every point of a rising sweep even after it saturates (it is still marked)");
+  c.add_option("--metrics-url", s.server_metrics.urls,
+               "Prometheus /metrics to scrape during each point (repeat for several; default <base-url>/metrics)")
+      ->delimiter(',');
+  c.add_option("--metrics-interval", a.metrics_interval, "How often /metrics is scraped")->capture_default_str();
+  c.add_flag("--no-server-metrics", a.no_server_metrics, "Do not scrape the servers' /metrics");
+  c.add_option("--ca-cert", s.load.ca_file, "https: PEM file of the CA certificates to verify the server with");
+  c.add_flag("--insecure", a.insecure, "https: accept any server certificate (self-signed test endpoints)");
+  c.add_option("--receive-time", a.receive_time,
+               "Token times: kernel (the socket's receive stamp) or read (when the client reads them)")
+      ->capture_default_str();
+  add_output_options(c, a.outputs);
+}
+
+}  // namespace ironbench::cli

@@ -1,0 +1,41 @@
+// `ironbench serve`'s flags: as typed, registered on a command (or an experiment step), and
+// turned into the sweep's settings.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "report/run_outputs.hpp"
+#include "serve/serve_sweep.hpp"
+
+namespace ironbench::cli {
+
+// The flags as typed; the sweep settings are made from them (to_settings).
+struct serve_arguments {
+  serve::sweep_settings sweep;
+  std::vector<std::string> base_urls;
+  std::string host = "127.0.0.1";
+  int port = 8000;
+  std::string max_concurrency, request_rate = "inf";
+  std::string percentile_metrics = "ttft,tpot,itl", metric_percentiles = "99";
+  std::vector<std::string> goodput;
+  std::string extra_body, balance = "round-robin", receive_time = "kernel";
+  std::string timeout = "600s", stall_timeout = "120s";
+  std::string progress_interval;  ///< "": 1 s on a terminal, 10 s otherwise
+  std::string metrics_interval = "1s";
+  std::string slo, search, gpu_telemetry = "auto";
+  serve::search_settings search_bounds;
+  bool keep_past_saturation = false;
+  bool no_stream = false, insecure = false, no_server_metrics = false;
+  report::output_options outputs;
+};
+
+/// The sweep's settings from the flags; usage_error for a bad value.
+[[nodiscard]] serve::sweep_settings to_settings(const serve_arguments& a);
+
+/// Registers every flag of `serve` on `c`, writing into `a`.
+void add_options(CLI::App& c, serve_arguments& a);
+
+}  // namespace ironbench::cli
