@@ -63,6 +63,10 @@ void add_options(CLI::App& c, serve_arguments& a) {
   s.body.model = "ironbench-sim";
   c.add_option("--model", s.body.model, "Model name sent in every request")->capture_default_str();
   c.add_option("--tokenizer", s.tokenizer, "A Hugging Face tokenizer.json (or its directory): counts output tokens");
+  c.add_option("--chat-template", s.chat_template,
+               "Chat prompts are counted through this chat template (auto: the tokenizer's "
+               "chat_template.jinja or tokenizer_config.json; none; or a file)")
+      ->capture_default_str();
   c.add_option("--dataset-name", s.dataset_name, serve::dataset_name_help())->capture_default_str();
   c.add_option("--dataset-path", s.dataset_path, "File of the custom dataset");
   auto& d = s.datasets;

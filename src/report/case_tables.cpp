@@ -5,16 +5,12 @@
 #include <algorithm>
 
 #include "core/units.hpp"
+#include "report/add_unique.hpp"
 
 namespace ironbench::report {
 namespace {
 
 bool headline_metric(const std::string& name) { return !name.ends_with("_best"); }
-
-template <typename T>
-void add_unique(std::vector<T>& list, const T& value) {
-  if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
-}
 
 titled_table build_table(const core::run_result& run, const std::string& benchmark, const std::string& device) {
   std::vector<const core::case_result*> rows;

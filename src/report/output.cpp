@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/result_json.hpp"
 #include "core/units.hpp"
+#include "report/add_unique.hpp"
 #include "report/case_tables.hpp"
 #include "report/run_header.hpp"
 
@@ -22,11 +23,6 @@ std::string csv_field(const std::string& text) {
     quoted += c;
   }
   return quoted + '"';
-}
-
-template <typename T>
-void add_unique(std::vector<T>& list, const T& value) {
-  if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
 }
 
 std::string number(double value) { return fmt::format("{:.9g}", value); }

@@ -12,6 +12,7 @@
 #include "core/text.hpp"
 #include "core/units.hpp"
 #include "schema/serving.hpp"
+#include "serve/chat/chat_template.hpp"
 #include "serve/serve_report.hpp"
 #include "serve/sweep_strategies.hpp"
 
@@ -87,6 +88,17 @@ void check_sweep_settings(const sweep_settings& s) {
   for (const auto& h : s.load.headers) {
     if (h.find(':') == std::string::npos) throw usage_error(fmt::format("--header takes 'Name: value', not '{}'", h));
   }
+  if (s.chat_template != "auto" && s.chat_template != "none") {
+    if (s.body.api != openai_api::chat) {
+      throw usage_error(
+          "--chat-template applies to /v1/chat/completions (--endpoint); completions prompts are sent as they are");
+    }
+    if (s.tokenizer.empty())
+      throw usage_error("--chat-template needs --tokenizer to count the rendered prompt's tokens");
+    if (!std::filesystem::exists(s.chat_template)) {
+      throw usage_error(fmt::format("--chat-template: {} not found", s.chat_template));
+    }
+  }
   if (!s.tokenizer.empty() && !std::filesystem::exists(tokenizer_file(s.tokenizer))) {
     throw usage_error(fmt::format("--tokenizer takes a tokenizer.json file (or a directory holding one): {} not found",
                                   tokenizer_file(s.tokenizer).string()));
@@ -137,6 +149,20 @@ void check_sweep_settings(const sweep_settings& s) {
   }
 }
 
+namespace {
+
+// The chat template chat prompts are counted through: --chat-template's file, or with "auto"
+// the tokenizer's own (none without a tokenizer, or on /v1/completions).
+std::shared_ptr<const chat::chat_template> chat_template_of(const sweep_settings& s, bool have_tokenizer) {
+  if (s.chat_template == "none" || s.body.api != openai_api::chat || !have_tokenizer) return nullptr;
+  if (s.chat_template != "auto")
+    return std::make_shared<const chat::chat_template>(chat::chat_template::load(s.chat_template));
+  auto found = chat::chat_template::find_for_tokenizer(tokenizer_file(s.tokenizer));
+  return found ? std::make_shared<const chat::chat_template>(std::move(*found)) : nullptr;
+}
+
+}  // namespace
+
 sweep_outcome run_sweep(const sweep_settings& given, const std::atomic<bool>* cancel,
                         const sweep_callbacks& callbacks) {
   check_sweep_settings(given);
@@ -160,7 +186,8 @@ sweep_outcome run_sweep(const sweep_settings& given, const std::atomic<bool>* ca
   const std::int64_t vocab = tokenizer && tokenizer->vocab_size() > 200
                                  ? static_cast<std::int64_t>(tokenizer->vocab_size())
                                  : random_dataset{}.vocab_size;
-  sweep_run run{s, cancel, callbacks, load, std::move(tokenizer), vocab, false, {}};
+  const auto chat = chat_template_of(s, tokenizer != nullptr);
+  sweep_run run{s, cancel, callbacks, load, std::move(tokenizer), vocab, chat, false, {}};
   run.single_point = !s.search && s.concurrencies.size() * s.rates.size() == 1;
   if (s.search) {
     run_search(run);
@@ -187,6 +214,7 @@ sweep_outcome run_sweep(const sweep_settings& given, const std::atomic<bool>* ca
   if (s.ranks.several()) out.settings["client_ranks"] = s.ranks.size;
   out.settings["authorization"] = authorized ? "API key from $" + s.api_key_env : "none";
   out.settings["endpoints"] = load.base_urls;
+  if (s.body.api == openai_api::chat) out.settings["chat_template"] = chat ? chat->path().string() : "none";
   return out;
 }
 

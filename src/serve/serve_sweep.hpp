@@ -64,6 +64,9 @@ struct sweep_settings {
   client_ranks ranks;                     ///< several client processes (mpirun): rank 0 reports
   gpu_watch_factory watch_gpus;           ///< the server's GPUs, watched during each point (empty: none)
   std::string tokenizer;                  ///< tokenizer.json (or its directory); empty: none
+  /// --chat-template: "auto" (the one beside the tokenizer, on the chat endpoint), "none", or a
+  /// tokenizer_config.json / .jinja file; chat prompts are counted through it (chat/)
+  std::string chat_template = "auto";
   std::string api_key_env = "OPENAI_API_KEY";
   double progress_interval_s = 0;  ///< a progress line this often during each point (0: none)
   bool live_progress = false;      ///< rewrite the line in place (a terminal) instead of one per interval

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "schema/serving.hpp"
+#include "serve/chat/templated_prompt_lengths.hpp"
 #include "serve/saturation.hpp"
 #include "serve/slo_search.hpp"
 
@@ -21,7 +22,9 @@ bool sweep_run::measure(double concurrency, double rate) {
   const auto total = static_cast<std::size_t>(count + s.num_warmups);
   const dataset_inputs inputs{s.datasets, s.body, s.dataset_path, total, s.load.seed, tokenizer.get(), vocab};
   const bool named = !s.save.result_filename.empty() && out.points.empty() && single_point;
-  return run_point(s, load, dataset_named(s.dataset_name).build(inputs), named, cancel, callbacks, out);
+  auto requests = dataset_named(s.dataset_name).build(inputs);
+  if (chat_template) chat::count_templated_prompts(requests, chat_template, *tokenizer);
+  return run_point(s, load, std::move(requests), named, cancel, callbacks, out);
 }
 
 namespace {

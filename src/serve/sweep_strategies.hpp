@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "serve/chat/chat_template.hpp"
 #include "serve/serve_point.hpp"
 #include "serve/serve_sweep.hpp"
 #include "serve/tokenizer/bpe_tokenizer.hpp"
@@ -21,6 +22,7 @@ struct sweep_run {
   load_settings load;
   std::unique_ptr<bpe_tokenizer> tokenizer;
   std::int64_t vocab = 0;
+  std::shared_ptr<const chat::chat_template> chat_template;  ///< chat prompts counted through it (or none)
   bool single_point = false;
   sweep_outcome out;
 

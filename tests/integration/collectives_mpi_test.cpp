@@ -26,10 +26,8 @@ std::vector<std::string> mpirun(int ranks) {
   return {"--oversubscribe", "-np", std::to_string(ranks), IRONBENCH_BINARY, "collectives"};
 }
 
-bool have_mpirun() { return std::system("command -v mpirun > /dev/null 2>&1") == 0; }
-
 #define REQUIRE_MPIRUN() \
-  if (!have_mpirun()) GTEST_SKIP() << "mpirun not found (scripts/setup.sh installs openmpi-bin)"
+  if (!have_program("mpirun")) GTEST_SKIP() << "mpirun not found (scripts/setup.sh installs openmpi-bin)"
 
 void every_collective_type_and_op_is_exact(int ranks) {
   auto args = mpirun(ranks);

@@ -14,14 +14,12 @@
 namespace ironbench::testing {
 namespace {
 
-bool have_mpirun() { return std::system("command -v mpirun > /dev/null 2>&1") == 0; }
-
 // Sanitized builds skip these (MPI ranks under a sanitizer take long on two cores): the merge
 // is unit-tested (ClientRanks) in every build, the ranks here in the release build.
 #define REQUIRE_MPI()                                                                     \
   if (IRONBENCH_SANITIZED_BUILD) GTEST_SKIP() << "client ranks run in the release build"; \
   if (!IRONBENCH_HAS_MPI) GTEST_SKIP() << "this build has no MPI";                        \
-  if (!have_mpirun()) GTEST_SKIP() << "mpirun not found (scripts/setup.sh installs openmpi-bin)"
+  if (!have_program("mpirun")) GTEST_SKIP() << "mpirun not found (scripts/setup.sh installs openmpi-bin)"
 
 // `serve` with `args` on `ranks` client ranks (1: no launcher); its run JSON.
 json serve_on(int ranks, const std::vector<std::string>& args) {

@@ -35,8 +35,6 @@ std::vector<std::string> mpirun(int ranks) {
   return {"--oversubscribe", "-np", std::to_string(ranks), IRONBENCH_BINARY, "train"};
 }
 
-bool have_mpirun() { return std::system("command -v mpirun > /dev/null 2>&1") == 0; }
-
 json run_json(const process_result& r) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return json::parse(r.out);
@@ -94,7 +92,7 @@ TEST(Train, LoraAndMlpWorkloads) {
 }
 
 TEST(Train, TwoRanksEqualOneRankWithTheDoubledBatch) {
-  if (!have_mpirun()) GTEST_SKIP() << "mpirun not found (scripts/setup.sh installs openmpi-bin)";
+  if (!have_program("mpirun")) GTEST_SKIP() << "mpirun not found (scripts/setup.sh installs openmpi-bin)";
   const auto two = run_json(wait_for(start_program("mpirun", with(with(mpirun(2), {"gpt", "--batch", "2"}), tiny))));
   const auto one = run_json(run_ironbench(with({"train", "gpt", "--batch", "4"}, tiny)));
   const auto& dp = two.at("cases")[0];
@@ -113,7 +111,7 @@ TEST(Train, TwoRanksEqualOneRankWithTheDoubledBatch) {
 }
 
 TEST(Train, ScalingSweepReportsEfficiency) {
-  if (!have_mpirun()) GTEST_SKIP() << "mpirun not found (scripts/setup.sh installs openmpi-bin)";
+  if (!have_program("mpirun")) GTEST_SKIP() << "mpirun not found (scripts/setup.sh installs openmpi-bin)";
   const auto doc = run_json(
       wait_for(start_program("mpirun", with(with(mpirun(2), {"gpt", "--batch", "2", "--scaling", "1,2"}), tiny))));
   ASSERT_EQ(doc.at("cases").size(), 2u);
@@ -132,7 +130,7 @@ TEST(Train, ScalingSweepReportsEfficiency) {
 }
 
 TEST(Train, OutOfMemoryIsRecordedAndTheSweepGoesOn) {
-  if (std::system("command -v prlimit > /dev/null 2>&1") != 0) GTEST_SKIP() << "prlimit (util-linux) not found";
+  if (!have_program("prlimit")) GTEST_SKIP() << "prlimit (util-linux) not found";
   // 4 GB of address space: batch 200000 of 32 tokens cannot be allocated; batches 2 and 4 can.
   const auto r = wait_for(start_program(
       "prlimit", with({"--as=4000000000", IRONBENCH_BINARY, "train", "gpt", "--batch", "2,200000,4"}, tiny)));

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <stdexcept>
 
 namespace ironbench::testing {
@@ -51,6 +52,10 @@ process_result run_ironbench(const std::vector<std::string>& args) { return wait
 
 process_result run_program(const std::string& program, const std::vector<std::string>& args) {
   return wait_for(start_program(program, args));
+}
+
+bool have_program(const std::string& program) {
+  return std::system(("command -v '" + program + "' > /dev/null 2>&1").c_str()) == 0;
 }
 
 }  // namespace ironbench::testing

@@ -41,4 +41,7 @@ struct started_process {
 /// start_program + wait_for.
 [[nodiscard]] process_result run_program(const std::string& program, const std::vector<std::string>& args);
 
+/// Whether `program` is found in PATH (`command -v`).
+[[nodiscard]] bool have_program(const std::string& program);
+
 }  // namespace ironbench::testing

@@ -1,0 +1,190 @@
+// Chat templates rendered by ironbench's Jinja renderer against Hugging Face transformers'
+// render_jinja_template on the same templates and conversations (tests/chat_template/), plus
+// the rules each part follows on its own.
+#include "serve/chat/chat_template.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "files.hpp"
+#include "serve/chat/jinja_template.hpp"
+#include "temp_dir.hpp"
+
+namespace ironbench::serve::chat {
+namespace {
+
+const std::string cases_dir = IRONBENCH_CHAT_TEMPLATE_CASES;
+
+std::string render(const std::string& source, const json& variables = json::object()) {
+  return jinja_template(source).render(jinja_value::from_json(variables).as_dict());
+}
+
+struct comparison {
+  std::size_t same = 0;
+  std::size_t refused_by_both = 0;
+  std::vector<std::string> refused_here;  ///< transformers renders, ironbench refuses (names the error)
+  std::map<std::string, std::size_t> same_per_template;
+};
+
+// Every case of `folder`/cases.json: ironbench renders exactly transformers' text, or fails where
+// transformers fails. A different text is a test failure; a refusal here is listed.
+comparison compare_with_transformers(const std::string& folder) {
+  comparison result;
+  const auto cases = json::parse(testing::read_file(folder + "/cases.json"));
+  std::map<std::string, std::unique_ptr<chat_template>> templates;
+  for (const auto& c : cases) {
+    const auto path = c.at("path").get<std::string>();
+    const auto name = c.at("template").get<std::string>() + "/" + c.at("conversation").get<std::string>() +
+                      (c.at("add_generation_prompt").get<bool>() ? "+prompt" : "");
+    std::string text;
+    std::string error;
+    try {
+      if (!templates.contains(path)) {
+        templates[path] =
+            std::make_unique<chat_template>(chat_template::from_text(testing::read_file(path), c.at("special_tokens")));
+      }
+      text = templates[path]->render(c.at("messages"), c.at("add_generation_prompt").get<bool>());
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    if (c.contains("error")) {
+      EXPECT_FALSE(error.empty()) << name << ": transformers fails (" << c["error"].get<std::string>()
+                                  << ") but ironbench rendered:\n"
+                                  << text;
+      if (!error.empty()) ++result.refused_by_both;
+    } else if (!error.empty()) {
+      result.refused_here.push_back(name + ": " + error);
+    } else {
+      EXPECT_EQ(text, c.at("text").get<std::string>()) << name;
+      if (text == c.at("text").get<std::string>()) {
+        ++result.same;
+        ++result.same_per_template[c.at("template").get<std::string>()];
+      }
+    }
+  }
+  return result;
+}
+
+TEST(ChatTemplateTransformers, TheTestTemplatesRenderAsTransformersRendersThem) {
+  if (std::filesystem::exists(cases_dir + "/SKIPPED")) GTEST_SKIP() << testing::read_file(cases_dir + "/SKIPPED");
+  ASSERT_TRUE(std::filesystem::exists(cases_dir + "/cases.json")) << "cases missing in " << cases_dir;
+  const auto result = compare_with_transformers(cases_dir);
+  for (const auto& refusal : result.refused_here) ADD_FAILURE() << "refused: " << refusal;
+  EXPECT_GE(result.same, 30u);
+  EXPECT_GE(result.refused_by_both, 2u);  // the raise_exception() paths
+}
+
+// The real models' templates (llama.cpp's collection): every one that renders renders exactly;
+// the families serving benchmarks use most render every conversation.
+TEST(ChatTemplateSlow, RealModelTemplatesRenderAsTransformersRendersThem) {
+  const auto real = cases_dir + "/real";
+  if (std::filesystem::exists(real + "/SKIPPED")) GTEST_SKIP() << testing::read_file(real + "/SKIPPED");
+  ASSERT_TRUE(std::filesystem::exists(real + "/cases.json")) << "cases missing in " << real;
+  const auto result = compare_with_transformers(real);
+  for (const char* family :
+       {"meta-llama-Llama-3.1-8B-Instruct", "meta-llama-Llama-3.2-3B-Instruct", "meta-llama-Llama-3.3-70B-Instruct",
+        "Qwen-Qwen2.5-7B-Instruct", "mistralai-Mistral-Nemo-Instruct-2407"}) {
+    const auto found = result.same_per_template.find(family);
+    EXPECT_TRUE(found != result.same_per_template.end() && found->second >= 6) << family;
+  }
+  std::cout << result.same << " cases rendered exactly as transformers, " << result.refused_by_both
+            << " refused by both, " << result.refused_here.size() << " refused by ironbench only:\n";
+  for (const auto& refusal : result.refused_here) std::cout << "  " << refusal << "\n";
+  EXPECT_GE(result.same, 600u);
+}
+
+TEST(JinjaTemplate, BlockTagsTakeTheirLineAndMarkersStripWhitespace) {
+  // trim_blocks: a block tag's newline goes; lstrip_blocks: the indentation before it goes.
+  EXPECT_EQ(render("{% if true %}\n  yes\n  {% endif %}\nend"), "  yes\nend");
+  EXPECT_EQ(render("a  {{- 'b' -}}  c"), "abc");
+  EXPECT_EQ(render("a\n  {%- if true %}b{% endif %}"), "ab");
+  EXPECT_EQ(render("  {%+ if true %}b{% endif %}"), "  b");
+  EXPECT_EQ(render("x {# note #}\ny"), "x y");
+  EXPECT_EQ(render("{{ 'v' }}\nnext"), "v\nnext");  // print tags keep their newline
+  EXPECT_EQ(render("{% raw %}{{ x }}{% endraw %}"), "{{ x }}");
+}
+
+TEST(JinjaTemplate, LoopScopesNamespacesAndMacrosFollowJinja) {
+  EXPECT_EQ(render("{% set x = 1 %}{% for i in [1, 2] %}{% set x = x + i %}{{ x }}{% endfor %}{{ x }}"), "231");
+  EXPECT_EQ(
+      render("{% set ns = namespace(n=0) %}{% for i in range(4) %}{% set ns.n = ns.n + i %}{% endfor %}{{ ns.n }}"),
+      "6");
+  EXPECT_EQ(render("{% macro m(a, b='d') %}{{ a }}{{ b }}{% endmacro %}{{ m(1) }}{{ m(1, b=2) }}"), "1d12");
+  EXPECT_EQ(
+      render("{% for i in [1, 2, 3] if i != 2 %}{{ loop.index }}:{{ i }}{% if loop.last %}.{% endif %}{% endfor %}"),
+      "1:12:3.");
+  EXPECT_EQ(render("{% for i in [] %}x{% else %}empty{% endfor %}"), "empty");
+  EXPECT_EQ(render("{% for i in range(5) %}{% if i == 3 %}{% break %}{% endif %}{{ i }}{% endfor %}"), "012");
+}
+
+TEST(JinjaTemplate, ValuesPrintAsPythonPrintsThem) {
+  EXPECT_EQ(render("{{ 0.1 }} {{ 1.0 }} {{ 1e16 }} {{ 1e-05 }} {{ 7 // -2 }} {{ none }} {{ true }}"),
+            "0.1 1.0 1e+16 1e-05 -4 None True");
+  EXPECT_EQ(render("{{ ['a', \"it's\", 1] }} {{ {'k': none} }} {{ ('t',) }}"), "['a', \"it's\", 1] {'k': None} ('t',)");
+  EXPECT_EQ(render("{{ {'b': [1, 2.0], 'a': 'é\"'} | tojson }}"), "{\"b\": [1, 2.0], \"a\": \"é\\\"\"}");
+  EXPECT_EQ(render("{{ {'a': [1]} | tojson(indent=2) }}"), "{\n  \"a\": [\n    1\n  ]\n}");
+  EXPECT_EQ(render("{{ missing }}|{{ missing is defined }}|{{ d.k | default('x') }}", {{"d", json::object()}}),
+            "|False|x");
+}
+
+TEST(JinjaTemplate, ErrorsNameTheLineAndNothingIsGuessed) {
+  const auto message = [](const std::string& source, const json& variables = json::object()) {
+    try {
+      (void)render(source, variables);
+    } catch (const jinja_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message("a\n{{ raise_exception('bad role') }}"), "line 2: the template raised an exception: bad role");
+  EXPECT_EQ(message("\n\n{% include 'x' %}"), "line 3: {% include %} is not supported in chat templates here");
+  EXPECT_EQ(message("{{ x | nosuchfilter }}"), "line 1: no filter named 'nosuchfilter'");
+  EXPECT_EQ(message("{{ missing.attr }}"), "line 1: 'missing' is undefined (looking up '.attr')");
+  EXPECT_EQ(message("{{ 'a' + 1 }}"), "line 1: unsupported operand type(s) for +: 'str' and 'int'");
+  EXPECT_EQ(message("{% if x %}never closed"), "line 1: the template ends where {% elif %} was expected");
+  EXPECT_EQ(message("{{ [].append(1) }}"), "line 1: access to attribute 'append' of 'list' object is unsafe");
+  EXPECT_EQ(message("{% macro r(n) %}{{ r(n) }}{% endmacro %}{{ r(1) }}"),
+            "line 1: macros nested deeper than 200 calls");
+}
+
+TEST(ChatTemplateFiles, ATokenizerConfigGivesTheTemplateAndItsSpecialTokens) {
+  const testing::temp_dir dir;
+  const auto config = dir.path() / "tokenizer_config.json";
+  std::ofstream(config) << R"({"bos_token": {"content": "<|begin|>", "__type": "AddedToken"}, "eos_token": "<|end|>",
+    "chat_template": [{"name": "tool_use", "template": "tools"},
+                      {"name": "default", "template": "{{ bos_token }}{% for m in messages %}{{ m.role }}: {{ m.content }}{{ eos_token }}{% endfor %}"}]})";
+  std::ofstream(dir.path() / "tokenizer.json") << "{}";
+  const auto found = chat_template::find_for_tokenizer(dir.path() / "tokenizer.json");
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->path(), config);
+  const json messages = json::parse(R"([{"role": "user", "content": "hi"}])");
+  EXPECT_EQ(found->render(messages), "<|begin|>user: hi<|end|>");
+
+  // chat_template.jinja beside it comes first (the newer layout)
+  std::ofstream(dir.path() / "chat_template.jinja")
+      << "[{{ messages[0].content }}]{% if add_generation_prompt %}>{% endif %}";
+  EXPECT_EQ(chat_template::find_for_tokenizer(dir.path() / "tokenizer.json")->render(messages), "[hi]>");
+  EXPECT_EQ(chat_template::load(dir.path() / "chat_template.jinja").render(messages, false), "[hi]");
+
+  const testing::temp_dir none;
+  std::ofstream(none.path() / "tokenizer_config.json") << R"({"bos_token": "<s>"})";
+  EXPECT_FALSE(chat_template::find_for_tokenizer(none.path() / "tokenizer.json").has_value());
+  EXPECT_THROW((void)chat_template::load(none.path() / "tokenizer_config.json"), usage_error);
+  std::ofstream(none.path() / "broken.jinja") << "{% for x in %}";
+  try {
+    (void)chat_template::load(none.path() / "broken.jinja");
+    ADD_FAILURE() << "a broken template loaded";
+  } catch (const usage_error& e) {
+    EXPECT_NE(std::string(e.what()).find("broken.jinja cannot be used: line 1: an expression was expected"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace ironbench::serve::chat
