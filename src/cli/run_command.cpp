@@ -18,6 +18,8 @@
 #include "core/result_json.hpp"
 #include "core/runner.hpp"
 #include "core/units.hpp"
+#include "doctor/examine.hpp"
+#include "doctor/live_facts.hpp"
 #include "report/output.hpp"
 #include "session/live_host.hpp"
 #include "session/run_setup.hpp"
@@ -103,7 +105,9 @@ void measure(const run_arguments& a, const session::live_host& host, const std::
   }
   options.cancel = &cancel;
   options.monitor = telemetry::gpu_case_monitors(std::chrono::milliseconds(a.telemetry_interval_ms));
+  const auto before = doctor::live_host_counters();
   core::execute_plan(plan, options, run, progress_printer(progress, a.quiet));
+  run.findings = doctor::run_findings(run, before, core::host_memory_needed(plan));
 }
 
 int execute(const run_arguments& a, const invocation& call) {

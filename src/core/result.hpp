@@ -82,6 +82,9 @@ struct run_result {
   std::vector<case_result> cases;
   /// Telemetry time series: [{"case": index in cases, "device": id, "samples": [...]}, ...].
   json telemetry = json::array();
+  /// What `ironbench doctor`'s checks found on this machine during the run (doctor/finding.hpp):
+  /// [{"check", "severity", "summary", "evidence", "affects", "device"?, "fix"}, ...].
+  json findings = json::array();
 };
 
 /// Derives the run status from its cases (keeps `interrupted` when already set).

@@ -233,7 +233,8 @@ json to_json(const run_result& run) {
               {"devices", std::move(devices)},
               {"settings", run.settings},
               {"cases", std::move(cases)},
-              {"telemetry", run.telemetry}};
+              {"telemetry", run.telemetry},
+              {"findings", run.findings}};
 }
 
 run_result run_from_json(const json& document, const std::string& context) {
@@ -271,6 +272,7 @@ run_result run_from_json(const json& document, const std::string& context) {
   }
   for (const auto& c : cases) run.cases.push_back(case_from_json(c, context));
   if (document.contains("telemetry") && document.at("telemetry").is_array()) run.telemetry = document.at("telemetry");
+  if (document.contains("findings") && document.at("findings").is_array()) run.findings = document.at("findings");
   return run;
 }
 

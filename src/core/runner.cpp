@@ -155,4 +155,14 @@ void execute_plan(const std::vector<planned_case>& plan, const run_options& opti
   settle_run_status(run);
 }
 
+std::optional<std::uint64_t> host_memory_needed(const std::vector<planned_case>& plan) {
+  std::optional<std::uint64_t> most;
+  for (const auto& c : plan) {
+    if (c.bench == nullptr || !c.device || c.device->kind != device_kind::cpu || !c.skip_reason.empty()) continue;
+    const auto needed = c.bench->memory_required(c.params, *c.device);
+    if (!most || needed > *most) most = needed;
+  }
+  return most;
+}
+
 }  // namespace ironbench::core

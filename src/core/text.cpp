@@ -70,6 +70,14 @@ std::vector<std::string> split_fields(std::string_view line, char separator) {
   return fields;
 }
 
+std::string ascii_lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
 std::string join(const std::vector<std::string>& items, std::string_view separator) {
   std::string joined;
   for (std::size_t i = 0; i < items.size(); ++i) {

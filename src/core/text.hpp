@@ -29,6 +29,9 @@ namespace ironbench {
 /// The fields of `line` separated by `separator`, each trimmed.
 [[nodiscard]] std::vector<std::string> split_fields(std::string_view line, char separator);
 
+/// `text` with its ASCII letters in lower case (other bytes, UTF-8 included, unchanged).
+[[nodiscard]] std::string ascii_lower(std::string_view text);
+
 /// `items` joined with `separator` between them.
 [[nodiscard]] std::string join(const std::vector<std::string>& items, std::string_view separator = ",");
 

@@ -112,7 +112,12 @@ int child_process::stop() {
     }
     if (!exit_status() || group_alive(pid_)) {
       kill(-pid_, SIGKILL);
-      (void)wait_for(5);
+      // Until the leader is reaped and every process of its group is gone (a killed process
+      // still runs until the kernel schedules its exit).
+      const auto killed_by = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+      while ((!exit_status() || group_alive(pid_)) && std::chrono::steady_clock::now() < killed_by) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
     }
   }
   return status_.value_or(128 + SIGKILL);

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/result_json.hpp"
+#include "doctor/finding.hpp"
 #include "report/comparison_table.hpp"
 #include "report/html_assets.hpp"
 #include "report/html_escape.hpp"
@@ -189,6 +190,30 @@ void cost_section(const std::vector<results::cost_row>& rows, std::ostream& out)
   out << "</tbody></table>\n";
 }
 
+// The doctor's findings that concern a benchmark's cases in `run`, above its table.
+void findings_beside(const core::run_result& run, const std::string& benchmark, std::ostream& out) {
+  if (!run.findings.is_array()) return;
+  std::set<std::string> devices;
+  for (const auto& c : run.cases) {
+    if (c.benchmark == benchmark) devices.insert(c.device);
+  }
+  bool open = false;
+  for (const auto& j : run.findings) {
+    const auto f = doctor::finding_from_json(j);
+    if (std::none_of(devices.begin(), devices.end(),
+                     [&](const std::string& d) { return doctor::affects_case(f, benchmark, d); })) {
+      continue;
+    }
+    if (!open) out << "<ul class=\"findings\">\n";
+    open = true;
+    out << "<li class=\"finding-" << doctor::to_string(f.level) << "\"><strong>"
+        << escape_html(doctor::to_string(f.level)) << "</strong> " << escape_html(f.summary)
+        << "<br><span class=\"note\">read: " << escape_html(f.evidence) << "<br>fix: " << escape_html(f.fix)
+        << "</span></li>\n";
+  }
+  if (open) out << "</ul>\n";
+}
+
 void cases_section(const html_report_input& input, std::ostream& out) {
   for (const auto& side : input.sides) {
     for (const auto& run : side.runs) {
@@ -196,6 +221,7 @@ void cases_section(const html_report_input& input, std::ostream& out) {
       for (const auto& c : run.cases) benchmarks.insert(c.benchmark);
       for (const auto& benchmark : benchmarks) {
         out << "<h3>" << escape_html(fmt::format("{}: {}", side.label, benchmark)) << "</h3>\n";
+        findings_beside(run, benchmark, out);
         std::vector<std::string> params, metrics;
         for (const auto& c : run.cases) {
           if (c.benchmark != benchmark) continue;

@@ -8,6 +8,8 @@
 #include "core/error.hpp"
 #include "core/result_json.hpp"
 #include "core/units.hpp"
+#include "doctor/checks.hpp"
+#include "doctor/findings_output.hpp"
 #include "report/add_unique.hpp"
 #include "report/case_tables.hpp"
 #include "report/run_header.hpp"
@@ -38,6 +40,14 @@ void write_console(const core::run_result& run, std::ostream& out) {
   out << '\n' << fmt::format("run {}: {}", core::to_string(run.status), status_counts(run));
   if (!run.status_reason.empty()) out << " (" << run.status_reason << ')';
   out << '\n';
+}
+
+void write_findings_console(const core::run_result& run, std::ostream& out) {
+  if (!run.findings.is_array() || run.findings.empty()) return;
+  std::vector<doctor::finding> findings;
+  for (const auto& f : run.findings) findings.push_back(doctor::finding_from_json(f));
+  out << '\n';
+  doctor::write_findings(findings, doctor::doctor_checks().size(), out);
 }
 
 void write_json(const core::run_result& run, std::ostream& out) { out << core::to_json(run).dump(2) << '\n'; }

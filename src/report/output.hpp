@@ -18,6 +18,9 @@ struct output_target {
 };
 
 void write_console(const core::run_result& run, std::ostream& out);
+
+/// The doctor's findings of `run` (doctor/finding.hpp), after its tables; nothing when it has none.
+void write_findings_console(const core::run_result& run, std::ostream& out);
 void write_json(const core::run_result& run, std::ostream& out);
 void write_csv(const core::run_result& run, std::ostream& out);
 void write_markdown(const core::run_result& run, std::ostream& out);

@@ -86,6 +86,7 @@ void write_run_outputs(core::run_result run, const std::vector<output_target>& t
   }
   auto& stream = &console_stream(targets) == &std::cerr ? std::cerr : out;
   console(stream);
+  write_findings_console(run, stream);
   if (!saved.empty() && write_failure.empty()) stream << "saved: " << saved << '\n';
   if (!stored.empty()) stream << stored << '\n';
   if (!write_failure.empty()) throw error(write_failure);

@@ -9,18 +9,12 @@
 #include <regex>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "results/import_text.hpp"
 #include "schema/stream.hpp"
 
 namespace ironbench::results {
 namespace {
-
-// BabelStream's bytes per repetition are weight x sizeof(T) x n (src/benchmark.h): the weights
-// of schema::stream_kernels, which ironbench's own stream benchmark measures with.
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char ch) { return std::tolower(ch); });
-  return text;
-}
 
 // "max_mbytes_per_sec" (3.x-5.0), "max_MiB_per_sec" (later), "gbytes_per_sec" (4.x
 // --triad-only), "MBytes/sec" and "MB/s" (console): the unit's name.
@@ -31,7 +25,7 @@ std::optional<std::string> unit_of(const std::string& column) {
   static const std::map<std::string, std::string> names = {
       {"mbytes", "MB"}, {"mibytes", "MiB"}, {"gbytes", "GB"}, {"gibytes", "GiB"}, {"tbytes", "TB"}, {"tibytes", "TiB"},
       {"mb", "MB"},     {"mib", "MiB"},     {"gb", "GB"},     {"gib", "GiB"},     {"tb", "TB"},     {"tib", "TiB"}};
-  const auto it = names.find(lower(m[1].str()));
+  const auto it = names.find(ascii_lower(m[1].str()));
   if (it == names.end()) return std::nullopt;
   return it->second;
 }
@@ -170,7 +164,7 @@ babelstream_report parse_console(const std::vector<std::string>& lines, const st
       in_table = true;
     } else if (in_table && !content.empty()) {
       const auto fields = split_whitespace(content);
-      if (!schema::find_stream_kernel(lower(fields[0]))) {  // the table ended
+      if (!schema::find_stream_kernel(ascii_lower(fields[0]))) {  // the table ended
         in_table = false;
         continue;
       }
@@ -246,7 +240,7 @@ std::vector<core::case_result> babelstream_cases(const babelstream_report& repor
   std::vector<core::case_result> cases;
   for (const auto& r : report.rows) {
     const double unit = babelstream_unit_bytes(r.unit);
-    const auto kernel = lower(r.function);
+    const auto kernel = ascii_lower(r.function);
     const auto traffic = schema::find_stream_kernel(kernel);
     if (!traffic) {
       throw usage_error(fmt::format("{}: line {}: '{}' is not a BabelStream kernel", source, r.line, r.function));

@@ -1,6 +1,7 @@
 #include "session/run_setup.hpp"
 
 #include "core/utc_time.hpp"
+#include "doctor/examine.hpp"
 #include "session/build_description.hpp"
 
 namespace ironbench::session {
@@ -25,6 +26,7 @@ core::run_result rank0_run(const std::vector<std::string>& argv, std::chrono::sy
   run.host["ranks"] = json::array();
   for (const auto& text : rank_descriptions) run.host["ranks"].push_back(json::parse(text));
   run.devices = {measured};
+  run.findings = doctor::rank0_run_findings(run);
   return run;
 }
 

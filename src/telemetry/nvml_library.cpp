@@ -82,7 +82,16 @@ struct nvml_api {
   nvml_return (*virtualization)(nvml_device, int*) = nullptr;
   nvml_return (*power_limit)(nvml_device, unsigned*) = nullptr;
   nvml_return (*field_values)(nvml_device, int, nvml_field_value*) = nullptr;
+  // health, for `ironbench doctor`
+  nvml_return (*default_power_limit)(nvml_device, unsigned*) = nullptr;
+  nvml_return (*persistence)(nvml_device, int*) = nullptr;
+  nvml_return (*ecc_errors)(nvml_device, int, int, unsigned long long*) = nullptr;
+  nvml_return (*remapped_rows)(nvml_device, unsigned*, unsigned*, unsigned*, unsigned*) = nullptr;
+  nvml_return (*retired_pending)(nvml_device, int*) = nullptr;
 };
+
+constexpr int nvml_memory_error_uncorrected = 1;  // NVML_MEMORY_ERROR_TYPE_UNCORRECTED
+constexpr int nvml_volatile_ecc = 0;              // NVML_VOLATILE_ECC: since the driver loaded
 
 class nvml_device_handle final : public gpu_telemetry_device {
  public:
@@ -128,10 +137,35 @@ class nvml_device_handle final : public gpu_telemetry_device {
     if (int mode = 0; f.virtualization && f.virtualization(device_, &mode) == 0) {
       info["virtualization_mode"] = nvml_virtualization_mode_name(mode);
     }
+    add_health(info);
     return info;
   }
 
  private:
+  // What `ironbench doctor` judges: the default power limit, persistence, ECC errors, and
+  // memory waiting to be retired or remapped (each only where the driver answers).
+  void add_health(json& info) const {
+    const auto& f = *api_;
+    if (unsigned mw = 0; f.default_power_limit && f.default_power_limit(device_, &mw) == 0) {
+      info["default_power_limit_w"] = mw / 1000.0;
+    }
+    if (int mode = 0; f.persistence && f.persistence(device_, &mode) == 0) {
+      info["persistence_mode"] = mode != 0 ? "enabled" : "disabled";
+    }
+    if (unsigned long long count = 0;
+        f.ecc_errors && f.ecc_errors(device_, nvml_memory_error_uncorrected, nvml_volatile_ecc, &count) == 0) {
+      info["ecc_uncorrected_volatile"] = count;
+    }
+    if (unsigned corrected = 0, uncorrected = 0, pending = 0, failed = 0;
+        f.remapped_rows && f.remapped_rows(device_, &corrected, &uncorrected, &pending, &failed) == 0) {
+      info["remapped_rows"] = corrected + uncorrected;
+      info["remapped_rows_pending"] = pending != 0;
+      info["remapping_failed"] = failed != 0;
+    } else if (int retired = 0; f.retired_pending && f.retired_pending(device_, &retired) == 0) {
+      info["retired_pages_pending"] = retired != 0;
+    }
+  }
+
   std::optional<double> instant_power_mw() const {
     if (!api_->field_values) return std::nullopt;
     nvml_field_value field{};
@@ -222,6 +256,12 @@ opened_library open_nvml() {
   api->virtualization = library->function<decltype(api->virtualization)>("nvmlDeviceGetVirtualizationMode");
   api->power_limit = library->function<decltype(api->power_limit)>("nvmlDeviceGetPowerManagementLimit");
   api->field_values = library->function<decltype(api->field_values)>("nvmlDeviceGetFieldValues");
+  api->default_power_limit =
+      library->function<decltype(api->default_power_limit)>("nvmlDeviceGetPowerManagementDefaultLimit");
+  api->persistence = library->function<decltype(api->persistence)>("nvmlDeviceGetPersistenceMode");
+  api->ecc_errors = library->function<decltype(api->ecc_errors)>("nvmlDeviceGetTotalEccErrors");
+  api->remapped_rows = library->function<decltype(api->remapped_rows)>("nvmlDeviceGetRemappedRows");
+  api->retired_pending = library->function<decltype(api->retired_pending)>("nvmlDeviceGetRetiredPagesPendingStatus");
 
   if (const auto status = api->init(); status != 0) {
     return {nullptr, fmt::format("telemetry unavailable: nvmlInit failed: {}", api->error_string(status))};

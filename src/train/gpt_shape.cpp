@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/text.hpp"
+
 namespace ironbench::train {
 
 std::string gpt_shape::invalid_reason() const {
@@ -31,8 +33,7 @@ const std::vector<gpt_shape>& gpt_presets() {
 }
 
 std::optional<gpt_shape> find_gpt_preset(const std::string& name) {
-  std::string lower = name;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string lower = ascii_lower(name);
   for (const auto& preset : gpt_presets()) {
     if (preset.name == lower) return preset;
   }

@@ -124,3 +124,33 @@ int nvmlDeviceGetPowerManagementLimit(nvml_device d, unsigned* milliwatts) {
   *milliwatts = 700000;
   return 0;
 }
+
+/* Health queries (ironbench doctor): healthy by default; FAKE_NVML_* variables make a fault. */
+static unsigned long long env_number(const char* name, unsigned long long fallback) {
+  const char* text = getenv(name);
+  return text != NULL && *text != '\0' ? strtoull(text, NULL, 10) : fallback;
+}
+int nvmlDeviceGetPowerManagementDefaultLimit(nvml_device d, unsigned* milliwatts) {
+  (void)d;
+  *milliwatts = (unsigned)env_number("FAKE_NVML_DEFAULT_POWER_LIMIT_MW", 700000);
+  return 0;
+}
+int nvmlDeviceGetPersistenceMode(nvml_device d, int* mode) {
+  (void)d;
+  *mode = (int)env_number("FAKE_NVML_PERSISTENCE", 1);
+  return 0;
+}
+int nvmlDeviceGetTotalEccErrors(nvml_device d, int error_type, int counter_type, unsigned long long* count) {
+  (void)d;
+  *count = error_type == 1 && counter_type == 0 ? env_number("FAKE_NVML_ECC_UNCORRECTED", 0) : 0;
+  return 0;
+}
+int nvmlDeviceGetRemappedRows(nvml_device d, unsigned* corrected, unsigned* uncorrected, unsigned* pending,
+                              unsigned* failed) {
+  (void)d;
+  *corrected = 0;
+  *uncorrected = 0;
+  *pending = (unsigned)env_number("FAKE_NVML_ROWS_PENDING", 0);
+  *failed = (unsigned)env_number("FAKE_NVML_REMAP_FAILED", 0);
+  return 0;
+}

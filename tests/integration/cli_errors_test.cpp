@@ -23,10 +23,10 @@ void expect_usage_error(const std::vector<std::string>& args, const std::string&
 TEST(CliErrors, UnknownFlagsAndCommands) {
   expect_usage_error({"run", "--bogus"}, "--bogus");
   expect_usage_error({"sysinfo", "--yaml"}, "--yaml");
-  expect_usage_error(
-      {"frobnicate"},
-      "unknown command 'frobnicate' (commands: collectives, compare, experiment, import, list, report, results, "
-      "run, serve, serve-sim, sysinfo, tp-infer, train, version)");
+  expect_usage_error({"frobnicate"},
+                     "unknown command 'frobnicate' (commands: collectives, compare, doctor, experiment, import, list, "
+                     "report, results, "
+                     "run, serve, serve-sim, sysinfo, tp-infer, train, version)");
   expect_usage_error({}, "subcommand");
 }
 

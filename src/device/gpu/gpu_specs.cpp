@@ -6,14 +6,10 @@
 #include <cctype>
 #include <map>
 
+#include "core/text.hpp"
+
 namespace ironbench::device {
 namespace {
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
 
 // Dense FLOP per clock per SM/CU: fp64 fp32 tf32 fp16 bf16 fp8.
 struct arch_rates {
@@ -90,7 +86,7 @@ const std::vector<gpu_datasheet>& gpu_datasheets() {
 }
 
 const gpu_datasheet* find_gpu_datasheet(std::string_view device_name) {
-  const auto name = lower(device_name);
+  const auto name = ascii_lower(device_name);
   for (const auto& sheet : gpu_datasheets()) {
     const bool all = std::all_of(sheet.name_parts.begin(), sheet.name_parts.end(),
                                  [&](const std::string& part) { return name.find(part) != std::string::npos; });

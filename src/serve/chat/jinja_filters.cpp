@@ -193,6 +193,8 @@ jinja_value indent_filter(const jinja_value& input, const jinja_args& args) {
   return first ? indention + out : out;
 }
 
+// markupsafe's escape (&#34; and &#39; for quotes), which Jinja2's `escape` filter prints; the
+// report's escape_html writes &quot; instead.
 std::string html_escape(const std::string& text) {
   std::string out;
   for (const char c : text) {
