@@ -9,7 +9,10 @@
 #                  scripts/test.sh uses it, the whole tree is ctest's Lint.ClangTidyEveryFile
 #                  (label slow)
 # clang-tidy reads build/release/compile_commands.json: configure the release build first
-# (cmake --preset release); generated sources and .cu files are left out.
+# (cmake --preset release); generated sources and .cu files are left out. When the release
+# build compiles in unity mode (CMAKE_UNITY_BUILD, as scripts/test.sh configures it), its
+# database names the unity sources instead of the files: clang-tidy then reads the database of
+# build/tidy, the release configuration without unity mode (configured here, never built).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -72,6 +75,15 @@ if $tidy; then
     echo "lint: no $database: run cmake --preset release first" >&2
     exit 1
   fi
+  tidy_dir=build/release
+  if grep -q '/Unity/unity_' "$database"; then
+    tidy_dir=build/tidy
+    if ! cmake --preset release -B "$tidy_dir" -DCMAKE_UNITY_BUILD=OFF > build/tidy-configure.log 2>&1; then
+      echo "lint: configuring $tidy_dir for clang-tidy failed (build/tidy-configure.log)" >&2
+      exit 1
+    fi
+    database=$tidy_dir/compile_commands.json
+  fi
   # The translation units of src/ in the database: no CUDA, nothing generated in the build tree,
   # and not the libtorch ones (src/train: they use GCC's precompiled header, and clang cannot
   # parse libtorch 1.13's headers with libstdc++ 12).
@@ -109,9 +121,9 @@ PY
   # omp.h: clang's own (libomp-16-dev); GCC's does not parse with clang.
   extra=(--extra-arg=-Wno-unknown-warning-option)
   start=$SECONDS
-  # --quiet: only findings; -p: the release build's flags. Each file is checked on its own.
+  # --quiet: only findings; -p: the release configuration's flags. Each file is checked on its own.
   if printf '%s\n' "${units[@]}" | sort -u |
-      xargs -P "$jobs" -n 4 "$clang_tidy" --quiet -p build/release "${extra[@]}" 2>/dev/null; then
+      xargs -P "$jobs" -n 4 "$clang_tidy" --quiet -p "$tidy_dir" "${extra[@]}" 2>/dev/null; then
     echo "lint: clang-tidy: ${#units[@]} files clean ($((SECONDS - start)) s, -j $jobs)"
   else
     echo "lint: clang-tidy reported the findings above (.clang-tidy)" >&2

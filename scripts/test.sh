@@ -33,7 +33,15 @@ fi
 jobs=$(nproc)
 for preset in "${presets[@]}"; do
   echo "== $preset: configure, build, test"
-  cmake --preset "$preset"
+  if [[ $preset == release ]]; then
+    # Unity mode (eight sources a translation unit: the headers parsed once for all eight) cuts
+    # the build by a third on two cores; the asan and tsan presets set it themselves, and
+    # scripts/lint.sh gives clang-tidy a per-file database (build/tidy). A plain
+    # `cmake --preset release` stays per-file, for incremental builds.
+    cmake --preset release -DCMAKE_UNITY_BUILD=ON
+  else
+    cmake --preset "$preset"
+  fi
   if [[ $preset == debug ]]; then
     # The whole tree builds in release; debug checks that the same code compiles without
     # optimisation (other warnings) and that the command line works there.

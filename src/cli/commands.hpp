@@ -20,6 +20,7 @@ struct invocation {
 command_action add_list_command(CLI::App& app);
 command_action add_sysinfo_command(CLI::App& app);
 command_action add_doctor_command(CLI::App& app);
+command_action add_validate_command(CLI::App& app, const invocation& call);
 command_action add_run_command(CLI::App& app, const invocation& call);
 command_action add_version_command(CLI::App& app);
 command_action add_collectives_command(CLI::App& app, const invocation& call);

@@ -19,13 +19,21 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string(build::version) + " (" + build::git_describe + ")");
   std::map<std::string, cli::command_action> actions{
-      {"list", cli::add_list_command(app)},           {"sysinfo", cli::add_sysinfo_command(app)},
-      {"doctor", cli::add_doctor_command(app)},       {"run", cli::add_run_command(app, call)},
-      {"version", cli::add_version_command(app)},     {"collectives", cli::add_collectives_command(app, call)},
-      {"import", cli::add_import_command(app, call)}, {"tp-infer", cli::add_tp_infer_command(app, call)},
-      {"serve-sim", cli::add_serve_sim_command(app)}, {"serve", cli::add_serve_command(app, call)},
-      {"results", cli::add_results_command(app)},     {"compare", cli::add_compare_command(app)},
-      {"report", cli::add_report_command(app)},       {"experiment", cli::add_experiment_command(app, call)},
+      {"list", cli::add_list_command(app)},
+      {"sysinfo", cli::add_sysinfo_command(app)},
+      {"doctor", cli::add_doctor_command(app)},
+      {"validate", cli::add_validate_command(app, call)},
+      {"run", cli::add_run_command(app, call)},
+      {"version", cli::add_version_command(app)},
+      {"collectives", cli::add_collectives_command(app, call)},
+      {"import", cli::add_import_command(app, call)},
+      {"tp-infer", cli::add_tp_infer_command(app, call)},
+      {"serve-sim", cli::add_serve_sim_command(app)},
+      {"serve", cli::add_serve_command(app, call)},
+      {"results", cli::add_results_command(app)},
+      {"compare", cli::add_compare_command(app)},
+      {"report", cli::add_report_command(app)},
+      {"experiment", cli::add_experiment_command(app, call)},
   };
   cli::add_train_help_entry(app);
   const auto known = [&](const std::string& name) {  // a command's name or one of its aliases

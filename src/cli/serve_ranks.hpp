@@ -1,5 +1,5 @@
-// The client ranks of `ironbench serve` under mpirun or srun: MPI's world as the group the
-// sweep spreads its load over (serve/client_ranks.hpp).
+// The ranks of a command started under mpirun or srun: MPI's world as the group `serve` spreads
+// its load over (serve/client_ranks.hpp) and `validate` gathers its nodes' reports through.
 #pragma once
 
 #include "serve/client_ranks.hpp"

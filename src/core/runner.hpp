@@ -40,13 +40,13 @@ struct planned_case {
 /// Most cases one run may plan.
 inline constexpr std::size_t max_planned_cases = 100000;
 
-/// Expands benchmarks x devices x sweeps. Throws usage_error for an unknown benchmark, an
-/// override that no selected benchmark takes, a malformed axis value, or a case needing more
-/// memory than its device has.
 /// The most host memory one planned case needs (cases on the host CPU that are not skipped);
 /// nullopt when the plan has none.
 [[nodiscard]] std::optional<std::uint64_t> host_memory_needed(const std::vector<planned_case>& plan);
 
+/// Expands benchmarks x devices x sweeps. Throws usage_error for an unknown benchmark, an
+/// override that no selected benchmark takes, a malformed axis value, or a case needing more
+/// memory than its device has.
 [[nodiscard]] std::vector<planned_case> plan_run(const registry& benchmarks, const std::vector<device_info>& devices,
                                                  const run_options& options);
 

@@ -190,6 +190,42 @@ void cost_section(const std::vector<results::cost_row>& rows, std::ostream& out)
   out << "</tbody></table>\n";
 }
 
+// Each run's validation (`ironbench validate`, settings.validation): its verdict and checks.
+void validation_section(const html_report_input& input, std::ostream& out) {
+  bool heading = false;
+  for (const auto& side : input.sides) {
+    for (const auto& run : side.runs) {
+      if (!run.settings.is_object() || !run.settings.contains("validation")) continue;
+      const auto& v = run.settings["validation"];
+      if (!heading) out << "<h2>Validation</h2>\n";
+      heading = true;
+      out << "<h3>"
+          << escape_html(fmt::format("{}: {} ({})", side.label, v.value("verdict", "?"), v.value("level", "?")))
+          << "</h3>\n<p class=\"note\">" << escape_html(v.value("rules", json::object()).value("text", ""))
+          << " Expected values: " << escape_html(v.value("expectations", "")) << ".</p>\n";
+      table_open(out, {"check", "device", "measured", "expected", "ratio", "verdict", "rule"}, 2);
+      for (const auto& c : v.value("checks", json::array())) {
+        out << "<tr>";
+        cell(out, c.value("check", ""), true);
+        cell(out, c.value("device", ""), true);
+        const auto unit = c.value("unit", "");
+        cell(out, c.contains("measured") ? fmt::format("{:.4g} {}", c["measured"].get<double>(), unit) : "-");
+        cell(out, c.contains("expected") ? fmt::format("{:.4g} {}", c["expected"].get<double>(), unit) : "-");
+        cell(out, c.contains("ratio") ? fmt::format("{:.2f}", c["ratio"].get<double>()) : "-");
+        const auto verdict = c.value("verdict", "");
+        const char* status = verdict == "FAIL" ? "failed" : verdict == "WARN" ? "invalid" : "valid";
+        out << "<td class=\"text status-" << status << "\">" << escape_html(verdict) << "</td>";
+        cell(out,
+             c.value("rule", "") +
+                 (c.contains("expected_source") ? " (expected: " + c.value("expected_source", "") + ")" : ""),
+             true);
+        out << "</tr>\n";
+      }
+      out << "</tbody></table>\n";
+    }
+  }
+}
+
 // The doctor's findings that concern a benchmark's cases in `run`, above its table.
 void findings_beside(const core::run_result& run, const std::string& benchmark, std::ostream& out) {
   if (!run.findings.is_array()) return;
@@ -331,6 +367,7 @@ void write_html_report(const html_report_input& input, std::ostream& out) {
   out << "<h2>Environment</h2>\n";
   environment_table(input, out);
   if (!input.experiment.is_null()) experiment_section(input.experiment, out);
+  validation_section(input, out);
   if (input.comparison) comparison_section(*input.comparison, out);
   cost_section(input.cost, out);
   out << "<h2>Charts</h2>\n<div id=\"charts\"></div>\n";

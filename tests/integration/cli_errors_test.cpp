@@ -26,7 +26,7 @@ TEST(CliErrors, UnknownFlagsAndCommands) {
   expect_usage_error({"frobnicate"},
                      "unknown command 'frobnicate' (commands: collectives, compare, doctor, experiment, import, list, "
                      "report, results, "
-                     "run, serve, serve-sim, sysinfo, tp-infer, train, version)");
+                     "run, serve, serve-sim, sysinfo, tp-infer, train, validate, version)");
   expect_usage_error({}, "subcommand");
 }
 

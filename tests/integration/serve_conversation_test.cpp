@@ -65,9 +65,11 @@ TEST(ServeConversation, EachTurnFollowsTheAnswerAfterTheThinkTimeWithTheHistory)
   EXPECT_EQ(rows[0].at("prompt_tokens"), 10);
   EXPECT_EQ(rows[1].at("prompt_tokens"), 26);
   EXPECT_EQ(rows[2].at("prompt_tokens"), 42);
+  // The server stamps a request's end after its last write, which the client can read a few
+  // milliseconds earlier on a loaded machine (or under a sanitizer): 3 ms are allowed for that.
   for (std::size_t k = 1; k < 3; ++k) {
     const double pause_ms = (rows[k].at("arrived_ns").get<double>() - rows[k - 1].at("ended_ns").get<double>()) * 1e-6;
-    EXPECT_GE(pause_ms, 99.0) << "turn " << k + 1;
+    EXPECT_GE(pause_ms, 97.0) << "turn " << k + 1;
     EXPECT_LT(pause_ms, 130.0) << "turn " << k + 1;
   }
 }

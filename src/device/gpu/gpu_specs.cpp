@@ -75,7 +75,10 @@ const std::vector<gpu_datasheet>& gpu_datasheets() {
       {"GH200 96GB HBM3", {"gh200"}, 34, 67, 494.7, 989.4, 989.4, 1978.9, 4000, 132, "NVIDIA GH200 datasheet"},
       {"H200 NVL", {"h200", "nvl"}, 30, 60, 417.5, 835.5, 835.5, 1670.5, 4800, 132, "NVIDIA H200 datasheet"},
       {"H200 SXM", {"h200"}, 34, 67, 494.7, 989.4, 989.4, 1978.9, 4800, 132, "NVIDIA H200 datasheet"},
+      // GB200 before B200: "gb200" contains "b200". Per GPU: the NVL72 rack's dense figures / 72.
+      {"GB200", {"gb200"}, 45, 0, 1250, 2500, 2500, 5000, 8000, 148, "NVIDIA GB200 NVL72 datasheet (per GPU)"},
       {"B200", {"b200"}, 37, 0, 1100, 2250, 2250, 4500, 8000, 148, "NVIDIA HGX B200 datasheet"},
+      {"L40S", {"l40s"}, 0, 91.6, 183, 362.05, 362.05, 733, 864, 142, "NVIDIA L40S datasheet"},
       {"MI250X", {"mi250x"}, 47.9, 47.9, 0, 191.5, 191.5, 0, 1638, 110, "AMD Instinct MI250X datasheet (per GCD)"},
       {"MI300X", {"mi300x"}, 81.7, 163.4, 653.7, 1307.4, 1307.4, 2614.9, 5300, 304, "AMD Instinct MI300X datasheet"},
       {"MI325X", {"mi325x"}, 81.7, 163.4, 653.7, 1307.4, 1307.4, 2614.9, 6000, 304, "AMD Instinct MI325X datasheet"},

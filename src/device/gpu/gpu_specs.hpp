@@ -30,7 +30,7 @@ struct gpu_datasheet {
 };
 
 /// Every GPU model with published figures (A100, H100 SXM/PCIe/NVL, H200 SXM/NVL, GH200,
-/// B200, MI250X, MI300X, MI325X, MI350X, MI355X). More specific entries come first.
+/// GB200, B200, L40S, MI250X, MI300X, MI325X, MI350X, MI355X). More specific entries come first.
 [[nodiscard]] const std::vector<gpu_datasheet>& gpu_datasheets();
 
 /// The datasheet entry whose name parts all appear in `device_name`, if any.

@@ -25,7 +25,9 @@ TEST(GpuSpecs, DeviceNamesAsRuntimesReportThemFindTheirDatasheet) {
   EXPECT_EQ(model_of("AMD Instinct MI325X"), "MI325X");
   EXPECT_EQ(model_of("AMD Instinct MI350X"), "MI350X");
   EXPECT_EQ(model_of("AMD Instinct MI355X"), "MI355X");
-  EXPECT_EQ(model_of("NVIDIA L40S"), "none");
+  EXPECT_EQ(model_of("NVIDIA L40S"), "L40S");
+  EXPECT_EQ(model_of("NVIDIA GB200"), "GB200");
+  EXPECT_EQ(model_of("NVIDIA RTX 6000 Ada Generation"), "none");
   EXPECT_EQ(model_of("NVIDIA GH200 480GB"), "GH200 96GB HBM3");
   EXPECT_EQ(model_of("NVIDIA GH200 144G HBM3e"), "GH200 144GB HBM3e");
 }
@@ -68,9 +70,9 @@ TEST(GpuSpecs, TypesAnArchitectureCannotRunHaveNoPeak) {
 }
 
 TEST(GpuSpecs, UnknownModelsGetPeaksComputedFromClocksAndUnits) {
-  const auto l40s = gpu_peak_flops({"NVIDIA L40S", "sm_89", 142, 2520, 0, 0});
-  EXPECT_DOUBLE_EQ(l40s.at("bf16").at("flops_per_second").get<double>(), 142 * 2520e6 * 1024);
-  EXPECT_EQ(l40s.at("bf16").at("source").get<std::string>(),
+  const auto ada = gpu_peak_flops({"NVIDIA RTX 6000 Ada Generation", "sm_89", 142, 2520, 0, 0});
+  EXPECT_DOUBLE_EQ(ada.at("bf16").at("flops_per_second").get<double>(), 142 * 2520e6 * 1024);
+  EXPECT_EQ(ada.at("bf16").at("source").get<std::string>(),
             "computed: 142 SMs x 2520 MHz x 1024 FLOP/clock (sm_89 bf16 dense)");
   const auto mi210 = gpu_peak_flops({"AMD Instinct MI210", "gfx90a", 104, 1700, 1600, 4096});
   EXPECT_DOUBLE_EQ(mi210.at("fp16").at("flops_per_second").get<double>(), 104 * 1700e6 * 1024);
@@ -83,9 +85,21 @@ TEST(GpuSpecs, UnknownModelsGetPeaksComputedFromClocksAndUnits) {
 TEST(GpuSpecs, BandwidthFromDatasheetElseFromMemoryClockAndBus) {
   EXPECT_DOUBLE_EQ(
       gpu_peak_bandwidth({"NVIDIA H200", "sm_90", 132, 1980, 3201, 6144}).at("bytes_per_second").get<double>(), 4800e9);
-  const auto computed = gpu_peak_bandwidth({"NVIDIA L40S", "sm_89", 142, 2520, 9001, 384});
+  const auto computed = gpu_peak_bandwidth({"NVIDIA RTX 6000 Ada Generation", "sm_89", 142, 2520, 9001, 384});
   EXPECT_DOUBLE_EQ(computed.at("bytes_per_second").get<double>(), 2 * 9001e6 * 384 / 8);
   EXPECT_TRUE(gpu_peak_bandwidth({"Mystery", "sm_999", 1, 1, 0, 0}).at("bytes_per_second").is_null());
+}
+
+TEST(GpuSpecs, Gb200AndL40sHaveTheirDatasheets) {
+  const auto* gb200 = find_gpu_datasheet("NVIDIA GB200");
+  ASSERT_NE(gb200, nullptr);
+  EXPECT_EQ(gb200->model, "GB200");  // not B200, whose name part it contains
+  EXPECT_DOUBLE_EQ(gb200->tflops("bf16"), 2500);
+  EXPECT_EQ(find_gpu_datasheet("NVIDIA B200")->model, "B200");
+  const auto* l40s = find_gpu_datasheet("NVIDIA L40S");
+  ASSERT_NE(l40s, nullptr);
+  EXPECT_DOUBLE_EQ(l40s->tflops("fp8"), 733);
+  EXPECT_DOUBLE_EQ(l40s->memory_gb_per_s, 864);
 }
 
 TEST(GpuSpecs, ArchitectureRates) {

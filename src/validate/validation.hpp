@@ -1,0 +1,55 @@
+// `ironbench validate`: measures this machine's suite for a level, judges every case against
+// its expected value (data/expected_values.json, or reference runs with --expect) and every
+// doctor check, and gives each a verdict, with a summary verdict and exit code.
+#pragma once
+
+#include <atomic>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/json.hpp"
+#include "core/result.hpp"
+#include "core/runner.hpp"
+#include "doctor/finding.hpp"
+#include "validate/run_expectations.hpp"
+#include "validate/validation_suite.hpp"
+#include "validate/verdict.hpp"
+
+namespace ironbench::validate {
+
+struct validation_settings {
+  level lvl = level::quick;
+  std::string devices = "all";        ///< --device (as `run` takes it)
+  std::optional<std::string> expect;  ///< --expect ref:NAME | tag:K=V
+  double expect_factor = 1.0;
+  std::string database;              ///< --db for tag: references
+  std::optional<double> warn_below;  ///< overrides of the table's rules
+  std::optional<double> fail_below;
+};
+
+struct validation_report {
+  level lvl = level::quick;
+  verdict_rules rules;
+  std::vector<check_row> rows;
+  verdict overall = verdict::pass;
+  std::string expectations;  ///< "data/expected_values.json" or the --expect reference
+  core::run_result run;      ///< what was measured (findings included), with the report in settings.validation
+};
+
+/// The rows of a finished run: one per measured case (judged against `expectations`, else the
+/// table) and one per doctor check (its findings: critical FAIL, warning WARN, info PASS).
+[[nodiscard]] std::vector<check_row> judge_run(const core::run_result& run, const verdict_rules& rules,
+                                               const run_expectations* expectations, const std::string& cpu_isa);
+
+/// Runs the level's suite on this machine (usage_error for bad settings before anything runs),
+/// reporting each case to `progress`; stops after the current case once `cancel` is set.
+[[nodiscard]] validation_report validate_this_machine(const validation_settings& settings,
+                                                      const std::vector<std::string>& argv,
+                                                      const std::atomic<bool>* cancel,
+                                                      const core::progress_callback& progress);
+
+/// {"level", "verdict", "exit_code", "rules", "expectations", "checks": [...]}
+[[nodiscard]] json to_json(const validation_report& report);
+
+}  // namespace ironbench::validate

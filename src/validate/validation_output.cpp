@@ -1,0 +1,73 @@
+#include "validate/validation_output.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "report/text_table.hpp"
+
+namespace ironbench::validate {
+namespace {
+
+std::string number(const std::optional<double>& value, const std::string& unit) {
+  if (!value) return "-";
+  return fmt::format("{:.4g} {}", *value, unit);
+}
+
+report::text_table table_of(const validation_report& r, bool with_rule) {
+  report::text_table t;
+  t.add_column("check", report::text_table::align::left);
+  t.add_column("device", report::text_table::align::left);
+  t.add_column("measured");
+  t.add_column("expected");
+  t.add_column("ratio");
+  t.add_column("verdict", report::text_table::align::left);
+  if (with_rule) t.add_column("rule", report::text_table::align::left);
+  for (const auto& row : r.rows) {
+    std::vector<std::string> cells{row.check,
+                                   row.device,
+                                   number(row.measured, row.unit),
+                                   row.expected ? number(row.expected->value, row.expected->unit) : "-",
+                                   row.ratio ? fmt::format("{:.2f}", *row.ratio) : "-",
+                                   to_string(row.result)};
+    if (with_rule) cells.push_back(row.rule);
+    t.add_row(std::move(cells));
+  }
+  return t;
+}
+
+std::string summary_line(const validation_report& r) {
+  std::map<verdict, int> counts;
+  for (const auto& row : r.rows) ++counts[row.result];
+  return fmt::format("validation {}: {} (exit code {}): {} checks: {} PASS, {} WARN, {} FAIL, {} SKIP",
+                     to_string(r.lvl), to_string(r.overall), exit_code_of(r.overall), r.rows.size(),
+                     counts[verdict::pass], counts[verdict::warn], counts[verdict::fail], counts[verdict::skip]);
+}
+
+}  // namespace
+
+void write_validation_console(const validation_report& r, std::ostream& out) {
+  out << fmt::format(
+      "\nValidation ({}; expected values: {}; PASS >= {:g} x expected > WARN >= {:g} x expected > FAIL)\n",
+      to_string(r.lvl), r.expectations, r.rules.warn_below, r.rules.fail_below);
+  table_of(r, true).render_text(out);
+  out << '\n' << summary_line(r) << '\n';
+}
+
+void write_validation_markdown(const validation_report& r, std::ostream& out) {
+  out << fmt::format(
+      "# Validation: {}\n\n{}\n\nExpected values: {}. Rule: PASS at or above {:g} x expected, WARN "
+      "below, FAIL below {:g} x expected; a case that fails or does not verify FAILs; doctor "
+      "findings: critical FAIL, warning WARN, info PASS.\n\n",
+      to_string(r.overall), summary_line(r), r.expectations, r.rules.warn_below, r.rules.fail_below);
+  table_of(r, true).render_markdown(out);
+  out << "\n## Sources of the expected values\n\n";
+  std::map<std::string, bool> seen;
+  for (const auto& row : r.rows) {
+    if (!row.expected || seen[row.expected->source]) continue;
+    seen[row.expected->source] = true;
+    out << "- " << row.check << " on " << row.device << ": " << row.expected->source << '\n';
+  }
+}
+
+}  // namespace ironbench::validate
