@@ -169,6 +169,30 @@ std::optional<std::int64_t> stat_value(const std::string& text, const std::strin
   return std::nullopt;
 }
 
+// What the amdgpu driver's sysfs says of an AMD GPU's health, where the management library
+// did not: the power cap against its default (hwmon power1_cap, power1_cap_default, in µW) and
+// uncorrected memory errors (ras/umc_err_count: "ue: N").
+void amdgpu_health(const platform::sysfs_reader& reader, const std::string& dir, json& management) {
+  for (const auto& hwmon : reader.list_dir(dir + "hwmon")) {
+    const auto base = dir + "hwmon/" + hwmon + "/";
+    const auto cap = reader.read_int(base + "power1_cap");
+    const auto standard = reader.read_int(base + "power1_cap_default");
+    if (cap && standard && *cap > 0 && *standard > 0 && !management.contains("power_limit_w")) {
+      management["power_limit_w"] = static_cast<double>(*cap) / 1e6;
+      management["default_power_limit_w"] = static_cast<double>(*standard) / 1e6;
+    }
+  }
+  if (const auto ras = reader.read_text(dir + "ras/umc_err_count");
+      ras && !management.contains("ecc_uncorrected_volatile")) {
+    std::istringstream in(*ras);
+    std::string key;
+    std::int64_t count = 0;
+    while (in >> key >> count) {
+      if (key == "ue:") management["ecc_uncorrected_volatile"] = count;
+    }
+  }
+}
+
 }  // namespace
 
 const char* to_string(vector_isa isa) {
@@ -207,6 +231,7 @@ doctor_facts gather_facts(const platform::sysfs_reader& reader, const std::map<s
         gpu.management[std::string(file).substr(8)] = *mode;  // compute_partition, memory_partition
       }
     }
+    amdgpu_health(reader, dir, gpu.management);
     f.gpus.push_back(std::move(gpu));
   }
   return f;

@@ -120,14 +120,19 @@ TEST(DoctorGather, GpuLinkNumaNicsAndIommuFromSys) {
   root.write(gpu + "current_compute_partition", "CPX");
   root.write(gpu + "current_memory_partition", "NPS4");
   root.write("sys/class/infiniband/mlx5_0/device/numa_node", "0");
+  root.write(gpu + "hwmon/hwmon3/power1_cap", "550000000");  // µW: 550 W of a 750 W default
+  root.write(gpu + "hwmon/hwmon3/power1_cap_default", "750000000");
+  root.write(gpu + "ras/umc_err_count", "ue: 1\nce: 12");
   const std::vector<gpu_to_check> gpus{{"hip:0", "amd", "0000:1B:00.0", json::object()}};
   auto facts = gather_facts(root.reader(), {}, gpus);
+  EXPECT_EQ(facts.gpus[0].management.value("power_limit_w", 0.0), 550.0);
+  EXPECT_EQ(facts.gpus[0].management.value("ecc_uncorrected_volatile", 0), 1);
   ASSERT_EQ(facts.gpus.size(), 1U);
   EXPECT_EQ(facts.gpus[0].link_speed_gts, 16.0);
   EXPECT_EQ(facts.gpus[0].max_link_width, 16);
   EXPECT_EQ(facts.iommu, "translated");
-  EXPECT_EQ(found_checks(facts),
-            (std::vector<std::string>{"pcie_link", "gpu_nic_numa", "iommu", "pcie_link", "partitions"}));
+  EXPECT_EQ(found_checks(facts), (std::vector<std::string>{"memory_errors", "pcie_link", "power_limit", "gpu_nic_numa",
+                                                           "iommu", "pcie_link", "partitions"}));
 
   fake_root good;
   two_cpu_host(good);
@@ -140,6 +145,9 @@ TEST(DoctorGather, GpuLinkNumaNicsAndIommuFromSys) {
   good.write(gpu + "current_compute_partition", "SPX");
   good.write(gpu + "current_memory_partition", "NPS1");
   good.write("sys/class/infiniband/mlx5_0/device/numa_node", "1");
+  good.write(gpu + "hwmon/hwmon3/power1_cap", "750000000");
+  good.write(gpu + "hwmon/hwmon3/power1_cap_default", "750000000");
+  good.write(gpu + "ras/umc_err_count", "ue: 0\nce: 3");
   EXPECT_TRUE(found_checks(gather_facts(good.reader(), {}, gpus)).empty());
 }
 
