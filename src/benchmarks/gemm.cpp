@@ -13,6 +13,7 @@
 #include "benchmarks/host_random.hpp"
 #include "blas/bfloat16.hpp"
 #include "blas/openblas.hpp"
+#include "core/checked_bytes.hpp"
 #include "core/error.hpp"
 
 namespace ironbench::benchmarks {
@@ -136,7 +137,10 @@ class gemm_benchmark final : public core::benchmark {
     const auto n = static_cast<std::uint64_t>(params.integer("N"));
     const auto k = static_cast<std::uint64_t>(params.integer("K"));
     // Inputs are generated in fp64 first, then converted.
-    return (m * k + k * n) * (8 + blas::input_bytes(type)) + m * n * blas::output_bytes(type);
+    using core::bytes_plus;
+    using core::bytes_times;
+    return bytes_plus(bytes_times(bytes_plus(bytes_times(m, k), bytes_times(k, n)), 8 + blas::input_bytes(type)),
+                      bytes_times(bytes_times(m, n), blas::output_bytes(type)));
   }
 
   void run(case_state& state) const override {

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "benchmarks/gemm_shapes.hpp"
+#include "core/checked_bytes.hpp"
 #include "core/error.hpp"
 
 namespace ironbench::benchmarks {
@@ -78,8 +79,12 @@ std::uint64_t gpu_gemm_memory_required(const core::parameter_set& params, const 
   const auto m = static_cast<std::uint64_t>(params.integer("M"));
   const auto n = static_cast<std::uint64_t>(params.integer("N"));
   const auto k = static_cast<std::uint64_t>(params.integer("K"));
-  return (m * k + n * k) * blas::element_bytes(types.input) + m * n * blas::element_bytes(types.output) +
-         gpu_cache_flush_bytes(device) + blaslt_workspace_bytes;
+  using core::bytes_plus;
+  using core::bytes_times;
+  return bytes_plus(
+      bytes_plus(bytes_times(bytes_plus(bytes_times(m, k), bytes_times(n, k)), blas::element_bytes(types.input)),
+                 bytes_times(bytes_times(m, n), blas::element_bytes(types.output))),
+      gpu_cache_flush_bytes(device) + blaslt_workspace_bytes);
 }
 
 void check_gpu_gemm_params(const core::parameter_set& params) {

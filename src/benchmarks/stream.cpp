@@ -7,6 +7,7 @@
 
 #include "benchmarks/host_buffer.hpp"
 #include "benchmarks/stream_kernels.hpp"
+#include "core/checked_bytes.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 #include "schema/stream.hpp"
@@ -69,7 +70,7 @@ class stream_benchmark final : public core::benchmark {
   }
 
   std::uint64_t memory_required(const core::parameter_set& params, const device_info&) const override {
-    return 3 * static_cast<std::uint64_t>(params.integer("size"));
+    return core::bytes_times(3, static_cast<std::uint64_t>(params.integer("size")));
   }
 
   void run(case_state& state) const override {

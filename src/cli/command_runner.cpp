@@ -1,5 +1,8 @@
 #include "cli/command_runner.hpp"
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include "cli/exit_codes.hpp"
@@ -18,7 +21,9 @@ std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv, cons
   return std::nullopt;
 }
 
-int run_reporting_errors(const command_action& action) {
+namespace {
+
+int run_action(const command_action& action) {
   try {
     return action();
   } catch (const usage_error& e) {
@@ -28,6 +33,22 @@ int run_reporting_errors(const command_action& action) {
     std::cerr << "ironbench: error: " << e.what() << '\n';
     return exit_failure;
   }
+}
+
+}  // namespace
+
+int run_reporting_errors(const command_action& action) {
+  const int code = run_action(action);
+  errno = 0;
+  std::cout.flush();
+  const bool stdio_failed = std::fflush(stdout) != 0 || std::ferror(stdout) != 0;
+  if (!std::cout || stdio_failed) {
+    const int why = errno;
+    std::cerr << "ironbench: error: writing to standard output failed"
+              << (why != 0 ? std::string(": ") + std::strerror(why) : std::string()) << '\n';
+    return code == exit_ok ? exit_failure : code;
+  }
+  return code;
 }
 
 }  // namespace ironbench::cli

@@ -16,7 +16,9 @@ namespace ironbench::cli {
 [[nodiscard]] std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv, const std::string& help_hint);
 
 /// Runs `action`: usage_error becomes exit_usage, any other exception exit_failure, each
-/// reported as "ironbench: error: ..." in one line.
+/// reported as "ironbench: error: ..." in one line. Then flushes standard output: when any
+/// write to it failed (a full disk, a closed pipe, /dev/full), the data is lost, so that is an
+/// error too (exit_failure, unless the action already failed).
 [[nodiscard]] int run_reporting_errors(const command_action& action);
 
 }  // namespace ironbench::cli

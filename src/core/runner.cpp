@@ -6,6 +6,7 @@
 #include <new>
 #include <set>
 
+#include "core/checked_bytes.hpp"
 #include "core/error.hpp"
 #include "core/sweep.hpp"
 #include "core/units.hpp"
@@ -79,6 +80,10 @@ std::vector<planned_case> plan_run(const registry& benchmarks, const std::vector
       for (auto& params : expand_sweep(axes)) {
         b->check_params(params, device);
         const auto needed = b->memory_required(params, device);
+        if (needed == uncountable_bytes) {
+          throw usage_error(fmt::format("{} {} on {} needs more bytes of memory than 64 bits can count", b->name(),
+                                        display_label(params, axes), device.id));
+        }
         if (device.memory_bytes > 0 && needed > device.memory_bytes) {
           throw usage_error(fmt::format("{} {} on {} needs {} of memory but the device has {}", b->name(),
                                         display_label(params, axes), device.id, format_bytes(needed),

@@ -46,6 +46,12 @@ TEST(CliErrors, ImpossibleSizes) {
   expect_usage_error({"run", "stream", "--axis", "size=99999999999999P"}, "out of range");
   expect_usage_error({"run", "stream", "--axis", "size=4"}, "at least one element");
   expect_usage_error({"run", "gemm", "--axis", "M=0"}, "M must be positive");
+  // Sizes whose bytes overflow 64 bits are refused before anything runs, not wrapped to a small
+  // number that passes the memory check and fails each case.
+  expect_usage_error({"run", "gemm", "--device", "cpu", "--axis", "M=3037000500"},
+                     "needs more bytes of memory than 64 bits can count");
+  expect_usage_error({"run", "stream", "--device", "cpu", "--axis", "size=6148914691236517208"},
+                     "needs more bytes of memory than 64 bits can count");
   expect_usage_error({"run", "gemm", "--axis", "M=8", "--axis", "N=8", "--axis", "K=-5"}, "K must be positive");
 }
 
@@ -93,6 +99,29 @@ TEST(CliErrors, ExperimentRecipesThatCannotRunNameFileLineAndColumn) {
   const auto r = run_ironbench({"experiment", "plan", recipe});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("  command      echo world\n"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace ironbench::testing
+
+namespace ironbench::testing {
+namespace {
+
+// Standard output that cannot take the data (a full disk: /dev/full) loses it: exit 1 and one
+// line saying so, never exit 0 (the run, report and comparison would be gone silently).
+TEST(CliErrors, AFailedWriteToStandardOutputIsAnError) {
+  const std::string binary = ironbench_binary();
+  for (const std::string command :
+       {"version", "list", "results baselines", "results list", "doctor --window 0",
+        "compare ref:h100-gemm-cited ref:h200-gemm-cited", "report ref:h100-gemm-cited -o -",
+        "run stream --device cpu --axis size=1M --axis kernel=copy --min-time 0 --max-time 0.05s --no-save --json -"}) {
+    const auto full = run_program("sh", {"-c", binary + " " + command + " > /dev/full"});
+    EXPECT_EQ(full.exit_code, 1) << command << "\nstderr: " << full.err;
+    EXPECT_NE(full.err.find("ironbench: error: writing to standard output failed"), std::string::npos)
+        << command << "\nstderr: " << full.err;
+    const auto fine = run_program("sh", {"-c", binary + " " + command + " > /dev/null"});
+    EXPECT_EQ(fine.exit_code, 0) << command << "\nstderr: " << fine.err;
+  }
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // ironbench validate on this machine's CPU: the quick level finishes within a minute with a
 // verdict per check and an exit code that follows the rules; OpenBLAS forced onto old kernels
-// FAILs; a fleet's golden node's stored runs serve as the expectation.
+// FAILs; a fleet's golden node's stored runs serve as the expectation. The suite is *Timed: it
+// runs alone (its GEMM on both cores would disturb the timing of tests beside it, and theirs
+// its verdicts).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -29,7 +31,7 @@ json validation_of(const std::string& run_json_path) {
   return json::parse(read_file(run_json_path)).at("settings").at("validation");
 }
 
-TEST(Validate, QuickOnTheCpuGivesAVerdictPerCheckWithinAMinute) {
+TEST(ValidateTimed, QuickOnTheCpuGivesAVerdictPerCheckWithinAMinute) {
   temp_dir dir;
   const auto run_json = (dir.path() / "run.json").string();
   const auto md = (dir.path() / "validation.md").string();
@@ -80,7 +82,7 @@ TEST(Validate, QuickOnTheCpuGivesAVerdictPerCheckWithinAMinute) {
 #define SKIP_WHEN_SANITIZED() \
   if (IRONBENCH_SANITIZED_BUILD) GTEST_SKIP() << "validated twice: the release build runs it"
 
-TEST(Validate, OldBlasKernelsFailTheGemmChecksAndTheDoctorCheck) {
+TEST(ValidateTimed, OldBlasKernelsFailTheGemmChecksAndTheDoctorCheck) {
   SKIP_WHEN_SANITIZED();
   temp_dir dir;
   const auto run_json = (dir.path() / "run.json").string();
@@ -96,7 +98,7 @@ TEST(Validate, OldBlasKernelsFailTheGemmChecksAndTheDoctorCheck) {
   EXPECT_EQ(verdicts["gemm fp64 1024x1024x1024"], "FAIL");  // SSE kernels: well under half the AVX-512 peak
 }
 
-TEST(Validate, AFleetJudgesANodeAgainstItsGoldenNodesStoredRuns) {
+TEST(ValidateTimed, AFleetJudgesANodeAgainstItsGoldenNodesStoredRuns) {
   SKIP_WHEN_SANITIZED();
   temp_dir dir;
   const auto db = (dir.path() / "fleet.db").string();
@@ -128,7 +130,7 @@ TEST(Validate, AFleetJudgesANodeAgainstItsGoldenNodesStoredRuns) {
 }
 
 // Two ranks on this machine stand for two nodes: rank 0 reports both in one table.
-TEST(Validate, UnderMpirunRankZeroReportsEveryNode) {
+TEST(ValidateTimed, UnderMpirunRankZeroReportsEveryNode) {
   SKIP_WHEN_SANITIZED();
   if (!IRONBENCH_HAS_MPI) GTEST_SKIP() << "this build has no MPI";
   if (!have_program("mpirun")) GTEST_SKIP() << "mpirun not found (scripts/setup.sh installs openmpi-bin)";

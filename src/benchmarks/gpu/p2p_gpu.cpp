@@ -8,6 +8,7 @@
 #include "benchmarks/copy_axes.hpp"
 #include "benchmarks/gpu/copy_kernels.hpp"
 #include "benchmarks/gpu/copy_support.hpp"
+#include "core/checked_bytes.hpp"
 #include "device/gpu/gpu_memory.hpp"
 #include "device/gpu/gpu_stream.hpp"
 
@@ -60,7 +61,7 @@ class gpu_p2p_benchmark final : public core::benchmark {
     check_copy_params(params, device);
   }
   std::uint64_t memory_required(const core::parameter_set& params, const device_info&) const override {
-    return 2 * static_cast<std::uint64_t>(params.integer("size"));
+    return core::bytes_times(2, static_cast<std::uint64_t>(params.integer("size")));
   }
 
   void run(case_state& state) const override {

@@ -8,6 +8,7 @@
 #include "benchmarks/gpu/stream_gpu_kernels.hpp"
 #include "benchmarks/stream.hpp"
 #include "benchmarks/stream_gpu_axes.hpp"
+#include "core/checked_bytes.hpp"
 #include "core/error.hpp"
 #include "device/gpu/gpu_memory.hpp"
 #include "device/gpu/gpu_stream.hpp"
@@ -62,7 +63,7 @@ class gpu_stream_benchmark final : public core::benchmark {
     check_gpu_stream_params(params);
   }
   std::uint64_t memory_required(const core::parameter_set& params, const device_info&) const override {
-    return 3 * static_cast<std::uint64_t>(params.integer("size"));
+    return core::bytes_times(3, static_cast<std::uint64_t>(params.integer("size")));
   }
 
   void run(case_state& state) const override {

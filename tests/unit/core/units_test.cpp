@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/checked_bytes.hpp"
 #include "core/error.hpp"
 
 namespace ironbench {
@@ -70,6 +71,15 @@ TEST(Format, BytesAndLabels) {
   EXPECT_EQ(format_seconds(2.5e-6), "2.5 us");
   EXPECT_EQ(format_number(0.123456), "0.123");
   EXPECT_EQ(format_number(1234.4), "1234");
+}
+
+TEST(CheckedBytes, ProductsAndSumsSaturateInsteadOfWrapping) {
+  EXPECT_EQ(core::bytes_times(3, 1ull << 20), 3ull << 20);
+  EXPECT_EQ(core::bytes_plus(1, 2), 3u);
+  EXPECT_EQ(core::bytes_times(1ull << 32, 1ull << 32), core::uncountable_bytes);     // 2^64
+  EXPECT_EQ(core::bytes_times(3, 6148914691236517208ull), core::uncountable_bytes);  // wraps to 8 otherwise
+  EXPECT_EQ(core::bytes_plus(core::uncountable_bytes, 1), core::uncountable_bytes);
+  EXPECT_EQ(core::bytes_times(core::uncountable_bytes, 0), 0u);
 }
 
 }  // namespace
