@@ -37,6 +37,9 @@ void write_text_output(const std::string& path, const std::string& text) {
     std::cout.flush();
     return;
   }
+  if (std::error_code ec; std::filesystem::is_directory(path, ec)) {
+    throw usage_error(fmt::format("{} is a directory: give a file name", path));
+  }
   const auto temporary = path + ".partial";
   {
     std::ofstream out(temporary, std::ios::binary);

@@ -40,6 +40,19 @@ std::vector<output_target> parse_targets(const output_options& o) {
     to_stdout += t.path == "-" ? 1 : 0;
   }
   if (to_stdout > 1) throw usage_error("only one of --json, --csv, --md can write to standard output");
+  // Two formats into one file: the second would silently replace the first.
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    for (std::size_t j = i + 1; j < targets.size(); ++j) {
+      std::error_code ec;
+      const bool same =
+          targets[i].path == targets[j].path || (std::filesystem::exists(targets[i].path, ec) &&
+                                                 std::filesystem::equivalent(targets[i].path, targets[j].path, ec));
+      if (same && targets[i].path != "-") {
+        throw usage_error(
+            fmt::format("{} is named by two of --json, --csv, --md: give each its own file", targets[i].path));
+      }
+    }
+  }
   return targets;
 }
 

@@ -49,7 +49,7 @@ std::string finish_body(const body_settings& b, json body) {
 
 std::vector<prepared_request> make_random_requests(const random_dataset& d, const body_settings& body,
                                                    std::size_t count, std::uint64_t seed) {
-  if (d.input_len < 1 || d.output_len < 1 || d.range_ratio < 0 || d.range_ratio >= 1 || d.prefix_len < 0) {
+  if (d.input_len < 1 || d.output_len < 1 || !(d.range_ratio >= 0 && d.range_ratio < 1) || d.prefix_len < 0) {
     throw usage_error("random dataset: lengths must be positive and --random-range-ratio in [0, 1)");
   }
   std::mt19937_64 random(seed);

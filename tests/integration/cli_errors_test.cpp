@@ -66,6 +66,10 @@ TEST(CliErrors, BadSettingsAndPaths) {
   expect_usage_error({"run", "--min-time", "5s", "--max-time", "1s"}, "--max-time");
   expect_usage_error({"run", "--json", "/nonexistent/dir/run.json"}, "does not exist");
   expect_usage_error({"run", "--json", "-", "--csv", "-"}, "standard output");
+  // One file for two formats, and a directory where a file is written: refused before anything runs.
+  expect_usage_error({"run", "--json", "/tmp/ironbench-one-file.json", "--csv", "/tmp/ironbench-one-file.json"},
+                     "/tmp/ironbench-one-file.json is named by two of --json, --csv, --md");
+  expect_usage_error({"report", "ref:h100-gemm-cited", "-o", "/tmp"}, "/tmp is a directory: give a file name");
 }
 
 TEST(CliHelp, EverySubcommandHasHelp) {

@@ -3,8 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <map>
 
+#include "core/error.hpp"
 #include "serve/datasets.hpp"
 #include "serve/load_generator.hpp"
 #include "serve/serve_report.hpp"
@@ -138,6 +141,8 @@ TEST(Datasets, RandomPromptsHaveExactLengthsAndASharedPrefix) {
   EXPECT_EQ(chat.at("temperature"), 0);
   d.range_ratio = 1.0;
   EXPECT_THROW((void)make_random_requests(d, body, 1, 1), std::exception);
+  d.range_ratio = std::numeric_limits<double>::quiet_NaN();  // --random-range-ratio nan
+  EXPECT_THROW((void)make_random_requests(d, body, 1, 1), usage_error);
 }
 
 TEST(ServeReport, BestPointUnderTheLimitAndErrorClasses) {
