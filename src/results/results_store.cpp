@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <regex>
 
@@ -90,10 +91,22 @@ std::string host_name(const core::run_result& run) {
 }
 
 void check_date(const std::string& text, const char* flag) {
+  if (text.empty()) return;
   static const std::regex iso(R"(\d{4}-\d{2}-\d{2}(T\d{2}(:\d{2}(:\d{2})?)?Z?)?)");
-  if (!text.empty() && !std::regex_match(text, iso)) {
-    throw usage_error(fmt::format("{} '{}' is not a date: use YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ", flag, text));
-  }
+  const auto refuse = [&] {
+    throw usage_error(fmt::format("{} '{}' is not a date: use YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ", flag,
+                                  text.size() > 40 ? text.substr(0, 40) + "..." : text));
+  };
+  if (text.size() > 20 || !std::regex_match(text, iso)) refuse();
+  // The calendar too: 2026-13-45 has the shape of a date and is none.
+  const auto number = [&](std::size_t at, std::size_t length) { return std::stoi(text.substr(at, length)); };
+  const std::chrono::year_month_day day{std::chrono::year{number(0, 4)},
+                                        std::chrono::month{static_cast<unsigned>(number(5, 2))},
+                                        std::chrono::day{static_cast<unsigned>(number(8, 2))}};
+  if (!day.ok()) refuse();
+  if (text.size() >= 13 && number(11, 2) > 23) refuse();
+  if (text.size() >= 16 && number(14, 2) > 59) refuse();
+  if (text.size() >= 19 && number(17, 2) > 60) refuse();
 }
 
 }  // namespace

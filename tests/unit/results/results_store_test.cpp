@@ -96,6 +96,16 @@ TEST(ResultsStore, SavesLoadsAndFilters) {
   EXPECT_EQ(store.list(by_date).size(), 1u);
   by_date.until = "yesterday";
   EXPECT_THROW((void)store.list(by_date), usage_error);
+  // Shaped like dates but none on the calendar (or the clock): refused, not compared as text.
+  for (const char* impossible :
+       {"2026-13-45", "2026-02-30", "2025-02-29", "2026-11-21T24:00:00Z", "2026-11-21T12:61"}) {
+    by_date.until = impossible;
+    EXPECT_THROW((void)store.list(by_date), usage_error) << impossible;
+  }
+  by_date.until = "2024-02-29";  // a leap day
+  EXPECT_NO_THROW((void)store.list(by_date));
+  by_date.until = std::string(30000, '2');  // long input: a clear error, not a deep regex
+  EXPECT_THROW((void)store.list(by_date), usage_error);
 
   const auto loaded = store.load(a);
   EXPECT_EQ(loaded.tags.at("env"), "vm");
