@@ -112,7 +112,7 @@ command_action add_validate_command(CLI::App& app, const invocation& call) {
     } catch (const usage_error&) {
       throw;
     } catch (const std::exception& e) {
-      std::cerr << "ironbench validate: error: " << e.what() << '\n';
+      std::cerr << "ironbench: error: " << e.what() << '\n';
       return exit_usage;  // an error is a failed validation: exit 2
     }
   };

@@ -15,6 +15,16 @@ json optional_json(const std::optional<T>& value) {
   return value ? json(*value) : json(nullptr);
 }
 
+// The findings on `facts` with the telemetry of `run`'s cases, as run JSON.
+json findings_of_run(doctor_facts facts, const core::run_result& run) {
+  for (const auto& c : run.cases) {
+    facts.cases.push_back({{"benchmark", c.benchmark}, {"device", c.device}, {"telemetry", c.telemetry}});
+  }
+  json out = json::array();
+  for (const auto& f : diagnose(facts)) out.push_back(to_json(f));
+  return out;
+}
+
 }  // namespace
 
 examination examine_this_machine(const std::vector<core::device_info>& devices, double window_s) {
@@ -36,27 +46,17 @@ json run_findings(const core::run_result& run, const host_counters& before,
   auto facts = live_facts(run.devices);
   facts.window = window_between(before, live_host_counters());
   facts.memory_needed_bytes = memory_needed;
-  for (const auto& c : run.cases) {
-    facts.cases.push_back({{"benchmark", c.benchmark}, {"device", c.device}, {"telemetry", c.telemetry}});
-  }
-  json out = json::array();
-  for (const auto& f : diagnose(facts)) out.push_back(to_json(f));
-  return out;
+  return findings_of_run(std::move(facts), run);
 }
 
 json rank0_run_findings(const core::run_result& run) {
   auto facts = live_facts(run.devices);
-  for (const auto& c : run.cases) {
-    facts.cases.push_back({{"benchmark", c.benchmark}, {"device", c.device}, {"telemetry", c.telemetry}});
-  }
   std::map<std::string, int> per_node;
   if (run.host.contains("ranks") && run.host["ranks"].is_array()) {
     for (const auto& r : run.host["ranks"]) ++per_node[r.value("hostname", std::string())];
   }
   for (const auto& [node, ranks] : per_node) facts.ranks_per_node.push_back(ranks);
-  json out = json::array();
-  for (const auto& f : diagnose(facts)) out.push_back(to_json(f));
-  return out;
+  return findings_of_run(std::move(facts), run);
 }
 
 json to_json(const doctor_facts& f) {

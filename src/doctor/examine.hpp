@@ -28,9 +28,10 @@ struct examination {
 [[nodiscard]] json run_findings(const core::run_result& run, const host_counters& before,
                                 std::optional<std::uint64_t> memory_needed);
 
-/// The findings of a multi-rank run (collectives, tp-infer, train) on rank 0: this node's facts,
-/// the cases' telemetry, and the ranks per node counted from the ranks' descriptions
-/// (run.host["ranks"][i]["hostname"]).
+/// The findings of a multi-rank run (collectives, tp-infer, train) on rank 0: this node's facts
+/// and the ranks per node counted from the ranks' descriptions (run.host["ranks"][i]["hostname"]);
+/// the cases' telemetry where the run already has its cases (session::rank0_run calls it before
+/// they are added, so the clock check does not judge these runs).
 [[nodiscard]] json rank0_run_findings(const core::run_result& run);
 
 /// The facts as JSON (what the checks read), for `doctor --json` and the run JSON.

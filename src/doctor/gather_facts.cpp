@@ -14,13 +14,6 @@ extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX
 namespace ironbench::doctor {
 namespace {
 
-vector_isa widest_isa(const platform::isa_flags& isa) {
-  if (isa.avx512f) return vector_isa::avx512;
-  if (isa.avx2 && isa.fma) return vector_isa::avx2;
-  if (isa.avx) return vector_isa::avx;
-  return vector_isa::sse;
-}
-
 // "[always] madvise never" -> "always"
 std::optional<std::string> selected_mode(const std::optional<std::string>& text) {
   if (!text) return std::nullopt;
@@ -194,6 +187,13 @@ void amdgpu_health(const platform::sysfs_reader& reader, const std::string& dir,
 }
 
 }  // namespace
+
+vector_isa widest_isa(const platform::isa_flags& isa) {
+  if (isa.avx512f) return vector_isa::avx512;
+  if (isa.avx2 && isa.fma) return vector_isa::avx2;
+  if (isa.avx) return vector_isa::avx;
+  return vector_isa::sse;
+}
 
 const char* to_string(vector_isa isa) {
   switch (isa) {

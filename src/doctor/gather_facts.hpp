@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "doctor/doctor_facts.hpp"
+#include "platform/cpu_info.hpp"
 #include "platform/cpu_load.hpp"
 #include "platform/sysfs_reader.hpp"
 
@@ -27,6 +28,9 @@ struct gpu_to_check {
 [[nodiscard]] doctor_facts gather_facts(const platform::sysfs_reader& reader,
                                         const std::map<std::string, std::string>& environment,
                                         const std::vector<gpu_to_check>& gpus);
+
+/// The widest vector instruction set of a CPU with these features.
+[[nodiscard]] vector_isa widest_isa(const platform::isa_flags& isa);
 
 /// The process environment as a map (the variables the checks read: NCCL_*, RCCL_*, HSA_*,
 /// CUDA_*, OPENBLAS_*, OMP_*).

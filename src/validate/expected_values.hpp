@@ -30,9 +30,9 @@ struct verdict_rules {
 [[nodiscard]] verdict_rules table_rules();
 
 /// The expected value of `measured` (a gemm or stream case, whose tflops / bandwidth and
-/// peak_percent it reads) on `device`; `cpu_isa` is the host CPU's class as the table names it
-/// ("avx512", "avx2"; doctor::vector_isa). nullopt when the table has none for this device,
-/// benchmark and dtype or kernel.
+/// peak_percent it reads) on `device`; `cpu_isa` is the host CPU's widest vector ISA as
+/// doctor::to_string(vector_isa) names it ("AVX-512", "AVX2"), as the table's "isa" does. nullopt when the table has
+/// none for this device, benchmark and dtype or kernel.
 [[nodiscard]] std::optional<expectation> table_expectation(const core::case_result& measured,
                                                            const core::device_info& device, const std::string& cpu_isa);
 

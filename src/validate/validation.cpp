@@ -15,7 +15,9 @@
 #include "device/device_enumeration.hpp"
 #include "doctor/checks.hpp"
 #include "doctor/examine.hpp"
+#include "doctor/gather_facts.hpp"
 #include "doctor/live_facts.hpp"
+#include "platform/cpu_info.hpp"
 #include "session/live_host.hpp"
 #include "session/run_setup.hpp"
 #include "telemetry/case_telemetry.hpp"
@@ -106,16 +108,6 @@ verdict verdict_of(doctor::severity level) {
   return verdict::warn;
 }
 
-std::string isa_name(doctor::vector_isa isa) {
-  switch (isa) {
-    case doctor::vector_isa::avx512: return "avx512";
-    case doctor::vector_isa::avx2: return "avx2";
-    case doctor::vector_isa::avx: return "avx";
-    case doctor::vector_isa::sse: return "sse";
-  }
-  return "";
-}
-
 verdict_rules rules_of(const validation_settings& s) {
   auto rules = table_rules();
   if (s.warn_below) rules.warn_below = *s.warn_below;
@@ -193,7 +185,8 @@ validation_report validate_this_machine(const validation_settings& s, const std:
   run.findings = doctor::run_findings(run, before, core::host_memory_needed(plan));
   session::finish_run(run);
 
-  const auto cpu_isa = isa_name(doctor::live_facts({}).cpu.isa);
+  const std::string cpu_isa =
+      doctor::to_string(doctor::widest_isa(platform::detect_cpu(platform::sysfs_reader("/")).isa));
   report.rows = judge_run(run, report.rules, reference ? &*reference : nullptr, cpu_isa);
   report.overall = summary_verdict(report.rows);
   run.settings["validation"] = to_json(report);

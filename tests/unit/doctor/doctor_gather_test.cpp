@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include "doctor/checks.hpp"
 #include "doctor/gather_facts.hpp"
@@ -41,6 +42,12 @@ void two_cpu_host(const fake_root& root) {
   root.write("proc/meminfo", "MemTotal:       16384000 kB\nMemAvailable:    8192000 kB\n");
 }
 
+// Each (file, faulty text, healthy text): a tree with the fault, or without it.
+using settings = std::vector<std::tuple<std::string, std::string, std::string>>;
+void write_settings(const fake_root& root, const settings& files, bool faulty) {
+  for (const auto& [file, bad, good] : files) root.write(file, faulty ? bad : good);
+}
+
 std::vector<std::string> found_checks(const doctor_facts& facts) {
   std::vector<std::string> ids;
   for (const auto& f : diagnose(facts)) ids.push_back(f.check);
@@ -48,15 +55,17 @@ std::vector<std::string> found_checks(const doctor_facts& facts) {
 }
 
 TEST(DoctorGather, HostSettingsFromProcAndSys) {
+  const settings host{
+      {"sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "powersave", "performance"},
+      {"sys/devices/system/cpu/cpu1/cpufreq/scaling_governor", "powersave", "performance"},
+      {"sys/devices/system/cpu/cpufreq/boost", "0", "1"},
+      {"sys/devices/system/cpu/smt/control", "on", "notsupported"},
+      {"sys/devices/system/cpu/smt/active", "1", "0"},
+      {"proc/sys/kernel/numa_balancing", "1", "0"},
+      {"sys/kernel/mm/transparent_hugepage/enabled", "always madvise [never]", "always [madvise] never"}};
   fake_root root;
   two_cpu_host(root);
-  root.write("sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "powersave");
-  root.write("sys/devices/system/cpu/cpu1/cpufreq/scaling_governor", "powersave");
-  root.write("sys/devices/system/cpu/cpufreq/boost", "0");
-  root.write("sys/devices/system/cpu/smt/control", "on");
-  root.write("sys/devices/system/cpu/smt/active", "1");
-  root.write("proc/sys/kernel/numa_balancing", "1");
-  root.write("sys/kernel/mm/transparent_hugepage/enabled", "always madvise [never]");
+  write_settings(root, host, true);
   auto facts = gather_facts(root.reader(), {{"NCCL_SHM_DISABLE", "1"}, {"HOME", "/root"}}, {});
   EXPECT_EQ(facts.cpu.isa, vector_isa::avx512);
   EXPECT_EQ(facts.cpu.numa_nodes, 2);
@@ -67,14 +76,13 @@ TEST(DoctorGather, HostSettingsFromProcAndSys) {
 
   fake_root tuned;
   two_cpu_host(tuned);
-  tuned.write("sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "performance");
-  tuned.write("sys/devices/system/cpu/cpu1/cpufreq/scaling_governor", "performance");
-  tuned.write("sys/devices/system/cpu/intel_pstate/no_turbo", "0");
-  tuned.write("sys/devices/system/cpu/smt/control", "notsupported");
-  tuned.write("sys/devices/system/cpu/smt/active", "0");
-  tuned.write("proc/sys/kernel/numa_balancing", "0");
-  tuned.write("sys/kernel/mm/transparent_hugepage/enabled", "always [madvise] never");
+  write_settings(tuned, host, false);
+  tuned.write("sys/devices/system/cpu/intel_pstate/no_turbo", "0");  // boost from intel_pstate too
   EXPECT_TRUE(found_checks(gather_facts(tuned.reader(), {}, {})).empty());
+  fake_root no_turbo;
+  two_cpu_host(no_turbo);
+  no_turbo.write("sys/devices/system/cpu/intel_pstate/no_turbo", "1");
+  EXPECT_EQ(found_checks(gather_facts(no_turbo.reader(), {}, {})), std::vector<std::string>{"cpu_boost"});
 }
 
 TEST(DoctorGather, CgroupCpusetQuotaAndThrottlingOverAWindow) {
@@ -108,26 +116,27 @@ TEST(DoctorGather, CgroupCpusetQuotaAndThrottlingOverAWindow) {
 }
 
 TEST(DoctorGather, GpuLinkNumaNicsAndIommuFromSys) {
+  const std::string gpu = "sys/bus/pci/devices/0000:1b:00.0/";
+  const settings sys{{gpu + "current_link_speed", "16.0 GT/s PCIe", "32.0 GT/s PCIe"},
+                     {gpu + "max_link_speed", "32.0 GT/s PCIe", "32.0 GT/s PCIe"},
+                     {gpu + "current_link_width", "8", "16"},
+                     {gpu + "max_link_width", "16", "16"},
+                     {gpu + "numa_node", "1", "1"},
+                     {gpu + "iommu_group/type", "DMA-FQ", "identity"},
+                     {gpu + "current_compute_partition", "CPX", "SPX"},
+                     {gpu + "current_memory_partition", "NPS4", "NPS1"},
+                     {"sys/class/infiniband/mlx5_0/device/numa_node", "0", "1"},
+                     {gpu + "hwmon/hwmon3/power1_cap", "550000000", "750000000"},  // µW: 550 W of a 750 W default
+                     {gpu + "hwmon/hwmon3/power1_cap_default", "750000000", "750000000"},
+                     {gpu + "ras/umc_err_count", "ue: 1\nce: 12", "ue: 0\nce: 3"}};
+  const std::vector<gpu_to_check> gpus{{"hip:0", "amd", "0000:1B:00.0", json::object()}};
   fake_root root;
   two_cpu_host(root);
-  const std::string gpu = "sys/bus/pci/devices/0000:1b:00.0/";
-  root.write(gpu + "current_link_speed", "16.0 GT/s PCIe");
-  root.write(gpu + "max_link_speed", "32.0 GT/s PCIe");
-  root.write(gpu + "current_link_width", "8");
-  root.write(gpu + "max_link_width", "16");
-  root.write(gpu + "numa_node", "1");
-  root.write(gpu + "iommu_group/type", "DMA-FQ");
-  root.write(gpu + "current_compute_partition", "CPX");
-  root.write(gpu + "current_memory_partition", "NPS4");
-  root.write("sys/class/infiniband/mlx5_0/device/numa_node", "0");
-  root.write(gpu + "hwmon/hwmon3/power1_cap", "550000000");  // µW: 550 W of a 750 W default
-  root.write(gpu + "hwmon/hwmon3/power1_cap_default", "750000000");
-  root.write(gpu + "ras/umc_err_count", "ue: 1\nce: 12");
-  const std::vector<gpu_to_check> gpus{{"hip:0", "amd", "0000:1B:00.0", json::object()}};
+  write_settings(root, sys, true);
   auto facts = gather_facts(root.reader(), {}, gpus);
+  ASSERT_EQ(facts.gpus.size(), 1U);
   EXPECT_EQ(facts.gpus[0].management.value("power_limit_w", 0.0), 550.0);
   EXPECT_EQ(facts.gpus[0].management.value("ecc_uncorrected_volatile", 0), 1);
-  ASSERT_EQ(facts.gpus.size(), 1U);
   EXPECT_EQ(facts.gpus[0].link_speed_gts, 16.0);
   EXPECT_EQ(facts.gpus[0].max_link_width, 16);
   EXPECT_EQ(facts.iommu, "translated");
@@ -136,18 +145,7 @@ TEST(DoctorGather, GpuLinkNumaNicsAndIommuFromSys) {
 
   fake_root good;
   two_cpu_host(good);
-  good.write(gpu + "current_link_speed", "32.0 GT/s PCIe");
-  good.write(gpu + "max_link_speed", "32.0 GT/s PCIe");
-  good.write(gpu + "current_link_width", "16");
-  good.write(gpu + "max_link_width", "16");
-  good.write(gpu + "numa_node", "1");
-  good.write(gpu + "iommu_group/type", "identity");
-  good.write(gpu + "current_compute_partition", "SPX");
-  good.write(gpu + "current_memory_partition", "NPS1");
-  good.write("sys/class/infiniband/mlx5_0/device/numa_node", "1");
-  good.write(gpu + "hwmon/hwmon3/power1_cap", "750000000");
-  good.write(gpu + "hwmon/hwmon3/power1_cap_default", "750000000");
-  good.write(gpu + "ras/umc_err_count", "ue: 0\nce: 3");
+  write_settings(good, sys, false);
   EXPECT_TRUE(found_checks(gather_facts(good.reader(), {}, gpus)).empty());
 }
 

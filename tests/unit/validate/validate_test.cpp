@@ -57,12 +57,12 @@ TEST(ExpectedValues, EveryGpuTheIssueNamesHasGemmAndStreamExpectationsWithSource
       {"AMD Instinct MI350X", 256},   {"AMD Instinct MI355X", 256}};
   for (const auto& [name, units] : gpus) {
     const auto device = gpu(name, units);
-    const auto bf16 = table_expectation(gemm_case("cuda:0", "bf16", 1), device, "avx512");
+    const auto bf16 = table_expectation(gemm_case("cuda:0", "bf16", 1), device, "AVX-512");
     ASSERT_TRUE(bf16.has_value()) << name;
     EXPECT_GT(bf16->value, 100) << name;
     EXPECT_EQ(bf16->unit, "TFLOP/s");
     EXPECT_FALSE(bf16->source.empty()) << name;
-    const auto triad = table_expectation(triad_case("cuda:0", 1), device, "avx512");
+    const auto triad = table_expectation(triad_case("cuda:0", 1), device, "AVX-512");
     ASSERT_TRUE(triad.has_value()) << name;
     EXPECT_GT(triad->value, 500) << name;
     EXPECT_EQ(triad->unit, "GB/s");
@@ -93,12 +93,12 @@ TEST(ExpectedValues, CpusExpectAFractionOfTheirPeakModel) {
   cpu.id = "cpu";
   cpu.kind = core::device_kind::cpu;
   // 0.1 TFLOP/s at 50 % of the peak model: the peak is 0.2, half of it expected.
-  const auto e = table_expectation(gemm_case("cpu", "fp64", 0.1, 50), cpu, "avx512");
+  const auto e = table_expectation(gemm_case("cpu", "fp64", 0.1, 50), cpu, "AVX-512");
   ASSERT_TRUE(e.has_value());
   EXPECT_NEAR(e->value, 0.1, 1e-12);
   EXPECT_NE(e->source.find("50 % of the CPU peak model"), std::string::npos);
-  EXPECT_FALSE(table_expectation(gemm_case("cpu", "fp64", 0.1, 50), cpu, "sse").has_value());  // no class
-  EXPECT_FALSE(table_expectation(triad_case("cpu", 40), cpu, "avx512").has_value());           // no DRAM model
+  EXPECT_FALSE(table_expectation(gemm_case("cpu", "fp64", 0.1, 50), cpu, "SSE").has_value());  // no class
+  EXPECT_FALSE(table_expectation(triad_case("cpu", 40), cpu, "AVX-512").has_value());          // no DRAM model
 }
 
 TEST(Verdicts, TheRulesAndTheSummary) {
@@ -148,7 +148,7 @@ TEST(Verdicts, ARunGivesARowPerCaseAndPerDoctorCheck) {
                                {"evidence", "e"},
                                {"affects", {"all"}},
                                {"fix", "performance"}}});
-  const auto rows = judge_run(run, {0.9, 0.75}, nullptr, "avx512");
+  const auto rows = judge_run(run, {0.9, 0.75}, nullptr, "AVX-512");
   ASSERT_EQ(rows.size(), 4U + 20U);  // the cases, then every doctor check
   EXPECT_EQ(rows[0].result, verdict::pass);
   EXPECT_EQ(rows[1].result, verdict::fail);
