@@ -9,12 +9,14 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/train_handoff.hpp"
+#include "core/redaction.hpp"
 #include "ironbench/build_config.hpp"
 
 int main(int argc, char** argv) {
   using namespace ironbench;
   if (argc > 1 && std::string(argv[1]) == "train") return cli::hand_over_to_training(argc, argv);
-  cli::invocation call{std::vector<std::string>(argv, argv + argc)};
+  // Recorded in every run: --header values and URL passwords never are (core/redaction.hpp).
+  cli::invocation call{core::redact_command_line(std::vector<std::string>(argv, argv + argc))};
   CLI::App app{"ironbench: benchmarks for AI accelerator nodes (GEMM, memory bandwidth, ...)", "ironbench"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string(build::version) + " (" + build::git_describe + ")");

@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "core/units.hpp"
 #include "serve/dataset_table.hpp"
+#include "serve/url_credentials.hpp"
 
 namespace ironbench::cli {
 
@@ -16,6 +17,8 @@ serve::sweep_settings to_settings(const serve_arguments& a) {
   load.base_urls = a.base_urls;
   if (load.base_urls.empty()) load.base_urls = {fmt::format("http://{}:{}", a.host, a.port)};
   serve::normalize_base_urls(load.base_urls);
+  // A password in a URL is sent as a header and never recorded with the URL.
+  if (auto authorization = serve::take_url_credentials(load.base_urls)) load.headers.push_back(*authorization);
   load.api = load.endpoint.find("chat") != std::string::npos ? serve::openai_api::chat : serve::openai_api::completions;
   load.stream = !a.no_stream;
   load.timeout_s = parse_duration_s(a.timeout, "--timeout");

@@ -2,11 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "core/error.hpp"
+#include "core/output_file.hpp"
 #include "results/results_store.hpp"
 #include "results/run_selector.hpp"
 
@@ -37,20 +36,7 @@ void write_text_output(const std::string& path, const std::string& text) {
     std::cout.flush();
     return;
   }
-  if (std::error_code ec; std::filesystem::is_directory(path, ec)) {
-    throw usage_error(fmt::format("{} is a directory: give a file name", path));
-  }
-  const auto temporary = path + ".partial";
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    if (!out) throw usage_error(fmt::format("cannot write {}", path));
-    out << text;
-    out.flush();
-    if (!out) throw error(fmt::format("writing {} failed", path));
-  }
-  std::error_code ec;
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) throw error(fmt::format("cannot move {} into place: {}", path, ec.message()));
+  core::write_output_file(path, text);
   std::cerr << "written: " << path << '\n';
 }
 

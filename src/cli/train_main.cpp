@@ -5,10 +5,12 @@
 
 #include "cli/command_runner.hpp"
 #include "cli/commands.hpp"
+#include "core/redaction.hpp"
 
 int main(int argc, char** argv) {
   using namespace ironbench;
-  cli::invocation call{std::vector<std::string>(argv, argv + argc)};
+  // Recorded in every run: --header values and URL passwords never are (core/redaction.hpp).
+  cli::invocation call{core::redact_command_line(std::vector<std::string>(argv, argv + argc))};
   CLI::App app{"ironbench train: training throughput on libtorch", "ironbench"};
   app.require_subcommand(1);
   const auto action = cli::add_train_command(app, call);

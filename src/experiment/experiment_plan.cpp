@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 
+#include "core/redaction.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
 #include "experiment/log_pattern.hpp"
@@ -156,7 +157,7 @@ std::vector<std::string> planned_step::ironbench_arguments() const {
 }
 
 std::string planned_step::command_line() const {
-  const auto args = ironbench_arguments();
+  const auto args = core::redact_command_line(ironbench_arguments());
   std::string line;
   if (!args.empty()) {
     line = "ironbench";
@@ -169,12 +170,14 @@ std::string planned_step::command_line() const {
   }
   if (!launcher.empty() && kind != "serve" && kind != "bench") line = launcher + " " + line;
   std::string environment;
-  for (const auto& [k, v] : env) environment += k + "=" + shell_quoted(v) + " ";
+  for (const auto& [k, v] : env) {
+    environment += k + "=" + shell_quoted(core::names_a_secret(k) ? std::string(core::redacted_text) : v) + " ";
+  }
   if (!workdir.empty())
     line = "(cd " + shell_quoted(workdir) + " && " + environment + line + ")";
   else
     line = environment + line;
-  return line;
+  return core::redact_url(line);
 }
 
 std::string experiment_point::label() const {

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "core/error.hpp"
+#include "core/json_text.hpp"
 #include "core/result_json.hpp"
 #include "experiment/experiment_report.hpp"
 #include "experiment/repeat_statistics.hpp"
@@ -167,7 +168,7 @@ const core::case_result& first_failed(const core::run_result& run) {
 
 void write_json(const core::run_result& run, const std::string& path) {
   std::ofstream out(path);
-  out << core::to_json(run).dump(2) << '\n';
+  out << core::json_text(core::to_json(run), 2) << '\n';
   if (!out) throw error(fmt::format("cannot write {}", path));
 }
 

@@ -2,10 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <filesystem>
-#include <fstream>
-
 #include "core/error.hpp"
+#include "core/json_text.hpp"
+#include "core/output_file.hpp"
 #include "core/result_json.hpp"
 #include "core/units.hpp"
 #include "doctor/checks.hpp"
@@ -50,7 +49,9 @@ void write_findings_console(const core::run_result& run, std::ostream& out) {
   doctor::write_findings(findings, doctor::doctor_checks().size(), out);
 }
 
-void write_json(const core::run_result& run, std::ostream& out) { out << core::to_json(run).dump(2) << '\n'; }
+void write_json(const core::run_result& run, std::ostream& out) {
+  out << core::json_text(core::to_json(run), 2) << '\n';
+}
 
 void write_csv(const core::run_result& run, std::ostream& out) {
   std::vector<std::string> params;
@@ -118,17 +119,7 @@ void write_report(const core::run_result& run, output_format format, std::ostrea
 }
 
 void check_output_target(const output_target& target) {
-  if (target.path == "-") return;
-  namespace fs = std::filesystem;
-  const fs::path path(target.path);
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) {
-    throw usage_error(fmt::format("output path {} is a directory", target.path));
-  }
-  const auto parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  if (!fs::is_directory(parent, ec)) {
-    throw usage_error(fmt::format("cannot write {}: directory {} does not exist", target.path, parent.string()));
-  }
+  if (target.path != "-") (void)core::plan_output_file(target.path);
 }
 
 void write_output(const core::run_result& run, const output_target& target, std::ostream& standard_output) {
@@ -137,17 +128,8 @@ void write_output(const core::run_result& run, const output_target& target, std:
     standard_output.flush();
     return;
   }
-  const auto temporary = target.path + ".partial";
-  {
-    std::ofstream file(temporary, std::ios::trunc);
-    if (!file) throw error(fmt::format("cannot write {}", temporary));
-    write_report(run, target.format, file);
-    file.flush();
-    if (!file) throw error(fmt::format("writing {} failed", temporary));
-  }
-  std::error_code ec;
-  std::filesystem::rename(temporary, target.path, ec);
-  if (ec) throw error(fmt::format("cannot move {} to {}: {}", temporary, target.path, ec.message()));
+  core::write_output_file(core::plan_output_file(target.path),
+                          [&](std::ostream& file) { write_report(run, target.format, file); });
 }
 
 }  // namespace ironbench::report

@@ -27,11 +27,12 @@ void write_markdown(const core::run_result& run, std::ostream& out);
 void write_report(const core::run_result& run, output_format format, std::ostream& out);
 
 /// Throws usage_error when `target` cannot be written (its directory is missing, or the path
-/// is a directory). Called before a run starts.
+/// is a directory: core/output_file.hpp). Called before a run starts.
 void check_output_target(const output_target& target);
 
-/// Writes `run` to a file through a temporary file and a rename, so a reader never sees half
-/// a file; "-" writes to `standard_output`. Throws ironbench::error on I/O failure.
+/// Writes `run` to its file: a regular file through a temporary file and a rename, so a reader
+/// never sees half a file; a device, FIFO or socket in place; a symbolic link followed
+/// (core/output_file.hpp). "-" writes to `standard_output`. Throws ironbench::error on I/O failure.
 void write_output(const core::run_result& run, const output_target& target, std::ostream& standard_output);
 
 }  // namespace ironbench::report

@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "core/error.hpp"
+#include "core/json_text.hpp"
 #include "core/result_json.hpp"
 #include "results/sqlite_database.hpp"
 
@@ -136,7 +137,7 @@ const std::filesystem::path& results_store::path() const { return db_->path(); }
 int results_store::schema_version() const { return static_cast<int>(pragma_integer(*db_, "user_version")); }
 
 std::int64_t results_store::save(const core::run_result& run, const std::string& json_path) {
-  const auto document = core::to_json(run).dump();
+  const auto document = core::json_text(core::to_json(run));
   sqlite_transaction transaction(*db_);
   sqlite_statement insert(
       *db_,
@@ -165,9 +166,9 @@ std::int64_t results_store::save(const core::run_result& run, const std::string&
         .bind(2, static_cast<std::int64_t>(i))
         .bind(3, c.benchmark)
         .bind(4, c.device)
-        .bind(5, core::to_json(c.params).dump())
+        .bind(5, core::json_text(core::to_json(c.params)))
         .bind(6, std::string(core::to_string(c.status)))
-        .bind(7, metrics.dump())
+        .bind(7, core::json_text(metrics))
         .run();
   }
   transaction.commit();

@@ -3,22 +3,15 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <fstream>
 #include <system_error>
 
 #include "core/error.hpp"
+#include "core/json_text.hpp"
+#include "core/output_file.hpp"
 #include "schema/serving.hpp"
 #include "serve/serve_report.hpp"
 
 namespace ironbench::serve {
-namespace {
-
-void write_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path);
-  if (!out || !(out << text)) throw error(fmt::format("cannot write {}", path.string()));
-}
-
-}  // namespace
 
 json vllm_point_json(const point_description& p, const json& metrics, const load_result& result) {
   namespace key = schema::vllm_key;
@@ -80,8 +73,10 @@ std::filesystem::path write_result_file(const json& point, const load_result& re
     for (const auto& [key, value] : detailed.items()) file[key] = value;
   }
   const auto path = std::filesystem::path(options.result_dir) / name;
-  write_file(path, file.dump(2) + "\n");
-  if (options.save_detailed) write_file(path.string() + ".requests.jsonl", request_records_jsonl(result.records));
+  core::write_output_file(path.string(), core::json_text(file, 2) + "\n");
+  if (options.save_detailed) {
+    core::write_output_file(path.string() + ".requests.jsonl", request_records_jsonl(result.records));
+  }
   return path;
 }
 

@@ -1,0 +1,90 @@
+#include "serve/url_credentials.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <string_view>
+
+#include "core/error.hpp"
+
+namespace ironbench::serve {
+namespace {
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::string percent_decoded(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%' && i + 2 < text.size()) {
+      const int high = hex_value(text[i + 1]);
+      const int low = hex_value(text[i + 2]);
+      if (high >= 0 && low >= 0) {
+        out.push_back(static_cast<char>(high * 16 + low));
+        i += 2;
+        continue;
+      }
+    }
+    out.push_back(text[i]);
+  }
+  return out;
+}
+
+// The user information of the URL ("user:password"), removed from it; empty when it has none.
+std::string remove_user_information(std::string& url) {
+  const auto scheme_end = url.find("://");
+  if (scheme_end == std::string::npos) return {};
+  const auto authority = scheme_end + 3;
+  const auto authority_end = url.find_first_of("/?#", authority);
+  const auto length = (authority_end == std::string::npos ? url.size() : authority_end) - authority;
+  const auto at = std::string_view(url).substr(authority, length).rfind('@');
+  if (at == std::string_view::npos) return {};
+  auto information = url.substr(authority, at);
+  url.erase(authority, at + 1);
+  return information;
+}
+
+}  // namespace
+
+std::string base64_encoded(const std::string& bytes) {
+  static constexpr std::string_view alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    const std::size_t left = bytes.size() - i;
+    std::uint32_t group = static_cast<unsigned char>(bytes[i]) << 16U;
+    if (left > 1) group |= static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8U;
+    if (left > 2) group |= static_cast<unsigned char>(bytes[i + 2]);
+    out.push_back(alphabet[(group >> 18U) & 63U]);
+    out.push_back(alphabet[(group >> 12U) & 63U]);
+    out.push_back(left > 1 ? alphabet[(group >> 6U) & 63U] : '=');
+    out.push_back(left > 2 ? alphabet[group & 63U] : '=');
+  }
+  return out;
+}
+
+std::optional<std::string> take_url_credentials(std::vector<std::string>& base_urls) {
+  std::vector<std::string> informations;
+  for (auto& url : base_urls) informations.push_back(remove_user_information(url));
+  bool any = false;
+  for (const auto& i : informations) any = any || !i.empty();
+  if (!any) return std::nullopt;
+  for (std::size_t i = 1; i < informations.size(); ++i) {
+    if (informations[i] != informations[0]) {
+      throw usage_error(fmt::format(
+          "--base-url: {} and {} are given different credentials; one Authorization header goes to every endpoint",
+          base_urls[0], base_urls[i]));
+    }
+  }
+  const auto& information = informations[0];
+  const auto colon = information.find(':');
+  const auto user = percent_decoded(information.substr(0, colon));
+  const auto password = colon == std::string::npos ? std::string() : percent_decoded(information.substr(colon + 1));
+  return "Authorization: Basic " + base64_encoded(user + ":" + password);
+}
+
+}  // namespace ironbench::serve
