@@ -4,6 +4,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "core/json_text.hpp"
 #include "doctor/checks.hpp"
 #include "doctor/examine.hpp"
 #include "doctor/findings_output.hpp"
@@ -29,7 +30,7 @@ command_action add_doctor_command(CLI::App& app) {
     const auto host = session::detect_live_host();
     const auto examination = doctor::examine_this_machine(host.devices.devices, o->window_s);
     if (o->json) {
-      std::cout << doctor::to_json(examination).dump(2) << '\n';
+      std::cout << core::json_text(doctor::to_json(examination), 2) << '\n';
     } else {
       doctor::write_findings(examination.findings, doctor::doctor_checks().size(), std::cout);
     }

@@ -5,6 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "core/json_text.hpp"
 #include "core/units.hpp"
 #include "device/gpu/gpu_summary.hpp"
 #include "session/build_description.hpp"
@@ -26,7 +27,7 @@ command_action add_sysinfo_command(CLI::App& app) {
                           {"host", session::host_json(host.fingerprint)},
                           {"devices", devices},
                           {"device_notes", host.devices.notes}};
-      std::cout << document.dump(2) << '\n';
+      std::cout << core::json_text(document, 2) << '\n';
       return exit_ok;
     }
     for (const auto& [label, text] : platform::summary_lines(host.fingerprint)) {

@@ -16,6 +16,7 @@
 #include "cli/side_selection.hpp"
 #include "core/error.hpp"
 #include "core/json.hpp"
+#include "core/json_text.hpp"
 #include "validate/node_table.hpp"
 #include "validate/validation.hpp"
 #include "validate/validation_output.hpp"
@@ -73,7 +74,8 @@ int execute(validate_arguments a, const invocation& call) {
   const auto hostname = validation.run.host.value("hostname", std::string());
   std::optional<validate::node_table> nodes;
   if (group.several()) {
-    const auto texts = group.gather(json{{"host", hostname}, {"validation", validate::to_json(validation)}}.dump());
+    const auto texts =
+        group.gather(core::json_text(json{{"host", hostname}, {"validation", validate::to_json(validation)}}));
     if (group.rank != 0) return exit_ok;  // rank 0 reports every node, with the exit code of the worst
     std::vector<std::string> hosts;
     for (const auto& t : texts) hosts.push_back(json::parse(t).value("host", std::string()));

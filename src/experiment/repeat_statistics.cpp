@@ -5,6 +5,7 @@
 #include <map>
 #include <span>
 
+#include "core/json_text.hpp"
 #include "core/result_json.hpp"
 #include "core/statistics.hpp"
 
@@ -15,7 +16,7 @@ namespace {
 std::string identity_of(const core::case_result& c) {
   const auto step = c.notes.find("step");
   return (step == c.notes.end() ? "" : step->second) + "\n" + c.benchmark + "\n" + c.device + "\n" +
-         core::to_json(c.params).dump();
+         core::json_text(core::to_json(c.params));
 }
 
 // valid < skipped < invalid < failed.

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/json.hpp"
+#include "core/json_text.hpp"
 #include "experiment/http_probe.hpp"
 #include "experiment/log_pattern.hpp"
 
@@ -45,14 +46,14 @@ std::string listed_model(const std::string& body, const std::string& wanted, std
 
 std::string completion_problem(const std::string& base, const std::string& model, double timeout_s) {
   json body = {{"model", model}, {"prompt", "Hello"}, {"max_tokens", 1}, {"stream", false}};
-  auto reply = http_request(base + "/v1/completions", body.dump(), timeout_s);
+  auto reply = http_request(base + "/v1/completions", core::json_text(body), timeout_s);
   if (reply.error.empty() && reply.status == 404) {
     // Chat-only servers: the same one token through the chat API.
     body = {{"model", model},
             {"messages", json::array({{{"role", "user"}, {"content", "Hello"}}})},
             {"max_tokens", 1},
             {"stream", false}};
-    reply = http_request(base + "/v1/chat/completions", body.dump(), timeout_s);
+    reply = http_request(base + "/v1/chat/completions", core::json_text(body), timeout_s);
   }
   auto problem = reply_problem("one-token completion", reply);
   if (!problem.empty()) return problem;

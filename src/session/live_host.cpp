@@ -1,6 +1,7 @@
 #include "session/live_host.hpp"
 
 #include "blas/openblas.hpp"
+#include "core/json_text.hpp"
 #include "device/cpu/cpu_clock.hpp"
 #include "telemetry/case_telemetry.hpp"
 
@@ -18,6 +19,6 @@ live_host detect_live_host() {
   return host;
 }
 
-json host_json(const platform::host_fingerprint& host) { return json::parse(platform::to_json(host).dump()); }
+json host_json(const platform::host_fingerprint& host) { return json::parse(core::json_text(platform::to_json(host))); }
 
 }  // namespace ironbench::session

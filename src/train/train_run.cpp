@@ -8,6 +8,7 @@
 #include "comm/collectives_results.hpp"
 #include "comm/launch_environment.hpp"
 #include "core/error.hpp"
+#include "core/json_text.hpp"
 #include "core/units.hpp"
 #include "train/torch_compat.hpp"
 #include "train/trainer.hpp"
@@ -108,8 +109,8 @@ train_sweep_outcome run_training_sweep(const train_request& request, const train
   outcome.measured = measured_device(outcome.host.devices.devices, plan.choice, IRONBENCH_TORCH_HIP);
   const auto& measured = outcome.measured;
   if (plan.distributed) {
-    outcome.rank_descriptions = describe_ranks(
-        comm::rank_description(rank, plan.launch, session::host_json(outcome.host.fingerprint), measured).dump());
+    outcome.rank_descriptions = describe_ranks(core::json_text(
+        comm::rank_description(rank, plan.launch, session::host_json(outcome.host.fingerprint), measured)));
   }
 
   training_case_context context;
