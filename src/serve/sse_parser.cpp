@@ -4,6 +4,7 @@ namespace ironbench::serve {
 
 void sse_parser::feed(std::string_view bytes) {
   bytes_ += bytes.size();
+  if (bytes.empty()) return;  // an empty read must not forget a CR that a LF may complete
   std::size_t start = 0;
   if (last_was_cr_ && !bytes.empty() && bytes.front() == '\n') start = 1;  // CRLF split across chunks
   last_was_cr_ = false;

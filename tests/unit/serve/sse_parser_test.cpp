@@ -51,6 +51,17 @@ TEST(SseParser, AnySplitOfTheBytesGivesTheSameEvents) {
   }
 }
 
+TEST(SseParser, AnEmptyReadBetweenCarriageReturnAndLineFeedChangesNothing) {
+  std::vector<sse_event> events;
+  sse_parser parser([&](const sse_event& e) { events.push_back(e); });
+  parser.feed("data: a\r");
+  parser.feed("");
+  parser.feed("\ndata: b\n\n");
+  (void)parser.finish();
+  ASSERT_EQ(events.size(), 1u);  // as "data: a\r\ndata: b\n\n" in one piece
+  EXPECT_EQ(events[0].data, "a\nb");
+}
+
 TEST(SseParser, LongLinesAndTruncatedStreams) {
   const std::string big(5 << 20, 'x');
   auto events = parse_all("data: " + big + "\n\n", 4096);
