@@ -60,10 +60,11 @@ void append_integer_range(const axis_override& o, std::int64_t low, std::int64_t
     }
   } else {
     if (amount < 1) bad_axis(o, "an additive step must be 1 or more");
-    for (auto value = low; value <= high; value += amount) {
+    for (auto value = low;;) {
       out.emplace_back(value);
       check_count(o, out.size());
-      if (value > high - amount) break;
+      // The next value, unless it passes the end or 64 bits (-9E18:9E18:+9E18).
+      if (__builtin_add_overflow(value, amount, &value) || value > high) break;
     }
   }
 }
@@ -81,7 +82,11 @@ void append_floating_range(const axis_override& o, double low, double high, step
     }
   } else {
     if (amount <= 0.0) bad_axis(o, "an additive step must be above 0");
-    const auto count = static_cast<std::size_t>(std::floor((high - low) / amount + 1e-9)) + 1;
+    // Counted in floating point first: the span over a tiny step may be beyond any integer.
+    const double steps = std::floor((high - low) / amount + 1e-9);
+    if (!(steps < static_cast<double>(max_axis_values)))
+      bad_axis(o, fmt::format("more than {} values", max_axis_values));
+    const auto count = static_cast<std::size_t>(steps) + 1;
     check_count(o, out.size() + count);
     for (std::size_t i = 0; i < count; ++i) out.emplace_back(low + static_cast<double>(i) * amount);
   }

@@ -46,7 +46,10 @@ std::int64_t parse_integer(std::string_view text, std::string_view what) {
   if (multiplier == 0) {
     bad_value(what, text, "expected an integer with an optional K, M, G, T suffix (powers of 1024)");
   }
-  if (value != 0 && std::abs(value) > std::numeric_limits<std::int64_t>::max() / multiplier) {
+  // Compared before multiplying (the product of two 64-bit values may not fit), and without
+  // std::abs, which has no answer for the most negative value.
+  if (value > std::numeric_limits<std::int64_t>::max() / multiplier ||
+      value < std::numeric_limits<std::int64_t>::min() / multiplier) {
     bad_value(what, text, "out of range");
   }
   return value * multiplier;
@@ -91,6 +94,7 @@ double parse_duration_s(std::string_view text, std::string_view what) {
   }
   const double value = parse_number(trimmed, what) * scale;
   if (value < 0) bad_value(what, text, "must not be negative");
+  if (!std::isfinite(value)) bad_value(what, text, "out of range");  // "1e308h": finite, but not in seconds
   return value;
 }
 

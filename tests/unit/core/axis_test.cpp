@@ -84,6 +84,19 @@ TEST(AxisValues, RejectsBadRanges) {
   }
 }
 
+// Ranges whose span or step count does not fit their type (found by tests/fuzz/axis_fuzz.cpp,
+// undefined behaviour that the asan build reports).
+TEST(AxisValues, RangesAtTheLimitsOfTheirTypes) {
+  const auto ratio = floating_axis("ratio", {0.5}, "");
+  EXPECT_THROW((void)parse_axis_values(ratio, parse_axis_override("ratio=-1.7e308:1.7e308:1")), usage_error);
+  EXPECT_THROW((void)parse_axis_values(ratio, parse_axis_override("ratio=0:1e300:1e-300")), usage_error);
+  const auto m = integer_axis("M", {1}, "");
+  EXPECT_EQ(expand(m, "M=-9000000000000000000:-9000000000000000000:+9000000000000000000"),
+            (std::vector<std::int64_t>{-9000000000000000000}));
+  EXPECT_EQ(expand(m, "M=9223372036854775000:9223372036854775807:+500"),
+            (std::vector<std::int64_t>{9223372036854775000, 9223372036854775500}));
+}
+
 TEST(AxisValues, ErrorIsOneLineAndNamesTheOverride) {
   try {
     (void)expand(size_axis("size", {1}, ""), "size=1M:8Q");

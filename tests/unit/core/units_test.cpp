@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "core/checked_bytes.hpp"
 #include "core/error.hpp"
 
@@ -58,6 +60,18 @@ TEST(ParseDuration, Units) {
   EXPECT_DOUBLE_EQ(parse_duration_s("12h", "t"), 43200.0);
   EXPECT_THROW((void)parse_duration_s("-1s", "t"), usage_error);
   EXPECT_THROW((void)parse_duration_s("fast", "t"), usage_error);
+}
+
+TEST(ParseDuration, RefusesDurationsBeyondADouble) {
+  // 1e308 hours are finite as a number but not in seconds (found by tests/fuzz/units_fuzz.cpp).
+  EXPECT_THROW((void)parse_duration_s("1e308h", "t"), usage_error);
+  EXPECT_THROW((void)parse_duration_s("1.7e308m", "t"), usage_error);
+}
+
+TEST(ParseSize, MostNegativeValueWithASuffixIsOutOfRange) {
+  EXPECT_THROW((void)parse_integer("-9223372036854775808K", "n"), usage_error);
+  EXPECT_EQ(parse_integer("-9223372036854775808", "n"), std::numeric_limits<std::int64_t>::min());
+  EXPECT_EQ(parse_integer("-8589934592G", "n"), std::numeric_limits<std::int64_t>::min());
 }
 
 TEST(Format, BytesAndLabels) {
