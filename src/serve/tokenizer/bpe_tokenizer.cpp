@@ -94,6 +94,13 @@ class regex {
   pcre2_code* code_ = nullptr;
 };
 
+// nlohmann's message without its "[json.exception.type_error.302] " prefix.
+std::string json_error_text(const json::exception& e) {
+  const std::string_view text = e.what();
+  const auto end = text.find("] ");
+  return std::string(end == std::string_view::npos ? text : text.substr(end + 2));
+}
+
 struct pair_hash {
   std::size_t operator()(const std::pair<std::string, std::string>& p) const {
     return std::hash<std::string>()(p.first) * 31 + std::hash<std::string>()(p.second);
@@ -209,69 +216,81 @@ bpe_tokenizer::~bpe_tokenizer() = default;
 std::size_t bpe_tokenizer::vocab_size() const { return impl_->vocab.size(); }
 
 std::unique_ptr<bpe_tokenizer> bpe_tokenizer::load(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw usage_error(fmt::format("cannot read tokenizer {}", path));
-  const auto j = json::parse(in, nullptr, false);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return from_json(text.str(), path);
+}
+
+std::unique_ptr<bpe_tokenizer> bpe_tokenizer::from_json(std::string_view text, const std::string& path) {
+  const auto j = json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) throw usage_error(fmt::format("{}: not a JSON tokenizer", path));
-  auto state = std::make_unique<impl>();
-  const auto unsupported = [&](const std::string& what) {
-    return usage_error(fmt::format("{}: {} is not supported (byte-level BPE tokenizers are)", path, what));
-  };
-  if (j.contains("normalizer") && !j.at("normalizer").is_null()) {
-    throw unsupported(fmt::format("normalizer {}", j.at("normalizer").value("type", std::string("?"))));
-  }
-  const auto& model = j.value("model", json::object());
-  if (model.value("type", std::string()) != "BPE")
-    throw unsupported(fmt::format("model '{}'", model.value("type", std::string("?"))));
-  state->ignore_merges = model.value("ignore_merges", false);
-  const json vocab = model.value("vocab", json::object());  // named: items() must not outlive it
-  for (const auto& [token, id] : vocab.items()) state->vocab[token] = id.get<std::int64_t>();
-  int rank = 0;
-  for (const auto& merge : model.value("merges", json::array())) {
-    std::pair<std::string, std::string> pair;
-    if (merge.is_string()) {
-      const auto text = merge.get<std::string>();
-      const auto space = text.find(' ');
-      if (space == std::string::npos) throw usage_error(fmt::format("{}: malformed merge '{}'", path, text));
-      pair = {text.substr(0, space), text.substr(space + 1)};
-    } else if (merge.is_array() && merge.size() == 2) {
-      pair = {merge.at(0).get<std::string>(), merge.at(1).get<std::string>()};
-    } else {
-      throw usage_error(fmt::format("{}: malformed merge {}", path, merge.dump()));
+  // A value of the wrong type or a missing key deep in the file ("id": "7", a Sequence without
+  // "pretokenizers") is a malformed tokenizer, reported in one line like the rest.
+  try {
+    auto state = std::make_unique<impl>();
+    const auto unsupported = [&](const std::string& what) {
+      return usage_error(fmt::format("{}: {} is not supported (byte-level BPE tokenizers are)", path, what));
+    };
+    if (j.contains("normalizer") && !j.at("normalizer").is_null()) {
+      throw unsupported(fmt::format("normalizer {}", j.at("normalizer").value("type", std::string("?"))));
     }
-    state->merge_rank.emplace(std::move(pair), rank++);
-  }
-  for (const auto& a : j.value("added_tokens", json::array())) {
-    state->added.emplace_back(a.at("content").get<std::string>(), a.at("id").get<std::int64_t>());
-  }
-  std::sort(state->added.begin(), state->added.end(),
-            [](const auto& x, const auto& y) { return x.first.size() > y.first.size(); });
-  std::vector<json> pre;
-  const auto& p = j.value("pre_tokenizer", json());
-  if (p.is_object() && p.value("type", std::string()) == "Sequence") {
-    for (const auto& item : p.at("pretokenizers")) pre.push_back(item);
-  } else if (p.is_object()) {
-    pre.push_back(p);
-  }
-  for (const auto& item : pre) {
-    const auto type = item.value("type", std::string());
-    if (type == "ByteLevel") {
-      state->byte_level = true;
-      state->add_prefix_space = item.value("add_prefix_space", false);
-      if (item.value("use_regex", true)) state->splits.push_back(std::make_unique<regex>(gpt2_pattern, path));
-    } else if (type == "Split") {
-      if (item.value("behavior", std::string()) != "Isolated" || item.value("invert", false)) {
-        throw unsupported("a Split pre-tokenizer other than Isolated");
+    const auto& model = j.value("model", json::object());
+    if (model.value("type", std::string()) != "BPE")
+      throw unsupported(fmt::format("model '{}'", model.value("type", std::string("?"))));
+    state->ignore_merges = model.value("ignore_merges", false);
+    const json vocab = model.value("vocab", json::object());  // named: items() must not outlive it
+    for (const auto& [token, id] : vocab.items()) state->vocab[token] = id.get<std::int64_t>();
+    int rank = 0;
+    for (const auto& merge : model.value("merges", json::array())) {
+      std::pair<std::string, std::string> pair;
+      if (merge.is_string()) {
+        const auto text = merge.get<std::string>();
+        const auto space = text.find(' ');
+        if (space == std::string::npos) throw usage_error(fmt::format("{}: malformed merge '{}'", path, text));
+        pair = {text.substr(0, space), text.substr(space + 1)};
+      } else if (merge.is_array() && merge.size() == 2) {
+        pair = {merge.at(0).get<std::string>(), merge.at(1).get<std::string>()};
+      } else {
+        throw usage_error(fmt::format("{}: malformed merge {}", path, merge.dump()));
       }
-      const auto& pattern = item.at("pattern");
-      if (!pattern.contains("Regex")) throw unsupported("a Split on a plain string");
-      state->splits.push_back(std::make_unique<regex>(pattern.at("Regex").get<std::string>(), path));
-    } else {
-      throw unsupported(fmt::format("pre-tokenizer '{}'", type));
+      state->merge_rank.emplace(std::move(pair), rank++);
     }
+    for (const auto& a : j.value("added_tokens", json::array())) {
+      state->added.emplace_back(a.at("content").get<std::string>(), a.at("id").get<std::int64_t>());
+    }
+    std::sort(state->added.begin(), state->added.end(),
+              [](const auto& x, const auto& y) { return x.first.size() > y.first.size(); });
+    std::vector<json> pre;
+    const auto& p = j.value("pre_tokenizer", json());
+    if (p.is_object() && p.value("type", std::string()) == "Sequence") {
+      for (const auto& item : p.at("pretokenizers")) pre.push_back(item);
+    } else if (p.is_object()) {
+      pre.push_back(p);
+    }
+    for (const auto& item : pre) {
+      const auto type = item.value("type", std::string());
+      if (type == "ByteLevel") {
+        state->byte_level = true;
+        state->add_prefix_space = item.value("add_prefix_space", false);
+        if (item.value("use_regex", true)) state->splits.push_back(std::make_unique<regex>(gpt2_pattern, path));
+      } else if (type == "Split") {
+        if (item.value("behavior", std::string()) != "Isolated" || item.value("invert", false)) {
+          throw unsupported("a Split pre-tokenizer other than Isolated");
+        }
+        const auto& pattern = item.at("pattern");
+        if (!pattern.contains("Regex")) throw unsupported("a Split on a plain string");
+        state->splits.push_back(std::make_unique<regex>(pattern.at("Regex").get<std::string>(), path));
+      } else {
+        throw unsupported(fmt::format("pre-tokenizer '{}'", type));
+      }
+    }
+    if (!state->byte_level) throw unsupported("a tokenizer without a ByteLevel pre-tokenizer");
+    return std::unique_ptr<bpe_tokenizer>(new bpe_tokenizer(std::move(state)));
+  } catch (const json::exception& e) {
+    throw usage_error(fmt::format("{}: malformed tokenizer: {}", path, json_error_text(e)));
   }
-  if (!state->byte_level) throw unsupported("a tokenizer without a ByteLevel pre-tokenizer");
-  return std::unique_ptr<bpe_tokenizer>(new bpe_tokenizer(std::move(state)));
 }
 
 std::vector<std::int64_t> bpe_tokenizer::encode(std::string_view text) const {

@@ -18,6 +18,8 @@ class bpe_tokenizer {
  public:
   /// Loads `path`; throws usage_error naming the file and the unsupported part.
   static std::unique_ptr<bpe_tokenizer> load(const std::string& path);
+  /// The tokenizer whose tokenizer.json is `text`; errors name `path` (where it was read).
+  static std::unique_ptr<bpe_tokenizer> from_json(std::string_view text, const std::string& path);
   ~bpe_tokenizer();
   bpe_tokenizer(const bpe_tokenizer&) = delete;
   bpe_tokenizer& operator=(const bpe_tokenizer&) = delete;

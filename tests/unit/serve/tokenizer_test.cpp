@@ -59,5 +59,24 @@ TEST(Tokenizer, UnsupportedTokenizersAreRefusedWhenLoaded) {
       usage_error);
 }
 
+// Values of the wrong type or missing keys inside a tokenizer.json (found by
+// tests/fuzz/tokenizer_load_fuzz.cpp) are one-line usage errors, not JSON library exceptions.
+TEST(Tokenizer, MalformedTokenizerJsonIsAUsageError) {
+  for (const char* text : {
+           R"({"model":{"type":"BPE","vocab":{"a":"x"}},"pre_tokenizer":{"type":"ByteLevel"}})",
+           R"({"model":{"type":"BPE"},"pre_tokenizer":{"type":"Sequence"}})",
+           R"({"model":7})",
+           R"({"model":{"type":"BPE"},"added_tokens":[{"id":1}],"pre_tokenizer":{"type":"ByteLevel"}})",
+       }) {
+    try {
+      (void)bpe_tokenizer::from_json(text, "t.json");
+      ADD_FAILURE() << "accepted " << text;
+    } catch (const usage_error& e) {
+      EXPECT_NE(std::string(e.what()).find("t.json: malformed tokenizer: "), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find("json.exception"), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ironbench::serve
