@@ -8,6 +8,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string_view>
 #include <system_error>
 
 #include "core/error.hpp"
@@ -32,6 +35,38 @@ std::string follow_links_to_new_file(const std::string& path) {
     current = target.is_absolute() ? target : current.parent_path() / target;
   }
   throw usage_error(fmt::format("cannot write {}: too many levels of symbolic links", path));
+}
+
+bool names_a_descriptor(const std::string& path) { return path.starts_with("/dev/") || path.starts_with("/proc/"); }
+
+// The open descriptor a name stands for: /dev/stdout 1, /dev/stderr 2, /dev/fd/N and
+// /proc/self/fd/N N; -1 for any other name.
+int descriptor_of(const std::string& path) {
+  if (path == "/dev/stdout") return STDOUT_FILENO;
+  if (path == "/dev/stderr") return STDERR_FILENO;
+  for (const std::string_view prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    if (!path.starts_with(prefix) || path.size() == prefix.size() || path.size() > prefix.size() + 9) continue;
+    const auto digits = std::string_view(path).substr(prefix.size());
+    if (digits.find_first_not_of("0123456789") != std::string_view::npos) return -1;
+    return std::stoi(std::string(digits));
+  }
+  return -1;
+}
+
+// Writes through an open descriptor, sharing its offset with whoever else writes there (the
+// console's lines on standard output, before and after).
+void write_descriptor(int descriptor, const std::string& named, const std::function<void(std::ostream&)>& write) {
+  std::cout.flush();
+  std::cerr.flush();
+  std::ostringstream text;
+  write(text);
+  const auto bytes = text.str();
+  for (std::size_t done = 0; done < bytes.size();) {
+    const auto n = ::write(descriptor, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw error(fmt::format("writing {} failed: {}", named, std::strerror(errno)));
+    done += static_cast<std::size_t>(n);
+  }
 }
 
 void require_parent_directory(const std::string& named, const std::string& resolved) {
@@ -59,8 +94,11 @@ output_file_plan plan_output_file(const std::string& path) {
   struct stat info {};
   if (::stat(path.c_str(), &info) == 0) {
     if (S_ISDIR(info.st_mode)) throw usage_error(fmt::format("{} is a directory: give a file name", path));
-    if (!S_ISREG(info.st_mode)) {
-      plan.mode = output_file_mode::write_in_place;  // a device, FIFO or socket: through its own name
+    // A device, FIFO or socket, and /dev/stdout, /dev/fd/N, /proc/self/fd/N (links to a
+    // descriptor, which may be a regular file): through their own name, never replaced.
+    if (!S_ISREG(info.st_mode) || names_a_descriptor(path)) {
+      plan.mode = output_file_mode::write_in_place;
+      plan.descriptor = descriptor_of(path);
       return plan;
     }
     std::error_code ec;
@@ -77,7 +115,11 @@ output_file_plan plan_output_file(const std::string& path) {
 
 void write_output_file(const output_file_plan& plan, const std::function<void(std::ostream&)>& write) {
   if (plan.mode == output_file_mode::write_in_place) {
-    write_stream(plan.resolved, std::ios::out | std::ios::binary, write);
+    if (plan.descriptor >= 0) {
+      write_descriptor(plan.descriptor, plan.named, write);
+    } else {
+      write_stream(plan.resolved, std::ios::out | std::ios::binary, write);
+    }
     return;
   }
   const auto temporary = plan.resolved + ".partial";

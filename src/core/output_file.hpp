@@ -3,8 +3,10 @@
 // A regular file (or a name not there yet) is replaced atomically: the text goes to
 // PATH.partial beside it, which is renamed over PATH once complete, so a reader never sees
 // half a report and a failed write leaves the old file. Anything else is written where it is:
-// a device (/dev/null, /dev/stdout), a FIFO or a shell's process substitution (>(jq .)), a
-// socket. A symbolic link is followed: the file it names is written (replaced atomically when
+// a device (/dev/null), a FIFO or a shell's process substitution (>(jq .)), a socket, and any
+// name under /dev or /proc; /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N are written
+// through the descriptor itself, after the console's lines, even when it is a regular file the
+// shell redirected. A symbolic link is followed: the file it names is written (replaced atomically when
 // regular), the link stays.
 #pragma once
 
@@ -17,7 +19,7 @@ namespace ironbench::core {
 /// How a named output is written.
 enum class output_file_mode {
   replace_atomically,  ///< regular file or new name: PATH.partial, then rename
-  write_in_place,      ///< device, FIFO, socket: opened and written as it is
+  write_in_place,      ///< device, FIFO, socket, /dev or /proc name: written where it is
 };
 
 /// Where the text of one named output goes.
@@ -25,6 +27,7 @@ struct output_file_plan {
   std::string named;     ///< the path as the user gave it
   std::string resolved;  ///< the file written: the path with symbolic links followed
   output_file_mode mode = output_file_mode::replace_atomically;
+  int descriptor = -1;  ///< for /dev/stdout, /dev/fd/N ...: the open descriptor written through
 };
 
 /// Resolves PATH and decides how it is written; throws usage_error (exit 2) where it cannot be

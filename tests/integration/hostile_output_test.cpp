@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <regex>
+#include <sstream>
 
 #include "core/json.hpp"
 #include "files.hpp"
@@ -57,6 +59,23 @@ TEST(OutputTargets, FifosLinksAndDevicesAreWrittenWhereTheyAre) {
   ASSERT_FALSE(document.is_discarded());
   EXPECT_EQ(document.at("cases").size(), 1u);
   EXPECT_TRUE(fs::is_empty(dir / "real") == false && !fs::exists(fifo + ".partial"));
+}
+
+TEST(OutputTargets, DevStdoutRedirectedToAFileKeepsTheConsoleLines) {
+  // The test harness sends standard output to a file: /dev/stdout names a regular file here.
+  auto args = with(quick_stream, {"--no-save", "--json", "/dev/stdout"});
+  args.erase(std::find(args.begin(), args.end(), "-q"));
+  const auto r = run_ironbench(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The run document first (outputs are written before the table is printed), whole, then
+  // the console's table after it: neither overwrote the other.
+  const auto table = r.out.find("stream on cpu");
+  ASSERT_NE(table, std::string::npos) << "the console's lines were lost:\n" << r.out;
+  std::istringstream text(r.out);
+  json document;
+  ASSERT_NO_THROW(text >> document) << r.out;  // the first JSON value of the output, whole
+  EXPECT_EQ(document.at("cases").size(), 1u);
+  EXPECT_LT(static_cast<std::size_t>(text.tellg()), table);
 }
 
 TEST(OutputTargets, AShellsProcessSubstitutionGetsTheReport) {

@@ -89,6 +89,24 @@ TEST(OutputFile, ACharacterDeviceIsWrittenInPlace) {
   EXPECT_FALSE(fs::exists("/dev/null.partial"));
 }
 
+TEST(OutputFile, DescriptorNamesAreWrittenThroughTheDescriptor) {
+  int ends[2] = {-1, -1};
+  ASSERT_EQ(::pipe(ends), 0);
+  const auto name = "/dev/fd/" + std::to_string(ends[1]);
+  const auto plan = plan_output_file(name);
+  EXPECT_EQ(plan.mode, output_file_mode::write_in_place);
+  EXPECT_EQ(plan.descriptor, ends[1]);
+  write_output_file(plan, [](std::ostream& out) { out << "through the pipe"; });
+  ::close(ends[1]);
+  char buffer[64] = {};
+  const auto n = ::read(ends[0], buffer, sizeof buffer);
+  ::close(ends[0]);
+  EXPECT_EQ(std::string(buffer, n > 0 ? static_cast<std::size_t>(n) : 0), "through the pipe");
+  EXPECT_EQ(plan_output_file("/dev/stdout").descriptor, STDOUT_FILENO);
+  EXPECT_EQ(plan_output_file("/proc/self/fd/2").descriptor, STDERR_FILENO);
+  EXPECT_EQ(plan_output_file("/dev/null").descriptor, -1);
+}
+
 TEST(OutputFile, NamesThatCannotBeWrittenAreUsageErrors) {
   temp_dir dir;
   EXPECT_THROW((void)plan_output_file(dir.str()), usage_error);
