@@ -8,6 +8,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/interrupt.hpp"
 #include "core/error.hpp"
+#include "core/units.hpp"
 #include "serve/sim/sim_server.hpp"
 
 namespace ironbench::cli {
@@ -16,12 +17,15 @@ namespace {
 struct sim_arguments {
   serve::sim_server_settings settings;
   std::string fault = "none";
+  std::string fault_bytes = "50000000";
   bool batch_writes = false;
 };
 
 int execute(const sim_arguments& a) {
   auto settings = a.settings;
   settings.fault = serve::sim_fault_from_string(a.fault);
+  settings.fault_bytes = parse_size(a.fault_bytes, "--fault-bytes");
+  if (settings.fault_bytes < 1) throw usage_error("--fault-bytes must be at least 1");
   settings.write_each_event = !a.batch_writes;
   const auto& e = settings.engine;
   if (!(e.prefill_tokens_per_s > 0) || e.decode_base_ms < 0 || e.decode_per_seq_ms < 0 || e.max_num_seqs < 1 ||
@@ -76,9 +80,10 @@ command_action add_serve_sim_command(CLI::App& app) {
       ->add_option("--jitter", s.engine.jitter, "Relative standard deviation of step times (0: exact, deterministic)")
       ->capture_default_str();
   command->add_option("--seed", s.engine.seed, "Seed of the jitter")->capture_default_str();
-  command->add_option("--fault", a->fault, "Inject a fault: http-429, http-500, truncate, malformed, stall")
-      ->capture_default_str();
+  command->add_option("--fault", a->fault, "Inject a fault: " + serve::sim_fault_help())->capture_default_str();
   command->add_option("--fault-every", s.fault_every, "Every N-th request gets the fault")->capture_default_str();
+  command->add_option("--fault-bytes", a->fault_bytes, "Bytes of the huge-chunk fault's text (e.g. 50000000, 64M)")
+      ->capture_default_str();
   command->add_option(
       "--request-log", s.request_log,
       "Write one JSON line per request (arrival, first token and end, CLOCK_MONOTONIC ns) to this file");

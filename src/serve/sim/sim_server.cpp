@@ -38,7 +38,7 @@ struct active_request {
   bool include_usage = false;
   std::int64_t prompt_tokens = 0;
   std::int64_t max_tokens = 0;
-  std::string text;  // non-streaming replies collect it
+  std::string text;  // non-streaming replies collect it (streams send each token at once)
   std::string id;
   long long created = 0;
   sim_fault fault = sim_fault::none;
@@ -127,11 +127,20 @@ class sim_server {
 
   static void on_request(evhttp_request* request, void* self) { static_cast<sim_server*>(self)->handle(request); }
 
-  void reply_json(evhttp_request* request, int status, const char* reason, const json& body) {
+  // `raw_invalid_bytes`: the body's invalid UTF-8 is sent as the byte 0xFF (the invalid-utf8
+  // fault) instead of U+FFFD.
+  void reply_json(evhttp_request* request, int status, const char* reason, const json& body,
+                  bool raw_invalid_bytes = false) {
     evkeyvalq* headers = evhttp_request_get_output_headers(request);
     evhttp_add_header(headers, "Content-Type", "application/json");
     evbuffer* out = evbuffer_new();
-    const auto text = body.dump();
+    auto text = body.dump(-1, ' ', false, json::error_handler_t::replace);
+    if (raw_invalid_bytes) {
+      static constexpr std::string_view replacement = "\xEF\xBF\xBD";
+      for (auto at = text.find(replacement); at != std::string::npos; at = text.find(replacement, at + 1)) {
+        text.replace(at, replacement.size(), "\xFF");
+      }
+    }
     evbuffer_add(out, text.data(), text.size());
     evhttp_send_reply(request, status, reason, out);
     evbuffer_free(out);
@@ -183,6 +192,10 @@ class sim_server {
     if (fault == sim_fault::http_500) {
       log_line(number, arrived_ns, 0, 0, 0, "http 500");
       return reply_error(request, 500, "Internal Server Error", "simulated failure");
+    }
+    if (fault == sim_fault::html_200) {
+      log_line(number, arrived_ns, 0, 0, 0, "html 200");
+      return reply_html(request);
     }
 
     active_request a;
@@ -249,12 +262,12 @@ class sim_server {
   // One token event, formatted directly: this runs once per token of every stream (a JSON
   // tree per token was the simulator's largest cost at thousands of streams). The id, model
   // and word need no escaping beyond what json_model_ holds.
-  std::string chunk_text(const active_request& a, const char* word, bool finished) const {
+  std::string chunk_text(const active_request& a, std::string_view word, bool first, bool finished) const {
     const auto sent_ns = monotonic_now_ns();
     const char* reason = finished ? "\"length\"" : "null";
     const std::string choice =
         a.chat ? fmt::format(R"({{"index":0,"finish_reason":{},"delta":{{"content":"{}"{}}}}})", reason, word,
-                             a.text.empty() ? R"(,"role":"assistant")" : "")
+                             first ? R"(,"role":"assistant")" : "")
                : fmt::format(R"({{"index":0,"finish_reason":{},"text":"{}","logprobs":null}})", reason, word);
     // ironbench_sim_sent_ns: ground truth for clients on this host (CLOCK_MONOTONIC).
     return fmt::format(
@@ -265,7 +278,9 @@ class sim_server {
   // Queues one SSE event on the reply; `flush`: hands it to the kernel at once.
   void send_event(evhttp_request* request, const std::string& data, bool flush = true) {
     evbuffer* out = evbuffer_new();
-    evbuffer_add_printf(out, "data: %s\n\n", data.c_str());
+    evbuffer_add(out, "data: ", 6);
+    evbuffer_add(out, data.data(), data.size());
+    evbuffer_add(out, "\n\n", 2);
     evhttp_send_reply_chunk(request, out);
     evbuffer_free(out);
     if (flush) flush_output(evhttp_request_get_connection(request));
@@ -296,13 +311,13 @@ class sim_server {
       counters_.prefix_queries += a.prompt_tokens;  // no prefix caching: queried, never hit
     }
     ++counters_.generation_tokens;
-    const char* word = one_token_words[e.token_index % static_cast<std::int64_t>(std::size(one_token_words))];
+    const std::string word = token_word(a, e.token_index);
     if (a.stream && !a.stalled) {
       if (a.fault == sim_fault::malformed && e.token_index == 1) {
         send_event(a.request, "{\"choices\": [ {\"text\": \"cut");
       } else {
         // A stream's last token leaves in one write with its usage, [DONE] and the reply's end.
-        send_event(a.request, chunk_text(a, word, e.finished), !e.finished);
+        send_event(a.request, chunk_text(a, word, e.token_index == 0, e.finished), !e.finished);
       }
       if (a.fault == sim_fault::truncate && e.token_index == 1) {
         evhttp_connection* connection = a.connection;
@@ -314,17 +329,47 @@ class sim_server {
       }
       if (a.fault == sim_fault::stall && e.token_index == 0) a.stalled = true;
     }
-    a.text += word;
+    if (!a.stream) a.text += word;
     if (!e.finished) return;
     if (a.stalled) return;  // never finishes: the client's timeout must end it
     usage_done(it);
   }
 
+  // The text of token `index`: a one-token word, or what the request's fault puts in its
+  // second event (a raw 0xFF byte, which no JSON string may hold; --fault-bytes of text).
+  std::string token_word(const active_request& a, std::int64_t index) const {
+    std::string word = one_token_words[index % static_cast<std::int64_t>(std::size(one_token_words))];
+    if (index != 1) return word;
+    if (a.fault == sim_fault::invalid_utf8) return word + "\xFF";
+    if (a.fault == sim_fault::huge_chunk) return std::string(static_cast<std::size_t>(settings_.fault_bytes), 'x');
+    return word;
+  }
+
+  // A proxy's error page with status 200 (what a misconfigured gateway sends).
+  static void reply_html(evhttp_request* request) {
+    static constexpr std::string_view page =
+        "<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head>\n"
+        "<body><h1>Bad Gateway</h1><p>The upstream server is not answering.</p></body></html>\n";
+    evhttp_add_header(evhttp_request_get_output_headers(request), "Content-Type", "text/html; charset=utf-8");
+    evbuffer* out = evbuffer_new();
+    evbuffer_add(out, page.data(), page.size());
+    evhttp_send_reply(request, 200, "OK", out);
+    evbuffer_free(out);
+  }
+
+  // What the usage says the answer's length was: the truth, or a lie of the request's fault.
+  static std::int64_t reported_completion_tokens(const active_request& a) {
+    if (a.fault == sim_fault::usage_negative) return -5;
+    if (a.fault == sim_fault::usage_huge) return 1'000'000'000'000'000'000;
+    return a.max_tokens;
+  }
+
   void usage_done(std::map<std::uint64_t, active_request>::iterator it) {
     auto& a = it->second;
+    const auto completion_tokens = reported_completion_tokens(a);
     const json usage = {{"prompt_tokens", a.prompt_tokens},
-                        {"completion_tokens", a.max_tokens},
-                        {"total_tokens", a.prompt_tokens + a.max_tokens}};
+                        {"completion_tokens", completion_tokens},
+                        {"total_tokens", a.prompt_tokens + completion_tokens}};
     if (a.stream) {
       if (a.include_usage) {
         send_event(a.request,
@@ -353,7 +398,8 @@ class sim_server {
                   {"created", a.created},
                   {"model", settings_.model},
                   {"choices", json::array({choice})},
-                  {"usage", usage}});
+                  {"usage", usage}},
+                 a.fault == sim_fault::invalid_utf8);
     }
     evhttp_connection_set_closecb(a.connection, nullptr, nullptr);
     ++counters_.succeeded;
@@ -418,24 +464,45 @@ class sim_server {
 
 }  // namespace
 
+const std::vector<sim_fault_entry>& sim_faults() {
+  static const std::vector<sim_fault_entry> table = {
+      {sim_fault::none, "none", "no fault"},
+      {sim_fault::http_429, "http-429", "HTTP 429 Too Many Requests"},
+      {sim_fault::http_500, "http-500", "HTTP 500 Internal Server Error"},
+      {sim_fault::truncate, "truncate", "the connection closed after 2 tokens"},
+      {sim_fault::malformed, "malformed", "a chunk that is not JSON"},
+      {sim_fault::stall, "stall", "no more bytes after the first token, the connection left open"},
+      {sim_fault::invalid_utf8, "invalid-utf8", "a raw 0xFF byte in the second token's text"},
+      {sim_fault::huge_chunk, "huge-chunk", "a second token of --fault-bytes bytes of text"},
+      {sim_fault::usage_negative, "usage-negative", "usage.completion_tokens -5"},
+      {sim_fault::usage_huge, "usage-huge", "usage.completion_tokens 10^18"},
+      {sim_fault::html_200, "html-200", "an HTML error page with status 200"},
+  };
+  return table;
+}
+
 const char* to_string(sim_fault fault) {
-  switch (fault) {
-    case sim_fault::none: return "none";
-    case sim_fault::http_429: return "http-429";
-    case sim_fault::http_500: return "http-500";
-    case sim_fault::truncate: return "truncate";
-    case sim_fault::malformed: return "malformed";
-    case sim_fault::stall: return "stall";
+  for (const auto& entry : sim_faults()) {
+    if (entry.fault == fault) return entry.name;
   }
   return "none";
 }
 
 sim_fault sim_fault_from_string(const std::string& name) {
-  for (auto f : {sim_fault::none, sim_fault::http_429, sim_fault::http_500, sim_fault::truncate, sim_fault::malformed,
-                 sim_fault::stall}) {
-    if (name == to_string(f)) return f;
+  std::vector<std::string_view> names;
+  for (const auto& entry : sim_faults()) {
+    if (name == entry.name) return entry.fault;
+    names.emplace_back(entry.name);
   }
-  throw usage_error(fmt::format("unknown fault '{}' (none, http-429, http-500, truncate, malformed, stall)", name));
+  throw usage_error(fmt::format("unknown fault '{}' ({})", name, fmt::join(names, ", ")));
+}
+
+std::string sim_fault_help() {
+  std::vector<std::string> items;
+  for (const auto& entry : sim_faults()) {
+    if (entry.fault != sim_fault::none) items.push_back(fmt::format("{} ({})", entry.name, entry.effect));
+  }
+  return fmt::format("{}", fmt::join(items, ", "));
 }
 
 std::int64_t sim_prompt_tokens(const std::string& body_json) {

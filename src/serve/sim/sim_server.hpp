@@ -11,18 +11,44 @@
 #include <atomic>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "serve/sim/sim_engine.hpp"
 
 namespace ironbench::serve {
 
-/// Faults injected into every `every`-th request (1-based), for testing clients.
-enum class sim_fault { none, http_429, http_500, truncate, malformed, stall };
+/// Faults injected into every `every`-th request (1-based), for testing clients: a broken
+/// server (HTTP errors, cut or stalled streams) and a hostile one (bytes and numbers no honest
+/// server sends).
+enum class sim_fault {
+  none,
+  http_429,
+  http_500,
+  truncate,
+  malformed,
+  stall,
+  invalid_utf8,
+  huge_chunk,
+  usage_negative,
+  usage_huge,
+  html_200
+};
+
+/// One row of the fault table: the fault, its --fault name and what it does.
+struct sim_fault_entry {
+  sim_fault fault;
+  const char* name;
+  const char* effect;
+};
+
+/// The table, "none" first: --fault's names, help and parsing come from it.
+[[nodiscard]] const std::vector<sim_fault_entry>& sim_faults();
 
 [[nodiscard]] const char* to_string(sim_fault fault);
-/// "http-429", "http-500", "truncate" (connection closed after 2 tokens), "malformed" (a
-/// chunk that is not JSON), "stall" (no more bytes after the first token, connection open).
+/// The fault named `name` in the table; usage_error listing every name otherwise.
 [[nodiscard]] sim_fault sim_fault_from_string(const std::string& name);
+/// --fault's help: every fault with its effect.
+[[nodiscard]] std::string sim_fault_help();
 
 struct sim_server_settings {
   std::string host = "127.0.0.1";
@@ -31,6 +57,8 @@ struct sim_server_settings {
   sim_settings engine;
   sim_fault fault = sim_fault::none;
   int fault_every = 0;
+  /// huge-chunk: the bytes of text in the faulty request's second token event.
+  std::int64_t fault_bytes = 50'000'000;
   /// Hand every token event to the kernel as it is stamped (exact ground truth). false: leave
   /// the events to libevent's loop, which writes each connection's after the step: more
   /// throughput at 10,000 streams, and the stamps then include the wait in libevent's queue.
