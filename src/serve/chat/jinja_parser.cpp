@@ -1,5 +1,6 @@
 #include "serve/chat/jinja_parser.hpp"
 
+#include <cstdlib>
 #include <set>
 #include <string>
 
@@ -25,11 +26,15 @@ class parser {
   // Statements up to a block tag named in `ends` (which is left unread after its name;
   // `found` says which) or the template's end (allowed only when `ends` is empty).
   jinja_body statements(const std::set<std::string>& ends, std::string& found) {
+    if (++block_depth_ > max_block_depth) {
+      fail(peek().line, "blocks nested deeper than " + std::to_string(max_block_depth) + " levels");
+    }
     jinja_body body;
     while (true) {
       const token& t = peek();
       if (t.type == tk::end) {
         if (!ends.empty()) fail(t.line, "the template ends where {% " + *ends.begin() + " %} was expected");
+        --block_depth_;
         return body;
       }
       if (t.type == tk::text) {
@@ -38,6 +43,7 @@ class parser {
         body.push_back(std::move(node));
       } else if (t.type == tk::print_begin) {
         next();
+        tag_parts_ = 0;
         auto node = make_node(jinja_node::kind::print, t.line);
         node->expression = expression();
         expect(tk::print_end, "}}");
@@ -47,9 +53,11 @@ class parser {
         if (name.type == tk::name && ends.contains(name.text)) {
           next();
           found = next().text;
+          --block_depth_;
           return body;
         }
         next();
+        tag_parts_ = 0;
         statement(body);
       } else {
         fail(t.line, "unexpected '" + t.text + "'");
@@ -240,6 +248,7 @@ class parser {
   }
 
   jinja_expr_ptr expression() {
+    count_part();
     auto value = or_expression();
     while (accept_name("if")) {
       auto node = make_expr(jinja_expr::kind::conditional, value->line);
@@ -361,11 +370,9 @@ class parser {
         while (peek().type == tk::string) text += next().text;  // adjacent literals join
         return literal(std::move(text), t.line);
       }
-      case tk::integer: try { return literal(static_cast<std::int64_t>(std::stoll(t.text)), t.line);
-        } catch (const std::out_of_range&) {
-          fail(t.line, "the integer " + t.text + " is too large");
-        }
-      case tk::floating: return literal(std::stod(t.text), t.line);
+      case tk::integer: return literal(integer_of(t), t.line);
+      // As Python's float(): 1e999 is inf, 1e-999 is 0 (std::stod would throw for both).
+      case tk::floating: return literal(std::strtod(t.text.c_str(), nullptr), t.line);
       case tk::op:
         if (t.text == "(") return parenthesized(t.line);
         if (t.text == "[") return list_literal(t.line);
@@ -378,6 +385,7 @@ class parser {
   }
 
   jinja_expr_ptr parenthesized(int line) {
+    count_part();
     if (accept_op(")")) return make_expr(jinja_expr::kind::tuple, line);
     auto first = expression();
     if (accept_op(")")) return first;
@@ -427,7 +435,7 @@ class parser {
         } else if (member.type == tk::integer) {
           auto subscript = make_expr(jinja_expr::kind::subscript, line);
           subscript->operands.push_back(std::move(node));
-          subscript->operands.push_back(literal(static_cast<std::int64_t>(std::stoll(member.text)), line));
+          subscript->operands.push_back(literal(integer_of(member), line));
           node = std::move(subscript);
         } else {
           fail(line, "an attribute name was expected after '.'");
@@ -534,7 +542,7 @@ class parser {
 
   // ---- helpers ----
 
-  static jinja_expr_ptr clone(const jinja_expr& e) {
+  jinja_expr_ptr clone(const jinja_expr& e) {
     auto copy = std::make_unique<jinja_expr>();
     copy->type = e.type;
     copy->value = e.value;
@@ -546,8 +554,7 @@ class parser {
     return copy;
   }
 
-  static jinja_expr_ptr binary(jinja_expr::kind kind, const std::string& op, jinja_expr_ptr left,
-                               jinja_expr_ptr right) {
+  jinja_expr_ptr binary(jinja_expr::kind kind, const std::string& op, jinja_expr_ptr left, jinja_expr_ptr right) {
     auto node = make_expr(kind, left->line);
     node->name = op;
     node->operands.push_back(std::move(left));
@@ -555,13 +562,14 @@ class parser {
     return node;
   }
 
-  static jinja_expr_ptr literal(jinja_value value, int line) {
+  jinja_expr_ptr literal(jinja_value value, int line) {
     auto node = make_expr(jinja_expr::kind::literal, line);
     node->value = std::move(value);
     return node;
   }
 
-  static jinja_expr_ptr make_expr(jinja_expr::kind kind, int line) {
+  jinja_expr_ptr make_expr(jinja_expr::kind kind, int line) {
+    count_part();
     auto node = std::make_unique<jinja_expr>();
     node->type = kind;
     node->line = line;
@@ -609,6 +617,21 @@ class parser {
     if (t.type == tk::end) return " at the end of the template";
     return ", not '" + t.text + "'";
   }
+  static std::int64_t integer_of(const token& t) {
+    try {
+      return static_cast<std::int64_t>(std::stoll(t.text));
+    } catch (const std::out_of_range&) {
+      fail(t.line, "the integer " + t.text + " is too large");
+    }
+  }
+  // One more node or nesting level in the current tag's expressions. Bounding them bounds the
+  // parser's recursion and the height of the trees the renderer walks recursively, so that a
+  // template of 20,000 "(" or "+ 1" is an error, not a stack overflow.
+  void count_part() {
+    if (++tag_parts_ > max_tag_parts) {
+      fail(peek().line, "an expression of more than " + std::to_string(max_tag_parts) + " parts in one tag");
+    }
+  }
   [[noreturn]] static void fail(int line, const std::string& what) {
     throw jinja_error("line " + std::to_string(line) + ": " + what);
   }
@@ -616,6 +639,10 @@ class parser {
   std::vector<token> tokens_;
   std::size_t pos_ = 0;
   int loop_depth_ = 0;
+  static constexpr int max_tag_parts = 1000;  // real chat templates use tens per tag
+  static constexpr int max_block_depth = 100;
+  int tag_parts_ = 0;
+  int block_depth_ = 0;
 };
 
 }  // namespace

@@ -14,6 +14,9 @@ namespace {
 
 constexpr int max_call_depth = 200;         // macros calling macros (recursive ones render JSON schemas)
 constexpr std::int64_t max_range = 100000;  // Jinja2's sandbox refuses longer ranges too
+// Expressions and blocks evaluated inside one another, macro calls included: a bound on the
+// renderer's recursion (a recursive macro over nested blocks), far above real templates'.
+constexpr int max_render_nesting = 2000;
 
 // Variables of one level: the globals, the template's top level, a loop iteration, a macro call.
 struct scope {
@@ -126,6 +129,7 @@ class renderer {
   }
 
   flow render_node(const jinja_node& node, scope& s, std::string& out) {
+    const nesting_level level(nesting_);
     switch (node.type) {
       case jinja_node::kind::text: out += node.text; return flow::normal;
       case jinja_node::kind::print: out += eval(*node.expression, s).str(); return flow::normal;
@@ -306,7 +310,26 @@ class renderer {
     return int_arg(v, "slice indices");
   }
 
+  // Counts one level of the renderer's recursion while it lives.
+  class nesting_level {
+   public:
+    explicit nesting_level(int& nesting) : nesting_(nesting) {
+      if (++nesting_ > max_render_nesting) {
+        --nesting_;
+        throw jinja_error("expressions and blocks nested deeper than " + std::to_string(max_render_nesting) +
+                          " levels while rendering");
+      }
+    }
+    nesting_level(const nesting_level&) = delete;
+    nesting_level& operator=(const nesting_level&) = delete;
+    ~nesting_level() { --nesting_; }
+
+   private:
+    int& nesting_;
+  };
+
   jinja_value eval(const jinja_expr& e, scope& s) {
+    const nesting_level level(nesting_);
     using k = jinja_expr::kind;
     switch (e.type) {
       case k::literal: return e.value;
@@ -382,6 +405,7 @@ class renderer {
   scope globals_;
   scope top_;
   int depth_ = 0;
+  int nesting_ = 0;
 };
 
 }  // namespace

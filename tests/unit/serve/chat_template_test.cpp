@@ -152,6 +152,37 @@ TEST(JinjaTemplate, ErrorsNameTheLineAndNothingIsGuessed) {
             "line 1: macros nested deeper than 200 calls");
 }
 
+// Templates that nested or chained without bound overflowed the stack, and out-of-range
+// numbers escaped as std::out_of_range (found by tests/fuzz/chat_template_fuzz.cpp).
+TEST(JinjaTemplate, DeepNestingAndHugeNumbersAreErrorsNotCrashes) {
+  const auto message = [](const std::string& source) {
+    try {
+      (void)render(source);
+    } catch (const jinja_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const auto repeat = [](const std::string& text, int times) {
+    std::string out;
+    for (int i = 0; i < times; ++i) out += text;
+    return out;
+  };
+  const std::string too_many_parts = "line 1: an expression of more than 1000 parts in one tag";
+  EXPECT_EQ(message("{{ " + repeat("(", 20000) + "1" + repeat(")", 20000) + " }}"), too_many_parts);
+  EXPECT_EQ(message("{{ 1" + repeat(" + 1", 100000) + " }}"), too_many_parts);
+  EXPECT_EQ(message("{{ x" + repeat("|trim", 50000) + " }}"), too_many_parts);
+  EXPECT_EQ(message("{{ " + repeat("-", 50000) + "1 }}"), too_many_parts);
+  EXPECT_EQ(message(repeat("{% if 1 %}", 5000) + "x" + repeat("{% endif %}", 5000)),
+            "line 1: blocks nested deeper than 100 levels");
+  EXPECT_EQ(message("{% macro m(n) %}" + repeat("{% if n > 0 %}", 98) + "{{ m(n-1) }}" + repeat("{% endif %}", 98) +
+                    "{% endmacro %}{{ m(200) }}"),
+            "line 1: expressions and blocks nested deeper than 2000 levels while rendering");
+  EXPECT_EQ(message("{{ x.99999999999999999999999 }}"), "line 1: the integer 99999999999999999999999 is too large");
+  EXPECT_EQ(render("{{ 1e999 }} {{ -1e999 }} {{ 1e-999 }}"), "inf -inf 0.0");  // as Python's float()
+  EXPECT_EQ(render("{{ " + repeat("(", 400) + "1" + repeat(")", 400) + " }}"), "1");
+}
+
 TEST(ChatTemplateFiles, ATokenizerConfigGivesTheTemplateAndItsSpecialTokens) {
   const testing::temp_dir dir;
   const auto config = dir.path() / "tokenizer_config.json";
