@@ -23,6 +23,7 @@ serve::sweep_settings to_settings(const serve_arguments& a) {
   load.stream = !a.no_stream;
   load.timeout_s = parse_duration_s(a.timeout, "--timeout");
   load.stall_timeout_s = parse_duration_s(a.stall_timeout, "--stall-timeout");
+  load.max_response_bytes = parse_size(a.max_response_bytes, "--max-response-bytes");
   load.kernel_receive_stamps = serve::parse_receive_time(a.receive_time);
   load.verify_tls = !a.insecure;
   load.balance = serve::parse_balance(a.balance);
@@ -132,6 +133,10 @@ void add_options(CLI::App& c, serve_arguments& a) {
       ->capture_default_str();
   add_timeout_option(c, a.timeout, "Per-request time limit");
   c.add_option("--stall-timeout", a.stall_timeout, "Fail a request that receives nothing for this long")
+      ->capture_default_str();
+  c.add_option("--max-response-bytes", a.max_response_bytes,
+               "A response larger than this fails as 'oversized' and its connection is dropped (e.g. 64M; 0: no "
+               "limit)")
       ->capture_default_str();
   c.add_option("--progress-interval", a.progress_interval,
                "A progress line this often during each point (default 1s on a terminal, 10s otherwise; 0: none)");

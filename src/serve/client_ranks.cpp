@@ -36,6 +36,8 @@ json record_json(const request_record& r) {
             {"text", r.generated_text}};
   if (r.usage_output_tokens) j["usage"] = *r.usage_output_tokens;
   if (r.tokenizer_output_tokens) j["counted"] = *r.tokenizer_output_tokens;
+  if (!r.usage_problem.empty()) j["usage_problem"] = r.usage_problem;
+  if (r.invalid_utf8) j["invalid_utf8"] = true;
   return j;
 }
 
@@ -55,6 +57,8 @@ request_record record_from_json(const json& j) {
   r.generated_text = j.at("text").get<std::string>();
   if (j.contains("usage")) r.usage_output_tokens = j.at("usage").get<std::int64_t>();
   if (j.contains("counted")) r.tokenizer_output_tokens = j.at("counted").get<std::int64_t>();
+  r.usage_problem = j.value("usage_problem", "");
+  r.invalid_utf8 = j.value("invalid_utf8", false);
   return r;
 }
 

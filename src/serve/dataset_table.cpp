@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
+#include "core/checked_bytes.hpp"
 #include "core/error.hpp"
 
 namespace ironbench::serve {
@@ -45,17 +47,54 @@ std::vector<prepared_request> trace_rows(const dataset_inputs& in) {
   return make_trace_requests(read_trace(in.path), options, in.body, in.count);
 }
 
+// A length drawn from [len x (1 - ratio), len x (1 + ratio)] at its longest.
+std::uint64_t longest_draw(std::int64_t length, double ratio) {
+  const double longest = std::ceil(static_cast<double>(std::max<std::int64_t>(0, length)) * (1 + std::max(0.0, ratio)));
+  return longest >= 1.8e19 ? core::uncountable_bytes : static_cast<std::uint64_t>(longest);
+}
+
+std::uint64_t non_negative(std::int64_t n) { return static_cast<std::uint64_t>(std::max<std::int64_t>(0, n)); }
+
+dataset_footprint random_footprint(const dataset_options& o, std::uint64_t count) {
+  using core::bytes_plus;
+  using core::bytes_times;
+  const auto& d = o.random;
+  const auto longest = bytes_plus(non_negative(d.prefix_len), longest_draw(d.input_len, d.range_ratio));
+  return {bytes_times(count, longest), longest, bytes_times(count, longest_draw(d.output_len, d.range_ratio))};
+}
+
+dataset_footprint prefix_repetition_footprint(const dataset_options& o, std::uint64_t count) {
+  using core::bytes_plus;
+  using core::bytes_times;
+  const auto& d = o.prefix_repetition;
+  const auto longest = bytes_plus(non_negative(d.prefix_len), non_negative(d.suffix_len));
+  const auto prefixes = bytes_times(non_negative(d.num_prefixes), non_negative(d.prefix_len));
+  return {bytes_plus(bytes_times(count, longest), prefixes), longest, bytes_times(count, non_negative(d.output_len))};
+}
+
+// Every turn is prepared with the turns before it, and sent with their answers too.
+dataset_footprint conversation_footprint(const dataset_options& o, std::uint64_t count) {
+  using core::bytes_plus;
+  using core::bytes_times;
+  const auto& c = o.conversation;
+  const auto turns = non_negative(c.turns);
+  const auto per_turn = bytes_plus(non_negative(c.user_len), non_negative(c.output_len));
+  const auto longest = bytes_times(turns, per_turn);
+  const auto histories = bytes_times(bytes_times(turns, turns + 1) / 2, per_turn);  // turn k carries k turns
+  return {bytes_times(count, histories), longest, bytes_times(bytes_times(count, turns), non_negative(c.output_len))};
+}
+
 }  // namespace
 
 const std::vector<dataset_entry>& serving_datasets() {
   static const std::vector<dataset_entry> table = {
-      {"random", "", false, random_rows},
-      {"sharegpt", "", true, sharegpt_rows},
-      {"custom", "JSONL of {\"prompt\": ...}", true, custom_rows},
-      {"prefix_repetition", "", false, prefix_repetition_rows},
-      {"conversation", "", false, conversation_rows},
+      {"random", "", false, random_rows, random_footprint},
+      {"sharegpt", "", true, sharegpt_rows, nullptr},
+      {"custom", "JSONL of {\"prompt\": ...}", true, custom_rows, nullptr},
+      {"prefix_repetition", "", false, prefix_repetition_rows, prefix_repetition_footprint},
+      {"conversation", "", false, conversation_rows, conversation_footprint},
       {"trace", "JSONL replayed at its times: Mooncake's or {\"time_s\", \"input_len\", \"output_len\"}", true,
-       trace_rows},
+       trace_rows, nullptr},
   };
   return table;
 }

@@ -44,12 +44,26 @@ struct dataset_inputs {
 /// Builds the requests of one sweep point.
 using dataset_builder = std::vector<prepared_request> (*)(const dataset_inputs& inputs);
 
+/// The tokens `count` requests of a dataset hold at most, from its settings alone: what the
+/// memory they need is estimated from before anything is built (serve/client_memory.hpp).
+/// Sums saturate at the largest 64-bit value instead of wrapping.
+struct dataset_footprint {
+  std::uint64_t prompt_tokens = 0;          ///< every prompt together (each at its longest draw)
+  std::uint64_t longest_prompt_tokens = 0;  ///< the longest one
+  std::uint64_t output_tokens = 0;          ///< every request's max_tokens together
+};
+
+/// The footprint of `count` requests (warm-ups included) with `options`.
+using dataset_sizer = dataset_footprint (*)(const dataset_options& options, std::uint64_t count);
+
 /// One row of the table.
 struct dataset_entry {
   std::string_view name;    ///< the --dataset-name value
   std::string_view detail;  ///< shown after the name in --dataset-name's help (empty: the name alone)
   bool needs_path = false;  ///< reads --dataset-path
   dataset_builder build = nullptr;
+  /// Its footprint from the flags; null for the file datasets (the file's own size bounds them).
+  dataset_sizer footprint = nullptr;
 };
 
 /// The table, in the order the "not available" error lists them.

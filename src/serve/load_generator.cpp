@@ -11,6 +11,7 @@
 #include <set>
 
 #include "core/statistics.hpp"
+#include "core/text.hpp"
 #include "platform/cpu_load.hpp"
 #include "serve/arrival_schedule.hpp"
 #include "serve/lateness_limit.hpp"
@@ -18,6 +19,8 @@
 #include "serve/sse_parser.hpp"
 #include "serve/stream_client.hpp"
 #include "serve/text_units.hpp"
+#include "serve/usage_plausibility.hpp"
+#include "serve/utf8_repair.hpp"
 
 namespace ironbench::serve {
 namespace {
@@ -54,10 +57,43 @@ struct stream_state {
   std::string body;  // non-streaming responses, and error bodies
   std::string failure_class, failure;
   long status = 0;
-  std::vector<double> delays_ms;  // receive - server send, per stamped token event
-  double arrived_s = -1;          // when the bytes being parsed reached the host (client clock)
+  std::size_t response_bytes = 0;  // received so far
+  bool oversized = false;          // more than max_response_bytes: the transfer was ended
+  std::size_t events = 0;          // SSE events with data
+  std::vector<double> delays_ms;   // receive - server send, per stamped token event
+  double arrived_s = -1;           // when the bytes being parsed reached the host (client clock)
   double last_token_arrived_s = -1;
 };
+
+// Whether a Content-Type names an event stream ("text/event-stream; charset=utf-8").
+bool is_event_stream(const std::string& content_type) {
+  return ascii_lower(content_type).rfind("text/event-stream", 0) == 0;
+}
+
+// The start of a server's text for an error message: at most `limit` bytes, valid UTF-8.
+std::string server_text_excerpt(std::string_view text, std::size_t limit) {
+  return repaired_utf8(text.substr(0, limit));
+}
+
+// The point's verdict also covers what the server said about lengths: requests whose usage
+// could not be right (their lengths are then the client's counts).
+void judge_reported_usage(load_result& result) {
+  std::size_t implausible = 0, completed = 0;
+  std::string first;
+  for (const auto& r : result.records) {
+    if (!r.success) continue;
+    ++completed;
+    if (r.usage_problem.empty()) continue;
+    if (implausible++ == 0) first = r.usage_problem;
+  }
+  if (implausible == 0) return;
+  const auto why = fmt::format(
+      "the server reported implausible usage for {} of {} completed requests (first: {}); their output lengths are "
+      "the client's counts",
+      implausible, completed, first);
+  result.invalid_reason = result.valid ? why : result.invalid_reason + "; " + why;
+  result.valid = false;
+}
 
 }  // namespace
 
@@ -169,17 +205,27 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
     last_end = std::max(last_end, end);
     auto& r = result.records[st->index];
     r.e2el_s = end - r.sent_s;  // replaced by the last token's time when successful
-    if (!t.transport_ok) {
+    r.invalid_utf8 = st->timing.had_invalid_utf8();
+    if (st->oversized) {
+      r.error_class = "oversized";
+      r.error = fmt::format("the response exceeded --max-response-bytes ({} bytes); the connection was dropped",
+                            s.max_response_bytes);
+    } else if (!t.transport_ok) {
       r.error_class = t.error_class;
       r.error = t.error;
     } else if (st->status != 200) {
       r.error_class = http_error_class(st->status);
-      r.error = fmt::format("HTTP {}: {}", st->status, st->body.substr(0, 200));
+      r.error = fmt::format("HTTP {}: {}", st->status, server_text_excerpt(st->body, 200));
     } else if (!st->failure_class.empty()) {
       r.error_class = st->failure_class;
       r.error = st->failure;
     } else if (s.stream) {
-      if (st->parser->finish()) {
+      if (st->events == 0 && !t.content_type.empty() && !is_event_stream(t.content_type)) {
+        // An HTML page from a proxy, a JSON body: a reply, but not the stream asked for.
+        r.error_class = "malformed";
+        r.error = fmt::format("a {} reply, not an event stream: {}", server_text_excerpt(t.content_type, 100),
+                              server_text_excerpt(st->body, 120));
+      } else if (st->parser->finish()) {
         r.error_class = "truncated";
         r.error = "the stream ended inside an event";
       } else if (!st->timing.has_first_token()) {
@@ -188,6 +234,7 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
       }
     } else {
       const auto chunk = parse_openai_chunk(st->body, s.api);
+      r.invalid_utf8 = chunk.invalid_utf8;
       if (chunk.malformed || !chunk.has_choices) {
         r.error_class = "malformed";
         r.error = "the response is not a completion";
@@ -200,13 +247,16 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
     r.ttft_s = st->timing.ttft_s();
     r.e2el_s = st->timing.e2el_s();
     r.itl_s = st->timing.itl_s();
-    r.generated_text = st->timing.text();
     r.usage_output_tokens = st->timing.usage_completion_tokens();
     if (s.tokenizer != nullptr) {
-      r.tokenizer_output_tokens = static_cast<std::int64_t>(s.tokenizer->count(r.generated_text));
+      r.tokenizer_output_tokens = static_cast<std::int64_t>(s.tokenizer->count(st->timing.text()));
     }
-    r.output_len = r.usage_output_tokens.value_or(
-        r.tokenizer_output_tokens.value_or(static_cast<std::int64_t>(st->timing.text_events())));
+    const auto& request = *requests[st->request];
+    const auto text_events = st->timing.text_events();
+    const auto client_count = r.tokenizer_output_tokens.value_or(static_cast<std::int64_t>(text_events));
+    r.usage_problem = implausible_usage({r.usage_output_tokens, request.max_tokens, text_events});
+    r.output_len = r.usage_problem.empty() ? r.usage_output_tokens.value_or(client_count) : client_count;
+    if (s.keep_generated_text || request.session != no_session) r.generated_text = st->timing.text();
   };
 
   auto send = [&](std::size_t i) {
@@ -240,19 +290,23 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
     st->index = result.records.size() - 1;
     st->request = i;
     st->endpoint = endpoint;
-    st->timing = request_timing(now);
+    // The text is kept while in flight only where something reads it: the tokenizer's count,
+    // the result file's texts, a conversation's next turn.
+    st->timing =
+        request_timing(now, s.keep_generated_text || s.tokenizer != nullptr || requests[i]->session != no_session);
     // The parser belongs to the state: it refers back to it by plain pointer (a shared_ptr
     // here would be a cycle, and every request would leak).
     st->parser = std::make_unique<sse_parser>([st = st.get(), &s, origin_copy = origin, &client, &socket_wait_ms,
                                                &timed_together, &token_events](const sse_event& e) {
+      ++st->events;
       const auto chunk = parse_openai_chunk(e.data, s.api);
       if (chunk.malformed && st->failure_class.empty()) {
         st->failure_class = "malformed";
-        st->failure = "an event that is not a completion chunk: " + e.data.substr(0, 120);
+        st->failure = "an event that is not a completion chunk: " + server_text_excerpt(e.data, 120);
       }
       if (!chunk.error.empty() && st->failure_class.empty()) {
         st->failure_class = "server_error";
-        st->failure = chunk.error;
+        st->failure = server_text_excerpt(chunk.error, 200);
       }
       if (chunk.has_choices && chunk.sim_sent_ns) {
         st->delays_ms.push_back((client.monotonic_ns(st->arrived_s) - static_cast<double>(*chunk.sim_sent_ns)) * 1e-6);
@@ -279,6 +333,11 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
         http,
         [st, &s](std::string_view bytes, double arrived_s) {
           st->arrived_s = arrived_s;
+          st->response_bytes += bytes.size();
+          if (s.max_response_bytes > 0 && st->response_bytes > static_cast<std::size_t>(s.max_response_bytes)) {
+            st->oversized = true;
+            return false;  // drops the connection: nothing more of it is read
+          }
           if (s.stream) {
             st->parser->feed(bytes);
             // Keep the start of the body: an error reply's message.
@@ -286,6 +345,7 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
           } else {
             st->body.append(bytes);
           }
+          return true;
         },
         [st, finish, &queue, &answers, &result, &dropped, origin](const transfer_result& t) mutable {
           st->status = t.http_status;
@@ -376,6 +436,7 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
     result.invalid_reason =
         fmt::format("the client thread was saturated ({:.0f} % of a core)", 100 * result.client_cpu);
   }
+  judge_reported_usage(result);
   result.token_events_timed_together = timed_together;
   const auto stamps = client.receive_stamps();
   result.kernel_stamped_share =

@@ -82,6 +82,13 @@ struct load_settings {
   bool kernel_receive_stamps = true;
   /// Counts the output text's tokens (compared with usage; used when the server reports none).
   const bpe_tokenizer* tokenizer = nullptr;
+  /// A response of more bytes than this fails as class "oversized", its connection dropped
+  /// (0: no limit). In flight, a response costs at most a few times this in memory.
+  std::int64_t max_response_bytes = std::int64_t{64} << 20;
+  /// Keep every completed request's text in its record (--save-detailed writes them). Without
+  /// it only a conversation's answers are kept (its next turn sends them); the others' text is
+  /// counted and dropped.
+  bool keep_generated_text = false;
   /// Called every `progress_interval_s` while the point runs (not at all when empty or 0).
   std::function<void(const load_progress&)> on_progress;
   double progress_interval_s = 0;

@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include "core/error.hpp"
+#include "serve/utf8_repair.hpp"
 
 namespace ironbench::serve {
 
@@ -53,6 +54,14 @@ openai_chunk parse_openai_chunk(std::string_view data, openai_api api) {
   if (data == "[DONE]") {
     chunk.done = true;
     return chunk;
+  }
+  // simdjson refuses invalid UTF-8 anywhere in a document: a stray byte in one token's text
+  // would make the whole chunk unreadable. Such a payload is read with the bytes replaced.
+  std::string repaired;
+  if (!simdjson::validate_utf8(data.data(), data.size())) {
+    repaired = repaired_utf8(data);
+    data = repaired;
+    chunk.invalid_utf8 = true;
   }
   thread_local simdjson::ondemand::parser parser;
   thread_local std::string padded;
@@ -108,9 +117,15 @@ openai_chunk parse_openai_chunk(std::string_view data, openai_api api) {
       }
     }
   } catch (const simdjson::simdjson_error&) {
+    const bool invalid_utf8 = chunk.invalid_utf8;
     chunk = openai_chunk{};
     chunk.malformed = true;
+    chunk.invalid_utf8 = invalid_utf8;
   }
+  // One huge chunk must not leave its buffers behind for the rest of the run.
+  constexpr std::size_t kept_capacity = std::size_t{1} << 20;
+  if (padded.capacity() > kept_capacity) std::string().swap(padded);
+  if (parser.capacity() > kept_capacity) parser = simdjson::ondemand::parser{};
   if (!chunk.error.empty()) {
     chunk.has_choices = false;
     chunk.text.clear();
@@ -123,6 +138,7 @@ void request_timing::on_chunk(double time_s, const openai_chunk& chunk) {
     done_ = true;
     return;
   }
+  if (chunk.invalid_utf8) invalid_utf8_ = true;
   if (chunk.completion_tokens) completion_tokens_ = chunk.completion_tokens;
   if (chunk.prompt_tokens) prompt_tokens_ = chunk.prompt_tokens;
   if (!chunk.has_choices) return;
@@ -134,7 +150,8 @@ void request_timing::on_chunk(double time_s, const openai_chunk& chunk) {
   }
   last_s_ = time_s;
   if (!chunk.text.empty()) ++text_events_;
-  text_ += chunk.text;
+  text_bytes_ += chunk.text.size();
+  if (keep_text_) text_ += chunk.text;
 }
 
 double request_timing::ttft_s() const {

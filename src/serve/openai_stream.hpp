@@ -23,7 +23,10 @@ struct openai_chunk {
   bool done = false;         ///< the "[DONE]" sentinel
   bool malformed = false;    ///< not JSON, or JSON of an unexpected shape
   bool has_choices = false;  ///< a non-empty "choices" array: a token event
-  std::string text;          ///< the text this chunk adds (empty for role-only chunks)
+  /// The payload was not valid UTF-8: its invalid bytes were replaced by U+FFFD before it was
+  /// read (the chunk is kept; the request says it had them).
+  bool invalid_utf8 = false;
+  std::string text;  ///< the text this chunk adds (empty for role-only chunks)
   std::string finish_reason;
   std::optional<std::int64_t> prompt_tokens;      ///< usage.prompt_tokens
   std::optional<std::int64_t> completion_tokens;  ///< usage.completion_tokens
@@ -38,7 +41,9 @@ struct openai_chunk {
 class request_timing {
  public:
   /// `send_time_s`: when the request was handed to the transport (after the concurrency gate).
-  explicit request_timing(double send_time_s) : send_s_(send_time_s) {}
+  /// `keep_text`: whether the chunks' text is kept (text()); without it only its size and
+  /// the events are counted, so a long answer costs no memory.
+  explicit request_timing(double send_time_s, bool keep_text = true) : send_s_(send_time_s), keep_text_(keep_text) {}
 
   /// An event arrived at `time_s` carrying `chunk`.
   void on_chunk(double time_s, const openai_chunk& chunk);
@@ -50,7 +55,12 @@ class request_timing {
   [[nodiscard]] double e2el_s() const;
   /// Gaps between consecutive token events (vLLM's per-request "itl").
   [[nodiscard]] const std::vector<double>& itl_s() const { return itl_s_; }
+  /// The text received (empty unless kept: see the constructor).
   [[nodiscard]] const std::string& text() const { return text_; }
+  /// Bytes of text received, kept or not.
+  [[nodiscard]] std::size_t text_bytes() const { return text_bytes_; }
+  /// Whether some chunk had invalid UTF-8 (replaced by U+FFFD).
+  [[nodiscard]] bool had_invalid_utf8() const { return invalid_utf8_; }
   [[nodiscard]] std::optional<std::int64_t> usage_completion_tokens() const { return completion_tokens_; }
   [[nodiscard]] std::optional<std::int64_t> usage_prompt_tokens() const { return prompt_tokens_; }
   /// Token events seen (chunks with choices), as vLLM's client times them: these include a
@@ -66,7 +76,10 @@ class request_timing {
   std::optional<double> first_s_;
   double last_s_ = 0;
   std::vector<double> itl_s_;
+  bool keep_text_ = true;
   std::string text_;
+  std::size_t text_bytes_ = 0;
+  bool invalid_utf8_ = false;
   std::optional<std::int64_t> completion_tokens_, prompt_tokens_;
   std::size_t events_ = 0;
   std::size_t text_events_ = 0;

@@ -126,6 +126,12 @@ void write_serving_summary(std::ostream& out, const json& m, const load_result& 
                      load.ground_truth.at("itl_error_p99_ms").get<double>()));
   }
   if (!m.at("errors_by_class").empty()) line(out, "Failures by class:", m.at("errors_by_class").dump());
+  if (const auto n = m.value("implausible_usage_requests", std::size_t{0}); n > 0) {
+    line(out, "Implausible usage (client counts used):", fmt::format("{}", n));
+  }
+  if (const auto n = m.value("responses_with_invalid_utf8", std::size_t{0}); n > 0) {
+    line(out, "Responses with invalid UTF-8 (replaced):", fmt::format("{}", n));
+  }
   line(out, "Verdict:", load.valid ? "VALID" : "INVALID: " + load.invalid_reason);
   fmt::print(out, "{:=^50}\n", "");
 }
@@ -147,6 +153,8 @@ std::string request_records_jsonl(const std::vector<request_record>& records) {
               {"e2el_ms", r.e2el_s * 1e3},
               {"itl_ms", itl}};
     if (r.usage_output_tokens) j["usage_output_tokens"] = *r.usage_output_tokens;
+    if (!r.usage_problem.empty()) j["usage_problem"] = r.usage_problem;
+    if (r.invalid_utf8) j["invalid_utf8_replaced"] = true;
     if (r.turn >= 0) j["turn"] = r.turn + 1;
     if (!r.success) {
       j["error_class"] = r.error_class;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include "core/units.hpp"
 #include "schema/serving.hpp"
 #include "serve/chat/chat_template.hpp"
+#include "serve/client_memory.hpp"
 #include "serve/serve_report.hpp"
 #include "serve/sweep_strategies.hpp"
 
@@ -24,6 +26,30 @@ std::filesystem::path tokenizer_file(const std::string& tokenizer) {
   auto path = std::filesystem::path(tokenizer);
   if (std::filesystem::is_directory(path)) path /= "tokenizer.json";
   return path;
+}
+
+// A header's name is an HTTP token (RFC 9110): letters, digits and !#$%&'*+-.^_`|~.
+bool is_header_name(std::string_view name) {
+  static constexpr std::string_view symbols = "!#$%&'*+-.^_`|~";
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || symbols.find(c) != std::string_view::npos;
+  });
+}
+
+// --header "Name: value": a line break in it would send headers of its own (its value is not
+// quoted in the messages: it may be a secret).
+void check_header(const std::string& header) {
+  if (header.find_first_of(std::string_view("\r\n\0", 3)) != std::string::npos) {
+    throw usage_error(
+        "--header: a header may not hold a line break (CR or LF) or a NUL byte: it would add headers of its own");
+  }
+  const auto colon = header.find(':');
+  if (colon == std::string::npos) throw usage_error(fmt::format("--header takes 'Name: value', not '{}'", header));
+  const auto name = header.substr(0, colon);
+  if (!is_header_name(name)) {
+    throw usage_error(fmt::format(
+        "--header: '{}' is not a header name (letters, digits and !#$%&'*+-.^_`|~, before the colon)", name));
+  }
 }
 
 void check_selection(const metric_selection& selection) {
@@ -85,9 +111,8 @@ void check_sweep_settings(const sweep_settings& s) {
   if (!s.load.ca_file.empty() && !std::filesystem::is_regular_file(s.load.ca_file)) {
     throw usage_error(fmt::format("--ca-cert takes a file of PEM certificates: {} not found", s.load.ca_file));
   }
-  for (const auto& h : s.load.headers) {
-    if (h.find(':') == std::string::npos) throw usage_error(fmt::format("--header takes 'Name: value', not '{}'", h));
-  }
+  for (const auto& h : s.load.headers) check_header(h);
+  if (s.load.max_response_bytes < 0) throw usage_error("--max-response-bytes must not be negative (0: no limit)");
   if (s.chat_template != "auto" && s.chat_template != "none") {
     if (s.body.api != openai_api::chat) {
       throw usage_error(
@@ -166,11 +191,13 @@ std::shared_ptr<const chat::chat_template> chat_template_of(const sweep_settings
 sweep_outcome run_sweep(const sweep_settings& given, const std::atomic<bool>* cancel,
                         const sweep_callbacks& callbacks) {
   check_sweep_settings(given);
+  check_client_memory(given, host_available_memory());
   auto s = given;
   if (!s.objectives.empty()) require_slo_metrics(s.objectives, s.selection);
   prepare_result_dir(s.save);
   auto load = s.load;
   normalize_base_urls(load.base_urls);
+  load.keep_generated_text = s.save.save_detailed;  // the result file's generated_texts
   std::unique_ptr<bpe_tokenizer> tokenizer;
   if (!s.tokenizer.empty()) {
     tokenizer = bpe_tokenizer::load(tokenizer_file(s.tokenizer).string());

@@ -90,14 +90,16 @@ json serving_metrics(const std::vector<request_record>& records, double duration
                      const metric_selection& selection) {
   std::vector<double> ttfts, tpots, itls, e2els;
   std::int64_t total_input = 0, total_output = 0;
-  std::size_t completed = 0, good = 0, mismatched = 0;
+  std::size_t completed = 0, good = 0, mismatched = 0, implausible = 0, invalid_utf8 = 0;
   std::map<std::string, std::size_t> errors;
   for (const auto& r : records) {
+    if (r.invalid_utf8) ++invalid_utf8;
     if (!r.success) {
       ++errors[r.error_class.empty() ? "unknown" : r.error_class];
       continue;
     }
     ++completed;
+    if (!r.usage_problem.empty()) ++implausible;
     total_input += r.prompt_len;
     total_output += r.output_len;
     double tpot = 0;  // requests with one output token count as 0 for goodput, as in vLLM
@@ -134,6 +136,8 @@ json serving_metrics(const std::vector<request_record>& records, double duration
   out["max_concurrent_requests"] = max_concurrent_requests(records);
   out["errors_by_class"] = errors;
   out["output_token_count_mismatches"] = mismatched;
+  out["implausible_usage_requests"] = implausible;
+  out["responses_with_invalid_utf8"] = invalid_utf8;
   return out;
 }
 

@@ -19,20 +19,27 @@ namespace ironbench::serve {
 /// One request as the client saw it. Times are seconds; send times are from the start.
 struct request_record {
   bool success = false;
-  std::string error_class;  ///< why it failed: http_4xx, http_429, http_5xx, connect, timeout, truncated, malformed ...
+  std::string error_class;  ///< why it failed: http_4xx, http_429, http_5xx, connect, timeout, truncated, malformed,
+                            ///< oversized ... (docs/metrics.md lists them)
   std::string error;        ///< the detail (status line, server message)
   std::int64_t prompt_len = 0;
-  std::int64_t output_len = 0;  ///< tokens counted for the metrics: usage, else the tokenizer's count
+  /// Tokens counted for the metrics: usage, else the tokenizer's count, else the token events
+  /// with text; the client's count when usage is implausible (usage_problem).
+  std::int64_t output_len = 0;
   std::optional<std::int64_t> usage_output_tokens;      ///< what the server reported
   std::optional<std::int64_t> tokenizer_output_tokens;  ///< what the tokenizer counted in the text
+  /// Why the server's usage cannot be right for this response (usage_plausibility.hpp); empty
+  /// when it is plausible or absent.
+  std::string usage_problem;
+  bool invalid_utf8 = false;  ///< the response had invalid UTF-8, replaced by U+FFFD
   double ttft_s = 0;
   double e2el_s = 0;
   std::vector<double> itl_s;
   double scheduled_s = 0;  ///< when the schedule said to send it
   double sent_s = 0;       ///< when it was sent (after the concurrency gate)
   std::string endpoint;
-  std::string generated_text;
-  int turn = -1;  ///< a conversation's turn (0: the first); -1 outside conversations
+  std::string generated_text;  ///< kept only where an output needs it (--save-detailed, a later turn)
+  int turn = -1;               ///< a conversation's turn (0: the first); -1 outside conversations
 };
 
 /// Service-level objectives for goodput, in milliseconds (unset: not checked).
@@ -56,7 +63,9 @@ struct metric_selection {
 /// duration, completed, failed, total_input_tokens, total_output_tokens, request_throughput,
 /// request_goodput (when an SLO is set), output_throughput, total_token_throughput,
 /// {mean,median,std}_{metric}_ms and p{P}_{metric}_ms for the selected metrics,
-/// max_concurrent_requests, and errors by class. Means of empty lists are 0, as in vLLM.
+/// max_concurrent_requests, errors by class, implausible_usage_requests (completed requests
+/// whose server-reported length was replaced by the client's count) and
+/// responses_with_invalid_utf8. Means of empty lists are 0, as in vLLM.
 [[nodiscard]] json serving_metrics(const std::vector<request_record>& records, double duration_s,
                                    const goodput_slo& slo, const metric_selection& selection);
 

@@ -17,6 +17,8 @@ void sse_parser::feed(std::string_view bytes) {
       pending_.append(bytes.substr(start, i - start));
       line(pending_);
       pending_.clear();
+      // A huge line (one enormous event) must not keep its buffer for the rest of the stream.
+      if (pending_.capacity() > kept_line_capacity) std::string().swap(pending_);
     }
     if (c == '\r') {
       if (i + 1 < bytes.size()) {

@@ -36,6 +36,8 @@ class sse_parser {
  private:
   void line(std::string_view text);
 
+  static constexpr std::size_t kept_line_capacity = std::size_t{1} << 20;
+
   event_callback on_event_;
   std::string pending_;       // the current, unfinished line
   bool last_was_cr_ = false;  // a CR ended the previous chunk: skip a leading LF

@@ -103,7 +103,7 @@ struct stream_client::impl {
     auto* t = static_cast<transfer*>(user);
     const double arrived_s = t->owner->arrival_of(*t);
     t->last_byte_s = arrived_s;
-    t->on_data(std::string_view(data, size * count), arrived_s);
+    if (!t->on_data(std::string_view(data, size * count), arrived_s)) return 0;  // CURLE_WRITE_ERROR
     return size * count;
   }
 
@@ -195,6 +195,10 @@ struct stream_client::impl {
       result.end_s = now();
       const CURLcode code = message->data.result;
       curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &result.http_status);
+      const char* content_type = nullptr;
+      if (curl_easy_getinfo(easy, CURLINFO_CONTENT_TYPE, &content_type) == CURLE_OK && content_type != nullptr) {
+        result.content_type = content_type;
+      }
       result.transport_ok = code == CURLE_OK;
       if (!result.transport_ok) {
         result.error = it->second->error_buffer[0] != '\0' ? it->second->error_buffer : curl_easy_strerror(code);
@@ -209,6 +213,7 @@ struct stream_client::impl {
           case CURLE_PARTIAL_FILE:
           case CURLE_RECV_ERROR:
           case CURLE_GOT_NOTHING: result.error_class = "truncated"; break;
+          case CURLE_WRITE_ERROR: result.error_class = "aborted"; break;
           default: result.error_class = "transport";
         }
       }

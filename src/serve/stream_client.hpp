@@ -30,15 +30,18 @@ struct http_request {
 struct transfer_result {
   bool transport_ok = false;  ///< libcurl finished without error
   long http_status = 0;
-  std::string error;        ///< libcurl's message when !transport_ok
-  std::string error_class;  ///< connect, tls, timeout, stalled, truncated, transport (empty when ok)
+  std::string error;         ///< libcurl's message when !transport_ok
+  std::string error_class;   ///< connect, tls, timeout, stalled, truncated, transport (empty when ok)
+  std::string content_type;  ///< the response's Content-Type header (empty when it had none)
   double end_s = 0;
 };
 
 class stream_client {
  public:
-  /// `arrived_s`: when the bytes reached this host (client clock), at most now().
-  using data_callback = std::function<void(std::string_view bytes, double arrived_s)>;
+  /// `arrived_s`: when the bytes reached this host (client clock), at most now(). Returns
+  /// false to end the transfer at once (its connection is dropped; on_done then gets
+  /// error_class "aborted").
+  using data_callback = std::function<bool(std::string_view bytes, double arrived_s)>;
   using done_callback = std::function<void(const transfer_result& result)>;
 
   /// `kernel_receive_stamps` false: bytes are timed when libcurl hands them over.

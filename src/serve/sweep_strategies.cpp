@@ -24,6 +24,11 @@ bool sweep_run::measure(double concurrency, double rate) {
   const bool named = !s.save.result_filename.empty() && out.points.empty() && single_point;
   auto requests = dataset_named(s.dataset_name).build(inputs);
   if (chat_template) chat::count_templated_prompts(requests, chat_template, *tokenizer);
+  // --extra-body's max_tokens replaces the dataset's in every body: usage is judged by it.
+  for (const char* key : {"max_tokens", "max_completion_tokens"}) {
+    if (!s.body.extra.contains(key) || !s.body.extra.at(key).is_number_integer()) continue;
+    for (auto& r : requests) r.max_tokens = s.body.extra.at(key).get<std::int64_t>();
+  }
   return run_point(s, load, std::move(requests), named, cancel, callbacks, out);
 }
 

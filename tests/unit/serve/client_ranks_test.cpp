@@ -32,6 +32,8 @@ TEST(ClientRanks, ResultsSurviveTheirJsonForm) {
   r.records = {sent_at(0.1, 0.11, 0.02)};
   r.records[0].usage_output_tokens = 3;
   r.records[0].generated_text = "a \"quoted\" text";
+  r.records[0].usage_problem = "usage.completion_tokens -5 is negative";
+  r.records[0].invalid_utf8 = true;
   r.duration_s = 0.5;
   r.origin_unix_s = 1.7e9;
   r.lateness_p99_ms = 0.4;
@@ -44,6 +46,8 @@ TEST(ClientRanks, ResultsSurviveTheirJsonForm) {
   EXPECT_EQ(*back.records[0].usage_output_tokens, 3);
   EXPECT_FALSE(back.records[0].tokenizer_output_tokens);
   EXPECT_EQ(back.records[0].generated_text, r.records[0].generated_text);
+  EXPECT_EQ(back.records[0].usage_problem, r.records[0].usage_problem) << "rank 0 counts them and judges the point";
+  EXPECT_TRUE(back.records[0].invalid_utf8);
   EXPECT_EQ(back.duration_s, 0.5);
   EXPECT_EQ(back.origin_unix_s, 1.7e9);
   EXPECT_EQ(*back.host_others_percent, 12.5);

@@ -5,6 +5,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "core/error.hpp"
 #include "serve/serve_sweep.hpp"
@@ -100,6 +101,23 @@ TEST(ServeSweepSettings, DatasetIsKnownAndHasItsPath) {
 TEST(ServeSweepSettings, HeadersCertificatesAndTokenizer) {
   EXPECT_EQ(check_message([](sweep_settings& s) { s.load.headers = {"X-Trace"}; }),
             "--header takes 'Name: value', not 'X-Trace'");
+  // A line break would send a header of its own; the value is not repeated (it may be a secret).
+  const std::string injected =
+      "--header: a header may not hold a line break (CR or LF) or a NUL byte: it would add headers of its own";
+  for (const auto& header : std::vector<std::string>{"X-Trace: a\r\nX-Injected: 1", "X-Trace: a\nb", "X-Trace: a\rb",
+                                                     std::string("X-Trace: a\0b", 12)}) {
+    EXPECT_EQ(check_message([&](sweep_settings& s) { s.load.headers = {"Accept: */*", header}; }), injected);
+  }
+  EXPECT_EQ(check_message([](sweep_settings& s) { s.load.headers = {"X Trace: a"}; }),
+            "--header: 'X Trace' is not a header name (letters, digits and !#$%&'*+-.^_`|~, before the colon)");
+  EXPECT_EQ(check_message([](sweep_settings& s) { s.load.headers = {": a"}; }),
+            "--header: '' is not a header name (letters, digits and !#$%&'*+-.^_`|~, before the colon)");
+  EXPECT_EQ(check_message([](sweep_settings& s) {
+              s.load.headers = {"X-Trace-Id_2:abc", "Authorization: Bearer k"};
+            }),
+            "no usage_error");
+  EXPECT_EQ(check_message([](sweep_settings& s) { s.load.max_response_bytes = -1; }),
+            "--max-response-bytes must not be negative (0: no limit)");
   EXPECT_EQ(check_message([](sweep_settings& s) { s.load.ca_file = "/nonexistent/ca.pem"; }),
             "--ca-cert takes a file of PEM certificates: /nonexistent/ca.pem not found");
   const std::string tokenizer = "--tokenizer takes a tokenizer.json file (or a directory holding one): ";

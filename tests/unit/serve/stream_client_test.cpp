@@ -116,6 +116,7 @@ std::vector<arrival> fetch(bool kernel_stamps, std::chrono::milliseconds busy, d
       request,
       [&](std::string_view bytes, double arrived_s) {
         arrivals.push_back({std::string(bytes), client.monotonic_ns(arrived_s), monotonic_ns_now()});
+        return true;
       },
       [&](const transfer_result& result) {
         EXPECT_TRUE(result.transport_ok) << result.error;
