@@ -1,4 +1,4 @@
-// libFuzzer target of the /metrics parser (bench/fuzz_prometheus.sh builds and runs it with
+// libFuzzer target of the /metrics parser (scripts/fuzz.sh prometheus_text builds and runs it with
 // AddressSanitizer and UndefinedBehaviorSanitizer). Aborts when the parser returns something
 // malformed; a crash or sanitizer report is a finding.
 #include <cctype>

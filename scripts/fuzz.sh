@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of ironbench's parsers (tests/fuzz/, docs/reliability.md) with
+# clang under AddressSanitizer and UndefinedBehaviorSanitizer, and runs them.
+# Usage: scripts/fuzz.sh [--runs N] [--jobs J] [--build-dir DIR] [--list] TARGET|all [SECONDS]
+#   TARGET     a target's name (scripts/fuzz.sh --list names them), or "all"
+#   SECONDS    how long each target runs (default 60); with --runs, at most this long (default
+#              no limit)
+#   --runs N   stop each target after N inputs (e.g. 10000000 for docs/reliability.md's runs)
+#   --jobs J   targets run at a time (default 1)
+#   --build-dir DIR  the clang build (default build/fuzz); each target's corpus grows in
+#              DIR/corpus/TARGET from one run to the next, its findings land in DIR/findings/TARGET
+# Only the parsers' sources are compiled (cmake -S tests/fuzz), not the project. Prints the
+# executions, their rate and the findings of every target; exits 1 when a target found a crash,
+# a sanitizer report, an uncaught exception, a hang (an input over 10 s) or a leak.
+# A finding's input goes into tests/fuzz/regressions/TARGET/ once fixed: ctest replays it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+runs=""
+jobs=1
+build=build/fuzz
+list=false
+positional=()
+usage() { echo "usage: scripts/fuzz.sh [--runs N] [--jobs J] [--build-dir DIR] [--list] TARGET|all [SECONDS]" >&2; exit 2; }
+while (($#)); do
+  case $1 in
+    --runs) runs=${2:?}; shift ;;
+    --jobs) jobs=${2:?}; shift ;;
+    --build-dir) build=${2:?}; shift ;;
+    --list) list=true ;;
+    -h|--help) usage ;;
+    -*) usage ;;
+    *) positional+=("$1") ;;
+  esac
+  shift
+done
+[[ ${#positional[@]} -ge 1 || $list == true ]] || usage
+target=${positional[0]:-all}
+seconds=${positional[1]:-}
+[[ -z $seconds && -z $runs ]] && seconds=60
+[[ -z $seconds || $seconds =~ ^[0-9]+$ ]] || usage
+[[ -z $runs || $runs =~ ^[0-9]+$ ]] || usage
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || usage
+
+cxx=$(command -v clang++-16 || command -v clang++ || true)
+[[ -n $cxx ]] || { echo "fuzz: no clang++ with libFuzzer (apt install clang-16)" >&2; exit 1; }
+launcher=()
+if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+if [[ ! -f $build/build.ninja ]]; then
+  cmake -S tests/fuzz -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" "${launcher[@]}" >/dev/null
+fi
+mapfile -t table < <(cmake -S tests/fuzz -B "$build" >/dev/null && cat "$build/fuzz_targets.txt")
+names=()
+for line in "${table[@]}"; do names+=("${line%% *}"); done
+if $list; then printf '%s\n' "${names[@]}"; exit 0; fi
+if [[ $target == all ]]; then
+  selected=("${names[@]}")
+elif printf '%s\n' "${names[@]}" | grep -qx -- "$target"; then
+  selected=("$target")
+else
+  echo "fuzz: unknown target '$target' (known: ${names[*]})" >&2
+  exit 2
+fi
+
+started=$(date +%s)
+cmake --build "$build" -j "$(nproc)" --target "${selected[@]/%/_fuzz}" >/dev/null
+echo "fuzz: built ${#selected[@]} targets with $cxx in $(($(date +%s) - started)) s"
+
+# Leaks are findings; the libraries' own (yaml-cpp, PCRE2's JIT) are not ironbench's.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/tests/sanitizers/lsan.supp}
+
+# Runs one target; its log is $build/logs/TARGET.log, its summary line goes to stdout.
+fuzz_one() {
+  local name=$1 dirs=() line log work findings limits=()
+  for line in "${table[@]}"; do
+    if [[ ${line%% *} == "$name" ]]; then read -r -a dirs <<< "${line#* }"; fi
+  done
+  work=$build/corpus/$name
+  findings=$build/findings/$name
+  log=$build/logs/$name.log
+  mkdir -p "$work" "$findings" "$build/logs"
+  [[ -n $runs ]] && limits+=(-runs="$runs")
+  [[ -n $seconds ]] && limits+=(-max_total_time="$seconds")
+  local seeds=()
+  for line in "${dirs[@]}"; do [[ -d $line ]] && seeds+=("$line"); done
+  local status=0
+  "$build/${name}_fuzz" "${limits[@]}" -max_len=16384 -timeout=10 -rss_limit_mb=2560 -print_final_stats=1 \
+    -artifact_prefix="$findings/" "$work" "${seeds[@]}" > "$log" 2>&1 || status=$?
+  local executed rate elapsed
+  executed=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  elapsed=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | tail -1 | awk '{print $5}' || true)
+  if ((status == 0)); then
+    echo "fuzz: $name: ${executed:-?} executions in ${elapsed:-?} s (${rate:-?} exec/s), no finding"
+  else
+    local artifact
+    artifact=$(grep -o "Test unit written to [^ ]*" "$log" | tail -1 | awk '{print $5}' || true)
+    echo "fuzz: $name: FINDING after ${executed:-?} executions (exit $status): ${artifact:-see $log}"
+    grep -m 3 -E 'ERROR: |runtime error|terminate called|what\(\)|deadly signal|Timeout|out-of-memory' "$log" | sed 's/^/fuzz:   /' || true
+    echo "fuzz:   reproduce: $build/${name}_fuzz ${artifact:-INPUT}; log: $log"
+    return 1
+  fi
+}
+
+failed=0
+running=0
+for name in "${selected[@]}"; do
+  if ((running >= jobs)); then
+    wait -n || failed=1
+    running=$((running - 1))
+  fi
+  fuzz_one "$name" &
+  running=$((running + 1))
+done
+while ((running > 0)); do
+  wait -n || failed=1
+  running=$((running - 1))
+done
+echo "fuzz: ${#selected[@]} targets in $(($(date +%s) - started)) s: $( ((failed)) && echo "FINDINGS (above)" || echo "no finding")"
+exit "$failed"

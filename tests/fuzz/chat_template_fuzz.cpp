@@ -1,0 +1,34 @@
+// libFuzzer target of the chat template renderer (src/serve/chat/chat_template.hpp): the input
+// is a Jinja chat template's source, compiled with the usual special tokens and rendered for a
+// fixed conversation (system, user, assistant, user turns) with and without the generation
+// prompt. usage_error (a syntax error) and jinja_error (a template that fails on these
+// messages: raise_exception, a type error, something unsupported) are expected answers; any
+// other exception escaping, a crash or a hang is a finding.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "core/error.hpp"
+#include "core/json.hpp"
+#include "serve/chat/chat_template.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static const ironbench::json special_tokens = {
+      {"bos_token", "<s>"}, {"eos_token", "</s>"}, {"unk_token", "<unk>"}, {"pad_token", nullptr}};
+  static const ironbench::json messages = ironbench::json::parse(R"([
+    {"role": "system", "content": "You are terse."},
+    {"role": "user", "content": "Hello, {{ name }}! \u00e9t\u00e9 <|im_start|>"},
+    {"role": "assistant", "content": "Hi.\n"},
+    {"role": "user", "content": ""}
+  ])");
+  const std::string source(reinterpret_cast<const char*>(data), size);
+  try {
+    const auto chat = ironbench::serve::chat::chat_template::from_text(source, special_tokens);
+    (void)chat.render(messages, true);
+    (void)chat.render(messages, false);
+  } catch (const ironbench::usage_error&) {
+  } catch (const ironbench::serve::chat::jinja_error&) {
+  }
+  return 0;
+}
