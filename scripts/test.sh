@@ -8,8 +8,11 @@
 #            experiments)
 #   debug    the debug build of ironbench and the CLI tests (builds with -Werror too), and those
 #            tests: with --slow, or when named
-# Usage: scripts/test.sh [--slow] [--no-lint] [release|asan|tsan|debug ...]
-#        (default: release, asan, tsan; with --slow also debug)
+#   fuzz     every libFuzzer target (tests/fuzz/) for IRONBENCH_FUZZ_SECONDS (default 15) under
+#            ASan/UBSan, two at a time, built with clang from the parsers' sources alone
+#            (scripts/fuzz.sh; docs/reliability.md); a finding fails the run
+# Usage: scripts/test.sh [--slow] [--no-lint] [release|asan|tsan|debug|fuzz ...]
+#        (default: release, asan, tsan, fuzz; with --slow also debug)
 #   --slow     also the debug build, and the long checks (ctest label "slow", docs/testing.md) on
 #              the release build
 #   --no-lint  leave out scripts/lint.sh
@@ -27,11 +30,18 @@ for arg in "$@"; do
   esac
 done
 if ((${#presets[@]} == 0)); then
-  presets=(release asan tsan)
+  presets=(release asan tsan fuzz)
   if $slow; then presets+=(debug); fi
 fi
 jobs=$(nproc)
 for preset in "${presets[@]}"; do
+  if [[ $preset == fuzz ]]; then
+    # About three minutes on two cores: the clang build (1.5 min from scratch) and 13 targets
+    # of 15 s two at a time; docs/testing.md has the measurement.
+    echo "== fuzz: every parser's libFuzzer target under ASan/UBSan"
+    scripts/fuzz.sh --jobs "$jobs" all "${IRONBENCH_FUZZ_SECONDS:-15}"
+    continue
+  fi
   echo "== $preset: configure, build, test"
   if [[ $preset == release ]]; then
     # Unity mode (eight sources a translation unit: the headers parsed once for all eight) cuts
