@@ -225,6 +225,7 @@ std::vector<axis_value> parse_axis_values(const axis& target, const axis_overrid
   std::vector<axis_value> values;
   for (const auto item : split(override_spec.spec, ',')) {
     append_item(target, override_spec, item, values);
+    check_count(override_spec, values.size());  // single values after a range count too
   }
   return values;
 }

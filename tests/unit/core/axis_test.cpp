@@ -93,6 +93,9 @@ TEST(AxisValues, RangesAtTheLimitsOfTheirTypes) {
   const auto m = integer_axis("M", {1}, "");
   EXPECT_EQ(expand(m, "M=-9000000000000000000:-9000000000000000000:+9000000000000000000"),
             (std::vector<std::int64_t>{-9000000000000000000}));
+  // A full range and one more value (found by axis_fuzz.cpp: the single value was not counted).
+  EXPECT_THROW((void)expand(m, "M=1:100000,0"), usage_error);
+  EXPECT_EQ(expand(m, "M=1:99999,0").size(), max_axis_values);
   EXPECT_EQ(expand(m, "M=9223372036854775000:9223372036854775807:+500"),
             (std::vector<std::int64_t>{9223372036854775000, 9223372036854775500}));
 }
