@@ -4,22 +4,37 @@
 
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "core/json.hpp"
 #include "core/text.hpp"
+#include "core/text_match.hpp"
 #include "experiment/log_pattern.hpp"
 
 namespace ironbench::experiment {
 namespace {
 
+// "7,123", "-1,234,567.5": an optional sign, one to three digits, then groups of a comma and
+// three digits, and an optional decimal part.
+bool has_thousands_separators(std::string_view text) {
+  text_scanner s(text);
+  if (!s.literal("-")) s.literal("+");
+  const auto leading = s.digits().size();
+  if (leading < 1 || leading > 3) return false;
+  std::size_t groups = 0;
+  for (; s.literal(","); ++groups) {
+    if (s.digits().size() != 3) return false;
+  }
+  if (groups == 0) return false;
+  if (s.literal(".")) (void)s.digits();
+  return s.at_end();
+}
+
 // A number as tools print it: "1234.5", "1e-3", or with thousands separators, "7,123" (as
 // torchtitan logs tokens per second).
 std::optional<double> number_of(const std::string& printed) {
   auto text = trim_copy(printed);
-  static const std::regex grouped(R"([-+]?[0-9]{1,3}(,[0-9]{3})+(\.[0-9]*)?)");
-  if (std::regex_match(text, grouped)) std::erase(text, ',');
+  if (has_thousands_separators(text)) std::erase(text, ',');
   try {
     std::size_t used = 0;
     const double value = std::stod(text, &used);

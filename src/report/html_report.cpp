@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <regex>
 #include <set>
+#include <string_view>
 
 #include "core/result_json.hpp"
 #include "doctor/finding.hpp"
@@ -15,15 +15,27 @@
 namespace ironbench::report {
 namespace {
 
+/// "mean_ttft_ms", "p99_itl_ms", "p99.9_e2el_ms": a latency statistic of vLLM's result.
+bool is_serving_latency_key(std::string_view key) {
+  if (!key.ends_with("_ms")) return false;
+  key.remove_suffix(3);
+  const auto underscore = key.find('_');
+  if (underscore == std::string_view::npos) return false;
+  const auto statistic = key.substr(0, underscore), metric = key.substr(underscore + 1);
+  const bool percentile = statistic.size() > 1 && statistic.front() == 'p' &&
+                          statistic.find_first_not_of("0123456789.", 1) == std::string_view::npos;
+  return (statistic == "mean" || statistic == "median" || statistic == "std" || percentile) &&
+         (metric == "ttft" || metric == "tpot" || metric == "itl" || metric == "e2el");
+}
+
 /// vLLM's latency percentiles, kept in a serve case's "result" note, as metrics the charts use.
 void add_serving_percentiles(const core::case_result& c, json& metrics, json& units) {
   const auto it = c.notes.find("result");
   if (it == c.notes.end()) return;
-  static const std::regex latency(R"((mean|median|std|p[0-9.]+)_(ttft|tpot|itl|e2el)_ms)");
   const auto result = json::parse(it->second, nullptr, false);
   if (!result.is_object()) return;
   for (const auto& [key, value] : result.items()) {
-    if (value.is_number() && !metrics.contains(key) && std::regex_match(key, latency)) {
+    if (value.is_number() && !metrics.contains(key) && is_serving_latency_key(key)) {
       metrics[key] = value;
       units[key] = "ms";
     }

@@ -6,10 +6,10 @@
 #include <cctype>
 #include <cmath>
 #include <map>
-#include <regex>
 
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "core/text_match.hpp"
 #include "results/import_text.hpp"
 #include "schema/stream.hpp"
 
@@ -19,13 +19,21 @@ namespace {
 // "max_mbytes_per_sec" (3.x-5.0), "max_MiB_per_sec" (later), "gbytes_per_sec" (4.x
 // --triad-only), "MBytes/sec" and "MB/s" (console): the unit's name.
 std::optional<std::string> unit_of(const std::string& column) {
-  static const std::regex rate(R"(^(?:max_)?([A-Za-z]+?)(?:_per_sec|/sec|/s)$)");
-  std::smatch m;
-  if (!std::regex_match(column, m, rate)) return std::nullopt;
+  std::string_view name = column;
+  if (name.starts_with("max_")) name.remove_prefix(4);
+  bool rate = false;
+  for (const std::string_view per : {"_per_sec", "/sec", "/s"}) {
+    if (name.size() > per.size() && name.ends_with(per)) {
+      name.remove_suffix(per.size());
+      rate = true;
+      break;
+    }
+  }
+  if (!rate || !std::all_of(name.begin(), name.end(), is_letter)) return std::nullopt;
   static const std::map<std::string, std::string> names = {
       {"mbytes", "MB"}, {"mibytes", "MiB"}, {"gbytes", "GB"}, {"gibytes", "GiB"}, {"tbytes", "TB"}, {"tibytes", "TiB"},
       {"mb", "MB"},     {"mib", "MiB"},     {"gb", "GB"},     {"gib", "GiB"},     {"tb", "TB"},     {"tib", "TiB"}};
-  const auto it = names.find(ascii_lower(m[1].str()));
+  const auto it = names.find(ascii_lower(name));
   if (it == names.end()) return std::nullopt;
   return it->second;
 }
@@ -105,13 +113,14 @@ class csv_parser {
       if (column == "num_times" || column == "n_elements" || column == "sizeof") {
         const auto n = parse_unsigned(value);
         if (!n)
-          throw usage_error(fmt::format("{}: line {}: {} '{}' is not a whole number", source_, line, column, value));
+          throw usage_error(
+              fmt::format("{}: line {}: {} '{}' is not a whole number", source_, line, column, excerpt(value)));
         (column == "num_times" ? r.num_times : column == "n_elements" ? r.elements : r.element_bytes) = *n;
         continue;
       }
       const auto x = parse_number(value);
       if (!x || *x < 0)
-        throw usage_error(fmt::format("{}: line {}: {} '{}' is not a number", source_, line, column, value));
+        throw usage_error(fmt::format("{}: line {}: {} '{}' is not a number", source_, line, column, excerpt(value)));
       if (column == rate_column_) {
         (column.starts_with("max_") ? r.max_rate : r.average_rate) = *x;
       } else if (column == "min_runtime") {
@@ -134,10 +143,39 @@ class csv_parser {
   bool skipping_ = false;
 };
 
+// The text after "KEY:" and white space at the start of `line` ("Version: 4.0" -> "4.0"); nullopt
+// when the line does not start with KEY: or nothing follows.
+std::optional<std::string_view> console_value(std::string_view line, std::string_view key) {
+  text_scanner s(line);
+  if (!s.literal(key) || !s.literal(":")) return std::nullopt;
+  s.skip_spaces();
+  if (s.at_end()) return std::nullopt;
+  return s.rest();
+}
+
+// "Running kernels 100 times" -> "100": the first number followed by " times".
+std::optional<std::string_view> repetitions(std::string_view line) {
+  if (!line.starts_with("Running ")) return std::nullopt;
+  for (std::size_t at = 8; at < line.size(); ++at) {
+    if (!is_digit(line[at]) || is_digit(line[at - 1])) continue;
+    text_scanner s(line.substr(at));
+    const auto number = s.digits();
+    if (s.literal(" times")) return number;
+  }
+  return std::nullopt;
+}
+
+// "Function    MBytes/sec  Min (sec)   Max         Average" -> "MBytes/sec".
+std::optional<std::string> console_header_unit(std::string_view line) {
+  const auto fields = split_whitespace(line);
+  if (fields.size() != 6 || fields[0] != "Function" || fields[2] != "Min" || fields[3] != "(sec)" ||
+      fields[4] != "Max" || fields[5] != "Average" || line.find("Min (sec)") == std::string_view::npos) {
+    return std::nullopt;
+  }
+  return fields[1];
+}
+
 babelstream_report parse_console(const std::vector<std::string>& lines, const std::string& source) {
-  static const std::regex version(R"(^Version:\s*(\S+))"), implementation(R"(^Implementation:\s*(.+)$)"),
-      times(R"(^Running .*?(\d+) times)"), elements(R"(^Number of elements:\s*(\d+))"),
-      precision(R"(^Precision:\s*(double|float))"), header(R"(^Function\s+(\S+)\s+Min \(sec\)\s+Max\s+Average$)");
   babelstream_report report;
   report.format = "text";
   std::uint64_t num_times = 0, n = 0, element_bytes = 0;
@@ -145,21 +183,27 @@ babelstream_report parse_console(const std::vector<std::string>& lines, const st
   bool in_table = false;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const auto content = trim_copy(take_validation_error(lines[i], report.validation_errors));
-    std::smatch m;
-    if (std::regex_search(content, m, version))
-      report.version = m[1].str();
-    else if (std::regex_search(content, m, implementation))
-      report.implementation = trim_copy(m[1].str());
-    else if (std::regex_search(content, m, times))
-      num_times = parse_unsigned(m[1].str()).value_or(0);
-    else if (std::regex_search(content, m, elements))
-      n = parse_unsigned(m[1].str()).value_or(0);
-    else if (std::regex_search(content, m, precision))
-      element_bytes = m[1].str() == "double" ? 8 : 4;
-    else if (std::regex_match(content, m, header)) {
-      const auto named = unit_of(m[1].str());
-      if (!named)
-        throw usage_error(fmt::format("{}: line {}: unknown BabelStream unit '{}'", source, i + 1, m[1].str()));
+    const auto number_after = [&](std::string_view key) -> std::optional<std::string_view> {
+      const auto value = console_value(content, key);
+      if (!value) return std::nullopt;
+      return text_scanner(*value).digits();
+    };
+    if (const auto version = console_value(content, "Version")) {
+      report.version = text_scanner(*version).word();
+    } else if (const auto implementation = console_value(content, "Implementation")) {
+      report.implementation = trim_copy(*implementation);
+    } else if (const auto times = repetitions(content)) {
+      num_times = parse_unsigned(*times).value_or(0);
+    } else if (const auto elements = number_after("Number of elements"); elements && !elements->empty()) {
+      n = parse_unsigned(*elements).value_or(0);
+    } else if (const auto precision = console_value(content, "Precision");
+               precision && (precision->starts_with("double") || precision->starts_with("float"))) {
+      element_bytes = precision->starts_with("double") ? 8 : 4;
+    } else if (const auto header = console_header_unit(content)) {
+      const auto named = unit_of(*header);
+      if (!named) {
+        throw usage_error(fmt::format("{}: line {}: unknown BabelStream unit '{}'", source, i + 1, excerpt(*header)));
+      }
       unit = *named;
       in_table = true;
     } else if (in_table && !content.empty()) {
@@ -180,7 +224,7 @@ babelstream_report parse_console(const std::vector<std::string>& lines, const st
       for (int k = 0; k < 4; ++k) {
         values[k] = parse_number(fields[k + 1]);
         if (!values[k] || *values[k] < 0) {
-          throw usage_error(fmt::format("{}: line {}: '{}' is not a number", source, i + 1, fields[k + 1]));
+          throw usage_error(fmt::format("{}: line {}: '{}' is not a number", source, i + 1, excerpt(fields[k + 1])));
         }
       }
       r.max_rate = values[0];
@@ -243,7 +287,8 @@ std::vector<core::case_result> babelstream_cases(const babelstream_report& repor
     const auto kernel = ascii_lower(r.function);
     const auto traffic = schema::find_stream_kernel(kernel);
     if (!traffic) {
-      throw usage_error(fmt::format("{}: line {}: '{}' is not a BabelStream kernel", source, r.line, r.function));
+      throw usage_error(
+          fmt::format("{}: line {}: '{}' is not a BabelStream kernel", source, r.line, excerpt(r.function)));
     }
     const auto dtype = schema::stream_dtype_of_size(r.element_bytes);
     if (!dtype) {

@@ -2,10 +2,14 @@
 
 #include <fmt/format.h>
 
-#include <regex>
+#include <cmath>
+#include <cstdlib>
+#include <string_view>
 
 #include "core/error.hpp"
 #include "core/result_json.hpp"
+#include "core/text.hpp"
+#include "core/text_match.hpp"
 
 namespace ironbench::results {
 namespace {
@@ -18,15 +22,30 @@ bool is_token_rate(const std::string& metric) {
   return metric == "output_throughput" || metric == "total_token_throughput" || metric == "tokens_per_s";
 }
 
+// "2.50", ".5", "3": digits with at most one decimal point, a digit last.
+bool is_plain_decimal(std::string_view text) {
+  return !text.empty() && is_digit(text.back()) && text.find_first_not_of("0123456789.") == std::string_view::npos &&
+         text.find('.') == text.rfind('.');
+}
+
 }  // namespace
 
 price parse_price(const std::string& text) {
-  static const std::regex form(R"(\s*([0-9]*\.?[0-9]+)\s*(/gpu|/node)?\s*)");
-  std::smatch m;
-  if (!std::regex_match(text, m, form) || std::stod(m[1].str()) <= 0) {
-    throw usage_error(fmt::format("--price-per-hour '{}' is not a positive USD amount like 2.50 or 2.50/gpu", text));
+  auto amount = trim(text);
+  bool per_gpu = false;
+  for (const std::string_view unit : {"/gpu", "/node"}) {
+    if (amount.ends_with(unit)) {
+      amount = trim(amount.substr(0, amount.size() - unit.size()));
+      per_gpu = unit == "/gpu";
+      break;
+    }
   }
-  return {std::stod(m[1].str()), m[2].str() == "/gpu"};
+  const double value = is_plain_decimal(amount) ? std::strtod(std::string(amount).c_str(), nullptr) : 0;
+  if (!(value > 0) || !std::isfinite(value)) {
+    throw usage_error(fmt::format("--price-per-hour '{}' is not a positive USD amount like 2.50 or 2.50/gpu",
+                                  text.size() > 40 ? text.substr(0, 40) + "..." : text));
+  }
+  return {value, per_gpu};
 }
 
 std::optional<int> gpu_count(const core::run_result& run) {

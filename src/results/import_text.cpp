@@ -1,5 +1,7 @@
 #include "results/import_text.hpp"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -29,6 +31,13 @@ std::optional<std::int64_t> parse_integer(std::string_view text) {
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
   return value;
+}
+
+std::string excerpt(std::string_view text, std::size_t max) {
+  if (text.size() <= max) return std::string(text);
+  std::size_t cut = max;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0U) == 0x80U) --cut;  // a continuation byte
+  return fmt::format("{}... ({} bytes)", text.substr(0, cut), text.size());
 }
 
 std::string file_name_of(const std::string& path) {

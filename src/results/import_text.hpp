@@ -22,6 +22,11 @@ namespace ironbench::results {
 /// The signed integer `text` holds ("-1", "7"); nullopt otherwise.
 [[nodiscard]] std::optional<std::int64_t> parse_integer(std::string_view text);
 
+/// `text` as an error message quotes it: whole when short, else its first `max` bytes (cut
+/// at a UTF-8 character boundary) and "..." with the total length, so that a message about a
+/// 100,000-character line stays readable.
+[[nodiscard]] std::string excerpt(std::string_view text, std::size_t max = 40);
+
 /// The last component of a path ("dir/all_reduce_perf.txt" -> "all_reduce_perf.txt").
 [[nodiscard]] std::string file_name_of(const std::string& path);
 

@@ -3,12 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <regex>
 #include <set>
 
 #include "core/error.hpp"
 #include "core/json.hpp"
 #include "core/statistics.hpp"
+#include "core/text_match.hpp"
 #include "results/import_text.hpp"
 #include "schema/collective_case.hpp"
 #include "schema/collective_names.hpp"
@@ -54,13 +54,15 @@ std::string collective_of_program(const std::string& program) {
   return is_known_collective(name) ? name : std::string();
 }
 
+// The first "COLLECTIVE_perf" in the file name ("run3-all_reduce_perf.txt" -> "all_reduce").
 std::string collective_of_file_name(const std::string& source) {
-  std::string alternatives;
-  for (const auto& name : known_collectives()) alternatives += (alternatives.empty() ? "" : "|") + name;
-  const std::regex program("(" + alternatives + ")_perf");
-  std::smatch m;
   const auto name = file_name_of(source);
-  return std::regex_search(name, m, program) ? m[1].str() : std::string();
+  for (std::size_t at = 0; at < name.size(); ++at) {
+    for (const auto& collective : known_collectives()) {
+      if (std::string_view(name).substr(at).starts_with(collective + "_perf")) return collective;
+    }
+  }
+  return {};
 }
 
 // ---- text ------------------------------------------------------------------------------
@@ -76,8 +78,12 @@ struct table_layout {
 
 // "[1,0]<stdout>:" (Open MPI --tag-output) in front of every line.
 std::string without_mpi_tag(const std::string& line) {
-  static const std::regex tag(R"(^\[\d+,\d+\]<std(?:out|err)>:)");
-  return std::regex_replace(line, tag, "", std::regex_constants::format_first_only);
+  text_scanner s(line);
+  if (s.literal("[") && !s.digits().empty() && s.literal(",") && !s.digits().empty() && s.literal("]<std") &&
+      (s.literal("out>:") || s.literal("err>:"))) {
+    return std::string(s.rest());
+  }
+  return line;
 }
 
 bool is_column_header(const std::vector<std::string>& tokens) {
@@ -85,14 +91,99 @@ bool is_column_header(const std::vector<std::string>& tokens) {
   return has("size") && has("count") && has("type") && (has("time") || has("cputime")) && has("algbw") && has("busbw");
 }
 
+// "#  nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 ..."
 void read_settings(const std::string& line, std::map<std::string, std::string>& settings) {
-  static const std::regex pair(
-      R"((nThread|nGpus|minBytes|maxBytes|step:|warmup iters:|agg iters:|iters:|validation:|graph:|unalign:)\s+(\S+))");
-  for (std::sregex_iterator it(line.begin(), line.end(), pair), end; it != end; ++it) {
-    auto key = (*it)[1].str();
-    if (key.back() == ':') key.pop_back();
-    settings.emplace(key, (*it)[2].str());
+  static const std::string_view keys[] = {"nThread",    "nGpus",  "minBytes",    "maxBytes", "step:",   "warmup iters:",
+                                          "agg iters:", "iters:", "validation:", "graph:",   "unalign:"};
+  text_scanner s(line);
+  while (!s.at_end()) {
+    bool found = false;
+    for (const auto key : keys) {
+      const auto start = s.position();
+      if (!s.literal(key) || !s.spaces()) {
+        s.rewind(start);
+        continue;
+      }
+      const auto value = s.word();
+      if (value.empty()) {  // the line ends after the key
+        s.rewind(start);
+        continue;
+      }
+      settings.emplace(std::string(key.ends_with(':') ? key.substr(0, key.size() - 1) : key), std::string(value));
+      found = true;
+      break;
+    }
+    if (!found) s.rewind(s.position() + 1);
   }
+}
+
+// The text after "#" and "KEY" and a colon ("# Avg bus bandwidth    : 1.23 " -> "1.23"); nullopt
+// when the comment is not KEY, or no value follows.
+std::optional<std::string> comment_value(const std::string& content, std::string_view key) {
+  text_scanner s(content);
+  if (!s.literal("#")) return std::nullopt;
+  s.skip_spaces();
+  if (!s.literal(key)) return std::nullopt;
+  s.skip_spaces();
+  if (!s.literal(":")) return std::nullopt;
+  s.skip_spaces();
+  const auto value = s.word();
+  if (value.empty()) return std::nullopt;
+  return std::string(value);
+}
+
+// "# nccl-tests version 2.13.8 nccl-headers=..." -> "nccl-tests version 2.13.8 nccl-headers=...".
+std::optional<std::string> version_comment(const std::string& content) {
+  text_scanner s(content);
+  if (!s.literal("#")) return std::nullopt;
+  s.skip_spaces();
+  const auto rest = s.remaining();
+  if (!rest.starts_with("nccl-tests version ") && !rest.starts_with("rccl-tests version ")) return std::nullopt;
+  return std::string(rest);
+}
+
+// "# Collective test starting: all_reduce_perf" -> "all_reduce_perf".
+std::optional<std::string> starting_comment(const std::string& content) {
+  text_scanner s(content);
+  if (!s.literal("#")) return std::nullopt;
+  s.skip_spaces();
+  if (!s.literal("Collective test starting:")) return std::nullopt;
+  s.skip_spaces();
+  const auto program = s.word();
+  if (program.empty()) return std::nullopt;
+  return std::string(program);
+}
+
+// "#  Rank  0 Group  0 Pid  12345 on node-1 device  0 [0x1b] NVIDIA H100 80GB HBM3" (the
+// Group field is absent in older versions).
+struct rank_comment {
+  std::string rank, host, device, bus_id, name;
+};
+
+std::optional<rank_comment> rank_of_comment(const std::string& content) {
+  text_scanner s(content);
+  rank_comment r;
+  if (!s.literal("#")) return std::nullopt;
+  s.skip_spaces();
+  if (!s.literal("Rank") || !s.spaces()) return std::nullopt;
+  r.rank = s.digits();
+  if (r.rank.empty() || !s.spaces()) return std::nullopt;
+  if (const auto before_group = s.position();
+      !(s.literal("Group") && s.spaces() && !s.digits().empty() && s.spaces())) {
+    s.rewind(before_group);
+  }
+  if (!s.literal("Pid") || !s.spaces() || s.digits().empty() || !s.spaces()) return std::nullopt;
+  if (!s.literal("on") || !s.spaces()) return std::nullopt;
+  r.host = s.word();
+  if (r.host.empty() || !s.spaces() || !s.literal("device") || !s.spaces()) return std::nullopt;
+  r.device = s.digits();
+  if (r.device.empty() || !s.spaces() || !s.literal("[")) return std::nullopt;
+  const auto bus_id = s.until(']');
+  if (!bus_id) return std::nullopt;
+  r.bus_id = *bus_id;
+  s.literal("]");
+  r.name = trim_copy(s.rest());
+  return r;
 }
 
 class text_parser {
@@ -136,41 +227,34 @@ class text_parser {
   }
 
   void comment(const std::string& content, const std::string& previous_comment, std::size_t line) {
-    static const std::regex version(R"(^#\s*((?:nccl|rccl)-tests version .*)$)");
-    static const std::regex starting(R"(^#\s*Collective test starting:\s*(\S+))");
-    static const std::regex rank(
-        R"(^#\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s*(.*)$)");
-    static const std::regex average(R"(^#\s*Avg bus bandwidth\s*:\s*(\S+))");
-    static const std::regex out_of_bounds(R"(^#\s*Out of bounds values\s*:\s*(\S+))");
-    std::smatch m;
-    if (std::regex_match(content, m, version)) {
+    if (auto version = version_comment(content)) {
       start_run_if_measured();
-      current_.version_line = m[1].str();
-    } else if (std::regex_search(content, m, starting)) {
+      current_.version_line = std::move(*version);
+    } else if (auto program = starting_comment(content)) {
       start_run_if_measured();
-      current_.program = m[1].str();
+      current_.program = std::move(*program);
     } else if (content.find("nThread") != std::string::npos && content.find("nGpus") != std::string::npos) {
       start_run_if_measured();
       read_settings(content, current_.settings);
     } else if (content.find("Using devices") != std::string::npos) {
       start_run_if_measured();
-    } else if (std::regex_match(content, m, rank)) {
+    } else if (auto rank = rank_of_comment(content)) {
       start_run_if_measured();
-      const auto rank_number = parse_integer(m[1].str()), device = parse_integer(m[3].str());
+      const auto rank_number = parse_integer(rank->rank), device = parse_integer(rank->device);
       if (!rank_number || !device || *rank_number > 1 << 24 || *device > 1 << 24) {
         throw usage_error(fmt::format("{}: line {}: implausible rank line", source_, line));
       }
-      current_.devices.push_back(
-          {static_cast<int>(*rank_number), m[2].str(), static_cast<int>(*device), m[4].str(), trim_copy(m[5].str())});
-    } else if (std::regex_search(content, m, average)) {
-      const auto value = parse_number(m[1].str());
-      if (!value) {
-        throw usage_error(
-            fmt::format("{}: line {}: the average bus bandwidth '{}' is not a number", source_, line, m[1].str()));
+      current_.devices.push_back({static_cast<int>(*rank_number), std::move(rank->host), static_cast<int>(*device),
+                                  std::move(rank->bus_id), std::move(rank->name)});
+    } else if (const auto average = comment_value(content, "Avg bus bandwidth")) {
+      const auto value = parse_number(*average);
+      if (!value || *value < 0) {
+        throw usage_error(fmt::format("{}: line {}: the average bus bandwidth '{}' is not a number", source_, line,
+                                      excerpt(*average)));
       }
       current_.average_busbw_gbs = value;
-    } else if (std::regex_search(content, m, out_of_bounds)) {
-      current_.out_of_bounds = parse_integer(m[1].str());
+    } else if (const auto out_of_bounds = comment_value(content, "Out of bounds values")) {
+      current_.out_of_bounds = parse_integer(*out_of_bounds);
     } else {
       auto tokens = split_whitespace(content.substr(1));
       if (is_column_header(tokens)) header(tokens, previous_comment);
@@ -198,7 +282,7 @@ class text_parser {
     }
     for (std::size_t k = 3; k < p.size(); ++k) {
       if (p[k] != "redop" && p[k] != "root") {
-        throw usage_error(fmt::format("{}: unexpected nccl-tests column '{}' in the header", source_, p[k]));
+        throw usage_error(fmt::format("{}: unexpected nccl-tests column '{}' in the header", source_, excerpt(p[k])));
       }
     }
     layout_.middle_columns = p.size() - 3;
@@ -235,17 +319,21 @@ class text_parser {
 
   double number(const std::string& token, const char* column, std::size_t line) const {
     const auto value = parse_number(token);
-    if (!value || *value < 0) bad_row(line, fmt::format("'{}' in the {} column is not a number", token, column));
+    if (!value || *value < 0)
+      bad_row(line, fmt::format("'{}' in the {} column is not a number", excerpt(token), column));
     return *value;
   }
 
   void row(const std::string& content, std::size_t line) {
     auto tokens = split_whitespace(content);
-    if (tokens.size() < 2 || !parse_unsigned(tokens[0]) || !parse_unsigned(tokens[1])) return;  // not a row
+    const auto all_digits = [](const std::string& t) { return std::all_of(t.begin(), t.end(), is_digit); };
+    if (tokens.size() < 2 || !all_digits(tokens[0]) || !all_digits(tokens[1])) return;  // not a row
+    for (const auto& [token, column] : {std::pair{&tokens[0], "size"}, std::pair{&tokens[1], "count"}}) {
+      if (!parse_unsigned(*token)) bad_row(line, fmt::format("{} '{}' is beyond 64 bits", column, excerpt(*token)));
+    }
     const std::size_t tail = layout_.groups.size() * layout_.per_group;
     if (layout_.timestamp && tokens.size() >= 5 + tail) {
-      static const std::regex date(R"(\d{4}-\d\d-\d\d)"), time(R"(\d\d:\d\d:\d\d)");
-      if (std::regex_match(tokens[tokens.size() - 2], date) && std::regex_match(tokens.back(), time)) {
+      if (has_shape(tokens[tokens.size() - 2], "9999-99-99") && has_shape(tokens.back(), "99:99:99")) {
         tokens.resize(tokens.size() - 2);
       }
     }
@@ -275,10 +363,10 @@ class text_parser {
                                                             : std::string("redop");
       if (column == "root") {
         const auto root = parse_integer(token);
-        if (!root || r.root) bad_row(line, fmt::format("'{}' in the root column is not a rank", token));
+        if (!root || r.root) bad_row(line, fmt::format("'{}' in the root column is not a rank", excerpt(token)));
         r.root = root;
       } else {
-        if (!r.redop.empty()) bad_row(line, fmt::format("'{}' in the redop column is not an operator", token));
+        if (!r.redop.empty()) bad_row(line, fmt::format("'{}' in the redop column is not an operator", excerpt(token)));
         r.redop = token;
       }
     }

@@ -2,20 +2,34 @@
 
 #include <fmt/format.h>
 
-#include <regex>
+#include <cmath>
+#include <cstdlib>
 #include <set>
 
 #include "core/error.hpp"
+#include "core/text_match.hpp"
 #include "results/import_text.hpp"
 #include "schema/serving.hpp"
 
 namespace ironbench::results {
 namespace {
 
+// "mean_ttft_ms", "median_itl_ms", "std_tpot_ms", "p99_e2el_ms", "p99.9_ttft_ms".
 bool is_latency_statistic(const std::string& key) {
-  static const std::regex statistic(
-      fmt::format(R"(^(mean|median|std|p\d+(?:\.\d+)?)_({})_ms$)", fmt::join(schema::latency_metrics(), "|")));
-  return std::regex_match(key, statistic);
+  std::string_view rest = key;
+  if (!rest.ends_with("_ms")) return false;
+  rest.remove_suffix(3);
+  const auto underscore = rest.find('_');
+  if (underscore == std::string_view::npos) return false;
+  const auto statistic = rest.substr(0, underscore);
+  const auto metric = rest.substr(underscore + 1);
+  bool known = statistic == "mean" || statistic == "median" || statistic == "std";
+  if (!known && statistic.starts_with('p')) {
+    text_scanner s(statistic.substr(1));
+    known = !s.digits().empty() && (s.at_end() || (s.literal(".") && !s.digits().empty() && s.at_end()));
+  }
+  const auto& metrics = schema::latency_metrics();
+  return known && std::find(metrics.begin(), metrics.end(), metric) != metrics.end();
 }
 
 // Other numbers of the result kept as values: throughputs and token totals.
@@ -34,32 +48,60 @@ std::string name_of(const std::string& field) {
 }
 
 // Python's json module writes NaN and Infinity (an empty statistic, an unlimited rate),
-// which JSON does not have: outside strings they become null.
-std::string without_non_finite(const std::string& text) {
+// which JSON does not have: outside strings NaN becomes null (no value) and the infinities
+// the strings "Infinity" and "-Infinity" (a request_rate; any other key refuses them as not
+// a number). A number beyond the range of a double ("1e400") is refused here, with its line
+// and key, before the JSON parser would fail on it with a message of its own.
+std::string json_for_parsing(const std::string& text, const std::string& source) {
   std::string out;
   out.reserve(text.size());
   bool in_string = false;
+  std::size_t line = 1;
+  std::size_t string_start = 0;  // where the last string began (after its quote)
+  std::string_view key;          // the last string followed by a colon
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char ch = text[i];
+    if (ch == '\n') ++line;
     if (in_string) {
       out += ch;
-      if (ch == '\\' && i + 1 < text.size())
+      if (ch == '\\' && i + 1 < text.size()) {
         out += text[++i];
-      else if (ch == '"')
+      } else if (ch == '"') {
         in_string = false;
+        const auto after = text.find_first_not_of(" \t\r\n", i + 1);
+        if (after != std::string::npos && text[after] == ':') {
+          key = std::string_view(text).substr(string_start, i - string_start);
+        }
+      }
       continue;
     }
-    if (ch == '"') in_string = true;
+    if (ch == '"') {
+      in_string = true;
+      string_start = i + 1;
+    }
     const auto rest = std::string_view(text).substr(i);
     if (rest.starts_with("NaN")) {
       out += "null";
       i += 2;
     } else if (rest.starts_with("-Infinity")) {
-      out += "null";
+      out += "\"-Infinity\"";
       i += 8;
     } else if (rest.starts_with("Infinity")) {
-      out += "null";
+      out += "\"Infinity\"";
       i += 7;
+    } else if ((is_digit(ch) || (ch == '-' && i + 1 < text.size() && is_digit(text[i + 1]))) &&
+               (i == 0 || std::string_view("[{,: \t\r\n").find(text[i - 1]) != std::string_view::npos)) {
+      auto end = text.find_first_not_of("0123456789.eE+-", i);
+      if (end == std::string::npos) end = text.size();
+      const std::string number = text.substr(i, end - i);
+      if (std::isinf(std::strtod(number.c_str(), nullptr))) {
+        throw usage_error(
+            key.empty() ? fmt::format("{}: line {}: {} is beyond the range of a number", source, line, excerpt(number))
+                        : fmt::format("{}: line {}: \"{}\" is {}, beyond the range of a number", source, line,
+                                      excerpt(key), excerpt(number)));
+      }
+      out += number;
+      i = end - 1;
     } else {
       out += ch;
     }
@@ -68,7 +110,7 @@ std::string without_non_finite(const std::string& text) {
 }
 
 std::vector<json> objects_of(const std::string& text, const std::string& source) {
-  const auto content = without_non_finite(trim_copy(text));
+  const auto content = trim_copy(json_for_parsing(text, source));
   std::vector<json> objects;
   try {
     auto doc = json::parse(content);
@@ -98,15 +140,27 @@ std::vector<json> objects_of(const std::string& text, const std::string& source)
 std::optional<double> number_at(const json& object, const std::string& key, const std::string& where) {
   if (!object.contains(key) || object.at(key).is_null()) return std::nullopt;
   const auto& value = object.at(key);
-  if (!value.is_number()) throw usage_error(fmt::format("{}: \"{}\" is {}, not a number", where, key, value.dump()));
+  if (!value.is_number()) {
+    throw usage_error(fmt::format("{}: \"{}\" is {}, not a number", where, excerpt(key), excerpt(value.dump())));
+  }
   return value.get<double>();
+}
+
+// A throughput, a latency or a duration: a number, not negative (null or NaN: absent).
+std::optional<double> measured_at(const json& object, const std::string& key, const std::string& where) {
+  const auto value = number_at(object, key, where);
+  if (value && *value < 0) {
+    throw usage_error(fmt::format("{}: \"{}\" is {}, a negative {}", where, excerpt(key), object.at(key).dump(),
+                                  key.ends_with("_ms") ? "time" : "amount"));
+  }
+  return value;
 }
 
 std::optional<std::int64_t> count_at(const json& object, const std::string& key, const std::string& where) {
   const auto value = number_at(object, key, where);
   if (!value) return std::nullopt;
   if (*value < 0 || *value != static_cast<double>(static_cast<std::int64_t>(*value))) {
-    throw usage_error(fmt::format("{}: \"{}\" is {}, not a count", where, key, object.at(key).dump()));
+    throw usage_error(fmt::format("{}: \"{}\" is {}, not a count", where, key, excerpt(object.at(key).dump())));
   }
   return static_cast<std::int64_t>(*value);
 }
@@ -142,7 +196,7 @@ vllm_result result_of(const json& object, std::size_t index, std::size_t count, 
   r.tokenizer_id = string_at(object, key::tokenizer_id);
   r.date = string_at(object, key::date);
   r.burstiness = number_at(object, key::burstiness, where);
-  r.duration_s = number_at(object, key::duration, where);
+  r.duration_s = measured_at(object, key::duration, where);
   r.completed = count_at(object, key::completed, where);
   r.failed = count_at(object, key::failed, where);
   const auto num_prompts = count_at(object, key::num_prompts, where);
@@ -174,7 +228,7 @@ vllm_result result_of(const json& object, std::size_t index, std::size_t count, 
   for (const auto& [field, value] : object.items()) {
     const std::string name = name_of(field);
     if (!is_latency_statistic(name) && !other_numeric_keys().count(name)) continue;
-    if (const auto v = number_at(object, field, where)) r.values[name] = *v;
+    if (const auto v = measured_at(object, field, where)) r.values[name] = *v;
   }
   if (object.contains("ttfts") && object.at("ttfts").is_array()) r.requests_detailed = object.at("ttfts").size();
   return r;

@@ -45,6 +45,14 @@ TEST(MetricExtraction, RegexNamedGroupsTakeTheLastMatch) {
   EXPECT_DOUBLE_EQ(extract_metrics({r}, "step: 10 tps: 1,234,567.5 mfu\n", "").metrics.at(0).value, 1234567.5);
   EXPECT_DOUBLE_EQ(extract_metrics({r}, "tps: 7,123\n", "").metrics.at(0).value, 7123);
   EXPECT_EQ(extract_metrics({r}, "tps: 12,34\n", "").missing.size(), 1u);
+  // A printed number of 40,000 characters overflowed the stack of the recursive pattern that
+  // checked its separators (exit 139): it is read, and too large for a double it is missing.
+  std::string grouped = "1";
+  for (int i = 0; i < 10000; ++i) grouped += ",234";
+  const auto huge = extract_metrics({r}, "tps: " + grouped + "\n", "");
+  EXPECT_TRUE(huge.metrics.empty());
+  EXPECT_EQ(huge.missing.size(), 1u);
+  EXPECT_EQ(extract_metrics({r}, "tps: 1" + std::string(100000, ',') + "\n", "").metrics.size(), 0u);
 }
 
 TEST(MetricExtraction, PerformanceLinesJsonPointerAndCsvColumn) {

@@ -200,5 +200,44 @@ TEST(BabelStreamImport, BadInputIsAUsageErrorNamingTheFile) {
   expect_error(console, "'0.000x6' is not a number");
 }
 
+// Lines of 100,000 characters (which overflowed the stack of a recursive pattern, exit 139)
+// are read, or refused with the file and line in one short message.
+TEST(BabelStreamImport, LongLinesAreReadWithoutRecursion) {
+  const std::string long_text(100000, 'x');
+  auto text = read_fixture("main_omp_fp64_console.txt");
+  text.replace(text.find("Implementation: OpenMP"), 22, "Implementation: " + long_text);
+  text.replace(text.find("Version: 5.0"), 12, "Version: 5.0 " + long_text);
+  text.replace(text.find("Running  Classic kernels 10 times"), 33,
+               "Running  Classic kernels " + std::string(100000, ' ') + "10 times");
+  const auto r = parse_babelstream(text, "x");
+  EXPECT_EQ(r.implementation, long_text);
+  EXPECT_EQ(r.version, "5.0");
+  ASSERT_EQ(r.rows.size(), 5u);
+  EXPECT_EQ(r.rows[0].num_times, 10u);
+  EXPECT_DOUBLE_EQ(*r.rows[3].max_rate, 228771.899);
+
+  auto unit = read_fixture("main_omp_fp64_console.txt");
+  unit.replace(unit.find("MB/s"), 4, long_text + "/s");
+  try {
+    (void)parse_babelstream(unit, "bad.txt");
+    ADD_FAILURE() << "a unit of 100,000 letters was accepted";
+  } catch (const usage_error& e) {
+    EXPECT_STREQ(e.what(),
+                 "bad.txt: line 9: unknown BabelStream unit 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... (100002 "
+                 "bytes)'");
+  }
+  auto csv = read_fixture("main_omp_fp64.csv");
+  const auto second_line = csv.find('\n') + 1;
+  csv.replace(csv.find(',', second_line) + 1, 0, std::string(100000, '1'));
+  try {
+    (void)parse_babelstream(csv, "bad.csv");
+    ADD_FAILURE() << "a count of 100,000 digits was accepted";
+  } catch (const usage_error& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(message.rfind("bad.csv: line 2: ", 0), 0u) << message.substr(0, 200);
+    EXPECT_LT(message.size(), 200u) << message.substr(0, 200);
+  }
+}
+
 }  // namespace
 }  // namespace ironbench::results

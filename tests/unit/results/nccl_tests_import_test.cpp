@@ -323,5 +323,55 @@ TEST(NcclTestsImport, BadInputIsAUsageErrorNamingTheFile) {
   expect_error(json_type, "malformed nccl-tests JSON");
 }
 
+// Header lines of 100,000 characters (which overflowed the stack of a recursive pattern,
+// exit 139) are read, or refused with the file and line in one short message.
+TEST(NcclTestsImport, LongHeaderLinesAreReadWithoutRecursion) {
+  const std::string long_text(100000, 'x');
+  const auto text = read_fixture("rccl_tests_2.17.9_mi300_8gpu.txt");
+  auto versioned = text;
+  versioned.replace(0, versioned.find('\n'), "# rccl-tests version 2.17.9 " + long_text);
+  const auto reports = parse_nccl_tests(versioned, "rccl.txt");
+  ASSERT_EQ(reports.size(), 2u);
+  EXPECT_EQ(reports[0].version_line, "rccl-tests version 2.17.9 " + long_text);
+  EXPECT_EQ(reports[0].rows.size(), parse_fixture("rccl_tests_2.17.9_mi300_8gpu.txt")[0].rows.size());
+
+  const auto expect_error = [](const std::string& bad, const std::string& expected) {
+    try {
+      (void)parse_nccl_tests(bad, "bad.txt");
+      ADD_FAILURE() << "no error for: " << expected;
+    } catch (const usage_error& e) {
+      EXPECT_EQ(std::string(e.what()), expected);
+    }
+  };
+  auto average = text;
+  average.replace(average.find("83.8755"), 7, std::string(100000, '8') + "x");
+  expect_error(average,
+               "bad.txt: line 48: the average bus bandwidth '8888888888888888888888888888888888888888... "
+               "(100001 bytes)' is not a number");
+  auto negative = text;
+  negative.replace(negative.find("83.8755"), 7, "-83.8755");
+  expect_error(negative, "bad.txt: line 48: the average bus bandwidth '-83.8755' is not a number");
+  // A size beyond 64 bits in a row is an error with its line, not a row left out.
+  auto huge = read_fixture("all_reduce_perf_h100_16ranks.txt");
+  const auto row = huge.find("\n  1073741824 ");
+  ASSERT_NE(row, std::string::npos);
+  huge.replace(row + 1, 12, "  " + std::string(100000, '9'));
+  try {
+    (void)parse_nccl_tests(huge, "big.txt");
+    ADD_FAILURE() << "a size beyond 64 bits was accepted";
+  } catch (const usage_error& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(message.rfind("big.txt: line 51: size '9999", 0), 0u) << message.substr(0, 200);
+    EXPECT_NE(message.find("is beyond 64 bits"), std::string::npos) << message.substr(0, 200);
+  }
+  // Long text in a rank line and after a table.
+  auto ranks = read_fixture("all_reduce_perf_h100_16ranks.txt");
+  ranks.replace(ranks.find("NVIDIA H100 80GB HBM3"), 21, long_text);
+  ranks.replace(ranks.find("# Avg bus bandwidth"), 0, "# " + long_text + "\n" + long_text + "\n");
+  const auto read = parse_nccl_tests(ranks, "all_reduce_perf.txt");
+  EXPECT_EQ(read[0].devices[0].name, long_text);
+  EXPECT_EQ(read[0].rows.size(), 31u);
+}
+
 }  // namespace
 }  // namespace ironbench::results

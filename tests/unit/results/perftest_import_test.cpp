@@ -94,5 +94,126 @@ TEST(PerftestImport, TextWithoutAReportIsAUsageError) {
       usage_error);
 }
 
+// Every fixture still reads to the same rows: their number, first and last size, and the sums
+// of the averages and message rates (as the table prints them).
+TEST(PerftestImport, RealOutputReadsToTheSameRows) {
+  struct expected {
+    const char* file;
+    std::size_t rows;
+    std::uint64_t first, last;
+    double average_sum, rate_sum;
+  };
+  for (const auto& e : {expected{"read_a_mbs.txt", 23, 2, 8388608, 55164.49, 59.108384},
+                        expected{"read_a_mbs_2.txt", 23, 2, 8388608, 54308.52, 47.518539},
+                        expected{"write_D_gbits_client_rdmacm_cuda.txt", 1, 65536, 65536, 181.46, 0.3461},
+                        expected{"write_a_gbits.txt", 23, 2, 8388608, 741.00309, 50.835324},
+                        expected{"write_a_gbits_server.txt", 1, 8388608, 8388608, 52.52, 0.000783},
+                        expected{"write_a_mbs.txt", 23, 2, 8388608, 56336.16, 65.496376},
+                        expected{"write_bidir_a_gbits_client_ionic.txt", 23, 2, 8388608, 9002.396611, 139.451516},
+                        expected{"write_mibs_client.txt", 1, 65536, 65536, 11030.45, 0.176487},
+                        expected{"write_mibs_server.txt", 1, 65536, 65536, 11030.45, 0.176487}}) {
+    const auto r = parse_fixture(e.file);
+    ASSERT_EQ(r.rows.size(), e.rows) << e.file;
+    EXPECT_EQ(r.rows.front().bytes, e.first) << e.file;
+    EXPECT_EQ(r.rows.back().bytes, e.last) << e.file;
+    double average = 0, rate = 0;
+    for (const auto& row : r.rows) {
+      average += row.average;
+      rate += row.message_rate_mpps;
+    }
+    EXPECT_NEAR(average, e.average_sum, 1e-6 * e.average_sum) << e.file;
+    EXPECT_NEAR(rate, e.rate_sum, 1e-6 * e.rate_sum) << e.file;
+  }
+}
+
+// write_a_gbits.txt with `row` put in place of its 65536-byte row (line 36).
+std::string with_row(const std::string& row) {
+  std::ifstream in(std::string(IRONBENCH_TEST_DATA) + "/perftest/write_a_gbits.txt");
+  std::stringstream text;
+  text << in.rdbuf();
+  auto s = text.str();
+  const std::string original = " 65536      5000             52.51              52.50  \t\t   0.100143";
+  const auto at = s.find(original);
+  EXPECT_NE(at, std::string::npos);
+  return s.replace(at, original.size(), row);
+}
+
+// The one-line usage error parse_perftest gives for `text` ("" when it gives none).
+std::string error_of(const std::string& text) {
+  try {
+    (void)parse_perftest(text, "ib.txt");
+  } catch (const usage_error& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    EXPECT_LT(message.size(), 300u) << message.substr(0, 300);
+    return message;
+  }
+  return "";
+}
+
+// A value perftest cannot have printed is an error naming the file and line, as nccl-tests'
+// and BabelStream's importers have it, not a row left out in silence.
+TEST(PerftestImport, ABadValueIsAnErrorWithFileAndLine) {
+  const std::string row_line = "ib.txt: line 36: ";
+  for (const auto& [row, needle] : std::vector<std::pair<std::string, std::string>>{
+           {" 65536  5000  nan  52.50  0.100143", "BW peak 'nan' is not a number"},
+           {" 65536  5000  52.51  inf  0.100143", "BW average 'inf' is not a number"},
+           {" 65536  5000  52.51  -52.50  0.100143", "BW average '-52.50' is not a number"},
+           {" 65536  5000  52.51  52.50  -0.1", "MsgRate '-0.1' is not a number"},
+           {" 65536  5000  52.51  52.50  1e400", "MsgRate '1e400' is not a number"},
+           {" 65536  5000  1e300  52.50  0.100143", "implausible BW peak 1e300 Gb/sec"},
+           {" 65536  5000  52.51  52.50  3e9", "implausible MsgRate 3e9 Mpps"},
+           {" 65536  -5000  52.51  52.50  0.100143", "#iterations '-5000' is not a whole number"},
+           {" 65536  5000  52.51  52.50", "perftest row with 4 fields, the header has 5"},
+           {" 65536  5000  52.51  52.50  0.1  0.2  0.3", "perftest row with 7 fields"},
+           {" 655360000000000000000000000  5000  52.51  52.50  0.100143",
+            "#bytes '655360000000000000000000000' is beyond 64 bits"},
+           {" 9223372036854775808  5000  52.51  52.50  0.100143", "implausible #bytes 9223372036854775808"},
+           {" 65536  5000  52.51  52.50  0.100143" + std::string(100000, 'x'),
+            "MsgRate '0.100143" + std::string(32, 'x') + "... (100008 bytes)' is not a number"},
+       }) {
+    const auto message = error_of(with_row(row));
+    EXPECT_EQ(message.rfind(row_line, 0), 0u) << row.substr(0, 60) << " gave: " << message;
+    EXPECT_NE(message.find(needle), std::string::npos) << row.substr(0, 60) << " gave: " << message;
+  }
+  // A size longer than any number, in a row of 100,000 characters: refused, not a crash.
+  const auto message = error_of(with_row(" " + std::string(100000, '9') + "  5000  52.51  52.50  0.100143"));
+  EXPECT_NE(message.find("ib.txt: line 36: #bytes '9999"), std::string::npos) << message;
+  EXPECT_NE(message.find("is beyond 64 bits"), std::string::npos) << message;
+}
+
+// A file that ends inside the table (no closing rule, or a row cut short) is refused: its
+// last rows are missing, and a partial sweep must not pass for the whole one.
+TEST(PerftestImport, AFileCutMidTableIsRefused) {
+  std::ifstream in(std::string(IRONBENCH_TEST_DATA) + "/perftest/write_a_gbits.txt");
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto whole = text.str();
+  const auto cut_at = whole.find(" 131072 ");
+  ASSERT_NE(cut_at, std::string::npos);
+  EXPECT_EQ(error_of(whole.substr(0, cut_at)),
+            "ib.txt: line 20: the table that starts here has no closing '-----' line, as perftest prints after the "
+            "last row; a file cut short?");
+  EXPECT_NE(error_of(whole.substr(0, cut_at + 14)).find("ib.txt: line 37: perftest row with 2 fields"),
+            std::string::npos);
+  EXPECT_EQ(error_of(whole), "");
+}
+
+// Long lines anywhere are read without a pattern that recurses per character (which
+// overflowed the stack near 30,000 characters): a long title or parameter line is text.
+TEST(PerftestImport, LongLinesAreReadWithoutRecursion) {
+  const std::string spaces(100000, ' ');
+  auto r = parse_perftest(with_row(" 65536      5000             52.51              52.50" + spaces + "0.100143"), "x");
+  EXPECT_EQ(r.rows.size(), 23u);
+  EXPECT_DOUBLE_EQ(r.rows[15].message_rate_mpps, 0.100143);
+  const auto long_parameter = with_row(" 65536  5000  52.51  52.50  0.100143")
+                                  .replace(0, 0,
+                                           " RDMA_Write" + spaces + "BW Test\n Device" + spaces +
+                                               ": mlx5_9\t\tMtu : " + std::string(100000, 'x') + "\n");
+  r = parse_perftest(long_parameter, "x");
+  EXPECT_EQ(r.parameters.at("Device"), "mlx5_9");
+  EXPECT_EQ(r.parameters.at("Mtu").size(), 100000u);
+}
+
 }  // namespace
 }  // namespace ironbench::results

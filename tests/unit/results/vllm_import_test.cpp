@@ -202,5 +202,78 @@ TEST(VllmImport, BadInputIsAUsageErrorNamingTheFile) {
   expect_error(line + "\n" + line.substr(0, 100) + "\n", "line 2: not valid JSON");
 }
 
+// The one-line usage error parse_vllm_results gives for `text` ("" when it gives none).
+std::string vllm_error_of(const std::string& text) {
+  try {
+    (void)parse_vllm_results(text, "bad.json");
+  } catch (const usage_error& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    EXPECT_LT(message.size(), 300u) << message.substr(0, 300);
+    return message;
+  }
+  return "";
+}
+
+// A negative or infinite throughput, latency or duration is an error naming the key (vLLM
+// writes none of them; a value cannot be negative), and a number beyond the range of a
+// double is one line naming the key and line, not the JSON library's message.
+TEST(VllmImport, ABadValueIsAnErrorNamingTheKey) {
+  const auto good = read_fixture("vllm_sweep_opt125m_c2.json");
+  const auto with = [&](const std::string& original, const std::string& replacement) {
+    auto text = good;
+    const auto at = text.find(original);
+    EXPECT_NE(at, std::string::npos) << original;
+    return text.replace(at, original.size(), replacement);
+  };
+  EXPECT_EQ(vllm_error_of(with("\"request_throughput\": 5.859229976904171", "\"request_throughput\": -5.86")),
+            "bad.json: \"request_throughput\" is -5.86, a negative amount");
+  EXPECT_EQ(vllm_error_of(with("\"mean_ttft_ms\": 217.27289337468392", "\"mean_ttft_ms\": -217.3")),
+            "bad.json: \"mean_ttft_ms\" is -217.3, a negative time");
+  EXPECT_EQ(vllm_error_of(with("\"duration\": 1.3653671270003542", "\"duration\": -1.5")),
+            "bad.json: \"duration\" is -1.5, a negative amount");
+  EXPECT_EQ(vllm_error_of(with("\"mean_ttft_ms\": 217.27289337468392", "\"mean_ttft_ms\": Infinity")),
+            "bad.json: \"mean_ttft_ms\" is \"Infinity\", not a number");
+  EXPECT_EQ(vllm_error_of(with("\"request_throughput\": 5.859229976904171", "\"request_throughput\": -Infinity")),
+            "bad.json: \"request_throughput\" is \"-Infinity\", not a number");
+  EXPECT_EQ(vllm_error_of(with("\"mean_ttft_ms\": 217.27289337468392", "\"mean_ttft_ms\": 1e400")),
+            "bad.json: line 24: \"mean_ttft_ms\" is 1e400, beyond the range of a number");
+  EXPECT_EQ(vllm_error_of(with("\"request_throughput\": 5.859229976904171", "\"request_throughput\": -1e400")),
+            "bad.json: line 17: \"request_throughput\" is -1e400, beyond the range of a number");
+  EXPECT_EQ(vllm_error_of(with("\"duration\": 1.3653671270003542", "\"duration\": 1" + std::string(400, '0'))),
+            "bad.json: line 12: \"duration\" is 1000000000000000000000000000000000000000... (401 bytes), beyond "
+            "the range of a number");
+  // The good file, a tiny number and a number in a string still read, with the same values.
+  EXPECT_EQ(vllm_error_of(good), "");
+  const auto tiny = parse_vllm_results(with("\"mean_ttft_ms\": 217.27289337468392", "\"mean_ttft_ms\": 1e-400"), "x");
+  EXPECT_EQ(tiny[0].values.at("mean_ttft_ms"), 0.0);
+  const auto quoted = parse_vllm_results(with("\"backend\": \"openai\"", "\"backend\": \"1e400 NaN Infinity\""), "x");
+  EXPECT_EQ(quoted[0].backend, "1e400 NaN Infinity");
+  EXPECT_DOUBLE_EQ(quoted[0].values.at("mean_ttft_ms"), 217.27289337468392);
+  EXPECT_DOUBLE_EQ(quoted[0].values.at("request_throughput"), 5.859229976904171);
+}
+
+// A key of 100,000 characters (which overflowed the stack of the recursive pattern that
+// classified keys, exit 139) is read and left out like any key ironbench does not know.
+TEST(VllmImport, LongKeysAreReadWithoutRecursion) {
+  const auto good = read_fixture("vllm_sweep_opt125m_c2.json");
+  for (const auto& key : {std::string(100000, 'k'), "p" + std::string(100000, '9') + "_ttft_ms",
+                          "mean_" + std::string(100000, 'x') + "_ms"}) {
+    auto text = good;
+    text.insert(text.find('{') + 1, "\"" + key + "\": 1.5, ");
+    const auto results = parse_vllm_results(text, "long.json");
+    ASSERT_EQ(results.size(), 1u);
+    EXPECT_DOUBLE_EQ(results[0].values.at("median_ttft_ms"), 44.92285849846667);
+    const auto cases = vllm_cases(results, "long.json");
+    ASSERT_EQ(cases.size(), 1u);
+    const bool percentile = key.starts_with("p9");
+    EXPECT_EQ(results[0].values.count(key), percentile ? 1u : 0u) << key.substr(0, 10);
+  }
+  auto wrong = good;
+  wrong.insert(wrong.find('{') + 1, "\"p99_" + std::string(100000, 'x') + "\": 1.5, ");
+  wrong.replace(wrong.find("44.92285849846667"), 17, "\"fast\"");
+  EXPECT_EQ(vllm_error_of(wrong), "bad.json: \"median_ttft_ms\" is \"fast\", not a number");
+}
+
 }  // namespace
 }  // namespace ironbench::results
