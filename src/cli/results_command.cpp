@@ -35,7 +35,7 @@ results::run_filter filter_of(const results_arguments& a) {
   filter.since = a.since;
   filter.until = a.until;
   filter.limit = a.limit;
-  for (const auto& tag : a.tags) filter.tags.insert(results::parse_tag(tag, "--tag"));
+  filter.tags = results::parse_tags(a.tags, "--tag");
   return filter;
 }
 

@@ -63,9 +63,9 @@ std::ostream& console_stream(const std::vector<output_target>& targets) {
 }
 
 void prepare_results_dir(const output_options& o) {
-  for (const auto& tag : o.tags) (void)results::parse_tag(tag, "--tag");
+  (void)results::parse_tags(o.tags, "--tag");
   if (o.no_save) return;
-  { results::results_store check(results::database_path(o.database)); }
+  { const results::results_store check(results::database_path(o.database), results::store_access::write); }
   std::error_code ec;
   std::filesystem::create_directories(o.results_dir, ec);
   if (ec) throw usage_error(fmt::format("cannot create --results-dir {}: {}", o.results_dir, ec.message()));
@@ -83,7 +83,7 @@ void write_run_outputs(core::run_result run, const std::vector<output_target>& t
       if (write_failure.empty()) write_failure = e.what();
     }
   };
-  for (const auto& tag : options.tags) run.tags.insert(results::parse_tag(tag, "--tag"));
+  for (auto& [key, value] : results::parse_tags(options.tags, "--tag")) run.tags[key] = std::move(value);
   for (const auto& t : targets) attempt(t);
   std::string saved, stored;
   if (!options.no_save) {

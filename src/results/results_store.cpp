@@ -5,11 +5,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <regex>
+
+#include <unistd.h>
 
 #include "core/error.hpp"
 #include "core/json_text.hpp"
 #include "core/result_json.hpp"
+#include "core/text_match.hpp"
+#include "results/import_text.hpp"
 #include "results/sqlite_database.hpp"
 
 namespace ironbench::results {
@@ -58,19 +61,24 @@ std::int64_t pragma_integer(sqlite_database& db, const std::string& name) {
   return s.step() ? s.integer(0) : 0;
 }
 
-void migrate(sqlite_database& db) {
-  // WAL: readers never block the writer and a killed writer leaves the last commit intact.
-  db.execute("PRAGMA journal_mode=WAL");
-  db.execute("PRAGMA synchronous=NORMAL");
-  db.execute("PRAGMA foreign_keys=ON");
-  sqlite_transaction transaction(db);
+/// What an opened database holds.
+enum class schema_state {
+  empty,    ///< no tables yet (a new file)
+  older,    ///< an ironbench database of an older schema
+  current,  ///< an ironbench database of this build's schema
+};
+
+/// The state of `db`'s schema; throws usage_error when it is not an ironbench database or
+/// is newer than this build.
+schema_state check_schema(sqlite_database& db) {
   const auto version = pragma_integer(db, "user_version");
   const auto app = pragma_integer(db, "application_id");
   const auto fresh = [&] {
     sqlite_statement s(db, "SELECT count(*) FROM sqlite_master");
     return s.step() && s.integer(0) == 0;
   }();
-  if (app != application_id && !(app == 0 && version == 0 && fresh)) {
+  if (app == 0 && version == 0 && fresh) return schema_state::empty;
+  if (app != application_id) {
     throw usage_error(
         fmt::format("{} is an SQLite database but not an ironbench results database", db.path().string()));
   }
@@ -78,6 +86,17 @@ void migrate(sqlite_database& db) {
     throw usage_error(fmt::format("{} has results schema version {}, newer than this build's {}: use a newer ironbench",
                                   db.path().string(), version, store_schema_version));
   }
+  return version < store_schema_version ? schema_state::older : schema_state::current;
+}
+
+void migrate(sqlite_database& db) {
+  // WAL: readers never block the writer and a killed writer leaves the last commit intact.
+  db.execute("PRAGMA journal_mode=WAL");
+  db.execute("PRAGMA synchronous=NORMAL");
+  db.execute("PRAGMA foreign_keys=ON");
+  sqlite_transaction transaction(db);
+  (void)check_schema(db);
+  const auto version = pragma_integer(db, "user_version");
   for (auto v = static_cast<std::size_t>(version); v < migrations.size(); ++v) db.execute(migrations[v]);
   db.execute(fmt::format("PRAGMA application_id={}", application_id));
   db.execute(fmt::format("PRAGMA user_version={}", store_schema_version));
@@ -93,12 +112,17 @@ std::string host_name(const core::run_result& run) {
 
 void check_date(const std::string& text, const char* flag) {
   if (text.empty()) return;
-  static const std::regex iso(R"(\d{4}-\d{2}-\d{2}(T\d{2}(:\d{2}(:\d{2})?)?Z?)?)");
   const auto refuse = [&] {
     throw usage_error(fmt::format("{} '{}' is not a date: use YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ", flag,
                                   text.size() > 40 ? text.substr(0, 40) + "..." : text));
   };
-  if (text.size() > 20 || !std::regex_match(text, iso)) refuse();
+  // YYYY-MM-DD, with THH, THH:MM or THH:MM:SS after it, and Z after that.
+  const std::string_view shape = "9999-99-99T99:99:99";
+  const auto shaped = text.ends_with('Z') && text.size() > 13 ? text.size() - 1 : text.size();
+  if ((shaped != 10 && shaped != 13 && shaped != 16 && shaped != 19) ||
+      !has_shape(std::string_view(text).substr(0, shaped), shape.substr(0, shaped))) {
+    refuse();
+  }
   // The calendar too: 2026-13-45 has the shape of a date and is none.
   const auto number = [&](std::size_t at, std::size_t length) { return std::stoi(text.substr(at, length)); };
   const std::chrono::year_month_day day{std::chrono::year{number(0, 4)},
@@ -110,33 +134,81 @@ void check_date(const std::string& text, const char* flag) {
   if (text.size() >= 19 && number(17, 2) > 60) refuse();
 }
 
+// How to read the database at `path`. A reader of a WAL database needs its -shm file, which
+// SQLite creates beside it: where the folder is read-only and there is none (the last writer
+// closed the database cleanly, leaving no -wal either), the file is read as immutable.
+sqlite_access read_access(const std::filesystem::path& path) {
+  const auto beside = [&](const char* suffix) { return std::filesystem::path(path.string() + suffix); };
+  std::error_code ec;
+  const bool shm = std::filesystem::exists(beside("-shm"), ec);
+  const auto wal_size = std::filesystem::file_size(beside("-wal"), ec);
+  const bool wal_empty = ec || wal_size == 0;
+  const auto folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  const bool folder_writable = ::access(folder.c_str(), W_OK) == 0;
+  return !shm && wal_empty && !folder_writable ? sqlite_access::read_only_immutable : sqlite_access::read_only;
+}
+
 }  // namespace
 
-results_store::results_store(const std::filesystem::path& path) {
-  if (path.has_parent_path()) {
+results_store::results_store(const std::filesystem::path& path, store_access access) : path_(path) {
+  if (access == store_access::write) {
+    open_for_writing();
+  } else {
+    open_for_reading();
+  }
+}
+
+void results_store::open_for_reading() {
+  std::error_code ec;
+  if (!std::filesystem::exists(path_, ec) && !ec) return;  // no database yet: nothing to read, nothing created
+  try {
+    db_ = std::make_unique<sqlite_database>(path_, read_access(path_));
+    switch (check_schema(*db_)) {
+      case schema_state::empty:  // an empty file: no runs yet
+        db_.reset();
+        break;
+      case schema_state::older:  // bringing it up to date is a write
+        open_for_writing();
+        break;
+      case schema_state::current: break;
+    }
+  } catch (const usage_error&) {
+    throw;
+  } catch (const error& e) {
+    throw usage_error(fmt::format("cannot read results database {}: {}", path_.string(), e.what()));
+  }
+}
+
+void results_store::open_for_writing() {
+  db_.reset();
+  if (path_.has_parent_path()) {
     std::error_code ec;
-    std::filesystem::create_directories(path.parent_path(), ec);
+    std::filesystem::create_directories(path_.parent_path(), ec);
     if (ec)
       throw usage_error(
-          fmt::format("cannot create the folder of results database {}: {}", path.string(), ec.message()));
+          fmt::format("cannot create the folder of results database {}: {}", path_.string(), ec.message()));
   }
-  db_ = std::make_unique<sqlite_database>(path);
+  db_ = std::make_unique<sqlite_database>(path_, sqlite_access::read_write);
   try {
     migrate(*db_);
   } catch (const usage_error&) {
     throw;
   } catch (const error& e) {
-    throw usage_error(fmt::format("cannot use results database {}: {}", path.string(), e.what()));
+    throw usage_error(fmt::format("cannot use results database {}: {}", path_.string(), e.what()));
   }
+  writable_ = true;
 }
 
 results_store::~results_store() = default;
 
-const std::filesystem::path& results_store::path() const { return db_->path(); }
+const std::filesystem::path& results_store::path() const { return path_; }
 
-int results_store::schema_version() const { return static_cast<int>(pragma_integer(*db_, "user_version")); }
+bool results_store::holds_database() const { return db_ != nullptr; }
+
+int results_store::schema_version() const { return db_ ? static_cast<int>(pragma_integer(*db_, "user_version")) : 0; }
 
 std::int64_t results_store::save(const core::run_result& run, const std::string& json_path) {
+  if (!writable_) open_for_writing();
   const auto document = core::json_text(core::to_json(run));
   sqlite_transaction transaction(*db_);
   sqlite_statement insert(
@@ -178,6 +250,7 @@ std::int64_t results_store::save(const core::run_result& run, const std::string&
 std::vector<stored_run> results_store::list(const run_filter& filter) const {
   check_date(filter.since, "--since");
   check_date(filter.until, "--until");
+  if (!db_) return {};
   std::string sql =
       "SELECT id, start_time, end_time, host, command, status, case_count, json_path, saved_at FROM runs WHERE 1";
   std::vector<std::string> values;
@@ -236,9 +309,10 @@ std::vector<stored_run> results_store::list(const run_filter& filter) const {
 }
 
 std::string results_store::document(std::int64_t id) const {
+  if (!db_) throw usage_error(fmt::format("no run {} in {}: no run has been saved there", id, path_.string()));
   sqlite_statement query(*db_, "SELECT document FROM runs WHERE id = ?");
   query.bind(1, id);
-  if (!query.step()) throw usage_error(fmt::format("no run {} in {}", id, db_->path().string()));
+  if (!query.step()) throw usage_error(fmt::format("no run {} in {}", id, path_.string()));
   return query.text(0);
 }
 
@@ -247,12 +321,14 @@ core::run_result results_store::load(std::int64_t id) const {
   try {
     parsed = json::parse(document(id));
   } catch (const json::parse_error&) {
-    throw usage_error(fmt::format("run {} in {} is damaged: its JSON does not parse", id, db_->path().string()));
+    throw usage_error(fmt::format("run {} in {} is damaged: its JSON does not parse", id, path_.string()));
   }
   return core::run_from_json(parsed, fmt::format("run {}", id));
 }
 
 bool results_store::remove(std::int64_t id) {
+  if (!db_) return false;
+  if (!writable_) open_for_writing();
   sqlite_transaction transaction(*db_);
   sqlite_statement erase(*db_, "DELETE FROM runs WHERE id = ?");
   erase.bind(1, id).run();
@@ -277,12 +353,27 @@ std::filesystem::path database_path(const std::string& given) {
 }
 
 std::pair<std::string, std::string> parse_tag(const std::string& text, const std::string& what) {
-  static const std::regex tag(R"(([A-Za-z0-9_.\-]+)=(.+))");
-  std::smatch m;
-  if (!std::regex_match(text, m, tag)) {
-    throw usage_error(fmt::format("{} '{}' is not KEY=VALUE (KEY: letters, digits, '_', '-', '.')", what, text));
+  const auto equals = text.find('=');
+  const auto key = std::string_view(text).substr(0, equals);
+  const auto is_key_character = [](char c) { return is_letter(c) || is_digit(c) || c == '_' || c == '.' || c == '-'; };
+  if (equals == std::string::npos || key.empty() || equals + 1 == text.size() ||
+      !std::all_of(key.begin(), key.end(), is_key_character) || text.find_first_of("\r\n") != std::string::npos) {
+    throw usage_error(fmt::format("{} '{}' is not KEY=VALUE (KEY: letters, digits, '_', '-', '.'; VALUE: one line)",
+                                  what, excerpt(text)));
   }
-  return {m[1].str(), m[2].str()};
+  return {std::string(key), text.substr(equals + 1)};
+}
+
+std::map<std::string, std::string> parse_tags(const std::vector<std::string>& texts, const std::string& what) {
+  std::map<std::string, std::string> tags;
+  for (const auto& text : texts) {
+    auto [key, value] = parse_tag(text, what);
+    if (const auto [at, added] = tags.emplace(key, value); !added && at->second != value) {
+      throw usage_error(fmt::format("{} {} is given twice ({}={}, {}={}): a run carries one value per key", what, key,
+                                    key, excerpt(at->second), key, excerpt(value)));
+    }
+  }
+  return tags;
 }
 
 }  // namespace ironbench::results

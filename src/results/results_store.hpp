@@ -47,11 +47,24 @@ struct stored_run {
 
 class sqlite_database;
 
+/// What a results_store is opened for.
+enum class store_access {
+  /// Reading (list, show, compare, report): the file is opened read-only (SQLITE_OPEN_READONLY)
+  /// and never created, migrated or otherwise written, so a database the user may only read
+  /// can be listed. A path with no database reads as one without runs. save() and remove()
+  /// reopen it for writing first.
+  read,
+  /// Writing now: the database (and its folder) is created when absent and an older schema
+  /// migrated, so that a run can check up front that it will be able to save.
+  write,
+};
+
 class results_store {
  public:
-  /// Opens or creates the database at `path` (its folder is created), migrating an older
-  /// schema. Throws usage_error when the file is not a database or is newer than this build.
-  explicit results_store(const std::filesystem::path& path);
+  /// Opens the database at `path` for `access`. Throws usage_error when the file is not an
+  /// ironbench database or is newer than this build (and, for writing, when it cannot be
+  /// created).
+  explicit results_store(const std::filesystem::path& path, store_access access = store_access::read);
   ~results_store();
   results_store(const results_store&) = delete;
   results_store& operator=(const results_store&) = delete;
@@ -66,11 +79,20 @@ class results_store {
   [[nodiscard]] std::string document(std::int64_t id) const;
   /// Deletes run `id` with its tags and cases; false when there was none.
   bool remove(std::int64_t id);
+  /// The schema version of the database; 0 when there is none yet.
   [[nodiscard]] int schema_version() const;
   [[nodiscard]] const std::filesystem::path& path() const;
+  /// Whether a database with runs' tables is there (false for a path with no file yet, or an
+  /// empty file, opened for reading).
+  [[nodiscard]] bool holds_database() const;
 
  private:
-  std::unique_ptr<sqlite_database> db_;
+  void open_for_reading();
+  void open_for_writing();
+
+  std::filesystem::path path_;
+  std::unique_ptr<sqlite_database> db_;  // null while reading a path with no database
+  bool writable_ = false;
 };
 
 /// Where runs are stored when --db is not given: $IRONBENCH_DB, else
@@ -83,5 +105,11 @@ class results_store {
 /// Parses "key=value" (key: letters, digits, '_', '-', '.'; value: not empty). Throws
 /// usage_error naming `what` (e.g. "--tag") otherwise.
 [[nodiscard]] std::pair<std::string, std::string> parse_tag(const std::string& text, const std::string& what);
+
+/// parse_tag() of each of `texts`, as one map. One key given twice with different values
+/// ("--tag gpu=a --tag gpu=b") is a usage_error naming the key: a run carries one value per
+/// key, so neither a label nor a filter can have two.
+[[nodiscard]] std::map<std::string, std::string> parse_tags(const std::vector<std::string>& texts,
+                                                            const std::string& what);
 
 }  // namespace ironbench::results

@@ -40,7 +40,7 @@ comparison_side select_side(const std::string& text, const std::function<results
   }
   if (text.find('=') != std::string::npos) {
     run_filter filter;
-    for (const auto& tag : split(text)) filter.tags.insert(parse_tag(tag, "selector"));
+    filter.tags = parse_tags(split(text), "selector");
     auto& database = store();
     for (const auto& run : database.list(filter)) side.runs.push_back(database.load(run.id));
     if (side.runs.empty()) {

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <cctype>
+
 #include "core/error.hpp"
 
 namespace ironbench::results {
@@ -13,11 +15,31 @@ namespace {
   throw error(fmt::format("sqlite: {} failed: {}", what, message));
 }
 
+// "file:/path/with%3Fodd%20name.db?immutable=1": a URI for SQLite, every byte outside the
+// unreserved set percent-encoded.
+std::string immutable_uri(const std::filesystem::path& path) {
+  std::string uri = "file:";
+  for (const char c : std::filesystem::absolute(path).string()) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (std::isalnum(byte) != 0 || c == '/' || c == '-' || c == '.' || c == '_' || c == '~') {
+      uri += c;
+    } else {
+      uri += fmt::format("%{:02X}", byte);
+    }
+  }
+  return uri + "?immutable=1";
+}
+
 }  // namespace
 
-sqlite_database::sqlite_database(const std::filesystem::path& path, int busy_timeout_ms) : path_(path) {
-  const int rc =
-      sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr);
+sqlite_database::sqlite_database(const std::filesystem::path& path, sqlite_access access, int busy_timeout_ms)
+    : path_(path) {
+  const bool immutable = access == sqlite_access::read_only_immutable;
+  const int flags =
+      (access == sqlite_access::read_write ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY) |
+      (immutable ? SQLITE_OPEN_URI : 0) | SQLITE_OPEN_FULLMUTEX;
+  const auto name = immutable ? immutable_uri(path) : path.string();
+  const int rc = sqlite3_open_v2(name.c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
     const std::string message = db_ != nullptr ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
     sqlite3_close(db_);

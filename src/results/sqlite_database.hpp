@@ -13,12 +13,24 @@ struct sqlite3_stmt;
 
 namespace ironbench::results {
 
+/// How a database file is opened.
+enum class sqlite_access {
+  read_only,  ///< SQLITE_OPEN_READONLY: the file must exist; nothing is ever written to it
+  /// read_only, and the file taken as unchanging (SQLite's immutable=1): no locks and no
+  /// shared-memory file, for a WAL database in a folder the process may not write (where
+  /// SQLite cannot create the -shm file a WAL reader needs). Only right while the file has
+  /// no -wal file with commits in it, and no one writes to it.
+  read_only_immutable,
+  read_write,  ///< created when absent
+};
+
 /// One open database file. Not copyable; one connection per thread.
 class sqlite_database {
  public:
-  /// Opens (creating when absent) `path`. `busy_timeout_ms` is how long a write waits for
-  /// another process's write to finish before failing with "database is locked".
-  explicit sqlite_database(const std::filesystem::path& path, int busy_timeout_ms = 30000);
+  /// Opens `path` as `access` says. `busy_timeout_ms` is how long a write waits for another
+  /// process's write to finish before failing with "database is locked".
+  explicit sqlite_database(const std::filesystem::path& path, sqlite_access access = sqlite_access::read_write,
+                           int busy_timeout_ms = 30000);
   ~sqlite_database();
   sqlite_database(const sqlite_database&) = delete;
   sqlite_database& operator=(const sqlite_database&) = delete;

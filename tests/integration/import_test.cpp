@@ -1,6 +1,7 @@
 // ironbench import: other tools' output through the real binary.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 
@@ -141,6 +142,107 @@ TEST(Import, BabelStreamCsvBecomesStreamCases) {
   EXPECT_NE(usage_error_of({"import", "babelstream", data + "vllm/vllm_sweep_opt125m_c2.json", "--no-save"})
                 .find("no BabelStream results"),
             std::string::npos);
+}
+
+// `path` with the first `original` replaced by `replacement`, written to `dir`/`name`.
+std::string edited_copy(const std::string& path, const std::string& original, const std::string& replacement,
+                        const temp_dir& dir, const std::string& name) {
+  auto text = read_file(path);
+  const auto at = text.find(original);
+  EXPECT_NE(at, std::string::npos) << original << " in " << path;
+  if (at != std::string::npos) text.replace(at, original.size(), replacement);
+  return dir.write(name, text).string();
+}
+
+// A line of 100,000 characters in each importer's input overflowed the stack of a recursive
+// pattern (exit 139). Each is now imported, or refused in one line naming the file and line
+// (exit 2).
+TEST(Import, LongLinesImportOrAreRefusedWithoutACrash) {
+  const temp_dir dir("ironbench-long-lines");
+  const std::string long_text(100000, 'x');
+  const auto rccl = data + "nccl-tests/rccl_tests_2.17.9_mi300_8gpu.txt";
+  const auto version = edited_copy(rccl, "rccl-headers=22803", long_text, dir, "all_reduce_perf_version.txt");
+  auto r = run_ironbench({"import", "nccl-tests", version, "--no-save", "--json", "-"});
+  ASSERT_EQ(r.exit_code, 0) << r.err.substr(0, 300);
+  EXPECT_NE(json::parse(r.out).at("cases")[0].at("notes").at("version").get<std::string>().find(long_text),
+            std::string::npos);
+
+  const auto average = edited_copy(rccl, "# Avg bus bandwidth    : 83.8755", "# Avg bus bandwidth    : 8" + long_text,
+                                   dir, "all_reduce_perf_average.txt");
+  EXPECT_EQ(usage_error_of({"import", "nccl-tests", average, "--no-save"}),
+            "ironbench: error: " + average + ": line 48: the average bus bandwidth '8" + std::string(39, 'x') +
+                "... (100001 bytes)' is not a number\n");
+
+  const auto perftest = edited_copy(fixtures + "write_a_gbits.txt", "0.100143", "0.100143" + long_text, dir, "ib.txt");
+  EXPECT_EQ(usage_error_of({"import", "perftest", perftest, "--no-save"}),
+            "ironbench: error: " + perftest + ": line 36: MsgRate '0.100143" + std::string(32, 'x') +
+                "... (100008 bytes)' is not a number (finite, not negative)\n");
+
+  const auto babelstream = edited_copy(data + "babelstream/main_omp_fp64_console.txt", "Implementation: OpenMP",
+                                       "Implementation: " + long_text, dir, "stream.txt");
+  r = run_ironbench({"import", "babelstream", babelstream, "--no-save", "--json", "-"});
+  ASSERT_EQ(r.exit_code, 0) << r.err.substr(0, 300);
+  EXPECT_EQ(json::parse(r.out).at("cases").size(), 5u);
+
+  // Keys the importer and the report classify as latency statistics or not: one of them
+  // nearly is one ("p999...9_ttft_s"), which took the report's pattern through every digit.
+  const auto vllm = edited_copy(
+      data + "vllm/vllm_sweep_opt125m_c2.json",
+      "\"date\":", "\"" + long_text + "\": 1, \"p" + std::string(100000, '9') + "_ttft_s\": 2, \"date\":", dir,
+      "vllm.json");
+  const auto db = (dir / "results.db").string();
+  r = run_ironbench({"import", "vllm", vllm, "--db", db, "--results-dir", dir.str(), "--json", "-"});
+  ASSERT_EQ(r.exit_code, 0) << r.err.substr(0, 300);
+  EXPECT_EQ(json::parse(r.out).at("cases").size(), 1u);
+  // The report reads the latency statistics among the result's keys, the long one included.
+  r = run_ironbench({"report", "1", "--db", db, "-o", "-"});
+  ASSERT_EQ(r.exit_code, 0) << r.err.substr(0, 300);
+  EXPECT_NE(r.out.find("median_ttft_ms"), std::string::npos);
+}
+
+// A value the tool cannot have printed is an error naming the file and line, exit 2, in every
+// importer: perftest left such rows out in silence (exit 0) and the vLLM importer stored
+// negative throughputs and passed on the JSON library's message for 1e400.
+TEST(Import, BadValuesAreRefusedByEveryImporter) {
+  const temp_dir dir("ironbench-bad-values");
+  const auto ib = fixtures + "write_a_gbits.txt";
+  const auto nan_row = edited_copy(ib, "52.51              52.50  \t\t   0.100143", "nan  nan  nan", dir, "nan.txt");
+  EXPECT_EQ(usage_error_of({"import", "perftest", nan_row, "--no-save"}),
+            "ironbench: error: " + nan_row + ": line 36: BW peak 'nan' is not a number (finite, not negative)\n");
+  const auto huge_size = edited_copy(ib, " 65536 ", " 655360000000000000000000 ", dir, "huge.txt");
+  EXPECT_EQ(usage_error_of({"import", "perftest", huge_size, "--no-save"}),
+            "ironbench: error: " + huge_size + ": line 36: #bytes '655360000000000000000000' is beyond 64 bits\n");
+  auto cut = read_file(ib);
+  cut.resize(cut.find(" 131072 "));
+  const auto cut_path = dir.write("cut.txt", cut).string();
+  EXPECT_NE(usage_error_of({"import", "perftest", cut_path, "--no-save"})
+                .find(cut_path + ": line 20: the table that starts here has no closing '-----' line"),
+            std::string::npos);
+
+  const auto vllm = data + "vllm/vllm_sweep_opt125m_c2.json";
+  const auto negative = edited_copy(vllm, "\"request_throughput\": 5.859229976904171", "\"request_throughput\": -5.86",
+                                    dir, "negative.json");
+  EXPECT_EQ(usage_error_of({"import", "vllm", negative, "--no-save"}),
+            "ironbench: error: " + negative + ": \"request_throughput\" is -5.86, a negative amount\n");
+  const auto overflow =
+      edited_copy(vllm, "\"mean_ttft_ms\": 217.27289337468392", "\"mean_ttft_ms\": 1e400", dir, "overflow.json");
+  EXPECT_EQ(usage_error_of({"import", "vllm", overflow, "--no-save"}),
+            "ironbench: error: " + overflow + ": line 24: \"mean_ttft_ms\" is 1e400, beyond the range of a number\n");
+}
+
+// A key given twice with two values (--tag a=1 --tag a=2) kept one and dropped the other in
+// silence: it is a usage error naming the key, before anything is imported or stored.
+TEST(Import, OneTagKeyWithTwoValuesIsAUsageError) {
+  const temp_dir dir("ironbench-import-tags");
+  const auto db = (dir / "results.db").string();
+  EXPECT_EQ(usage_error_of({"import", "perftest", fixtures + "write_a_gbits.txt", "--db", db, "--results-dir",
+                            dir.str(), "--tag", "env=vm", "--tag", "gpu=a", "--tag", "env=baremetal"}),
+            "ironbench: error: --tag env is given twice (env=vm, env=baremetal): a run carries one value per key\n");
+  EXPECT_FALSE(std::filesystem::exists(db));
+  const auto same = run_ironbench({"import", "perftest", fixtures + "write_a_gbits.txt", "--no-save", "--tag", "env=vm",
+                                   "--tag", "env=vm", "--json", "-"});
+  ASSERT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_EQ(json::parse(same.out).at("tags"), json::parse(R"({"env": "vm"})"));
 }
 
 }  // namespace

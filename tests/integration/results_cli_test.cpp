@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -260,6 +261,129 @@ TEST(HtmlReport, ComparisonOfTwoRealRunsOverlaysTheirCharts) {
   ASSERT_EQ(dom.exit_code, 0) << dom.err;
   EXPECT_NE(dom.out.find(R"(data-charts="2" data-charts-painted="2" data-charts-blank="0")"), std::string::npos)
       << dom.out.substr(0, 600);
+}
+
+// The one-line error (with its newline) of a command that must exit 2.
+std::string usage_error_of(const std::vector<std::string>& args) {
+  const auto r = ironbench(args);
+  EXPECT_EQ(r.exit_code, 2) << r.err.substr(0, 300);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err.substr(0, 300);
+  EXPECT_LT(r.err.size(), 300u) << r.err.substr(0, 300);
+  return r.err;
+}
+
+// A --tag value of 30,000 characters overflowed the stack of the pattern that read it (exit
+// 139) on run, import and results list. Long values are labels like any other, and a long
+// tag that is not KEY=VALUE is refused in one short line. (A single argument cannot exceed
+// 128 KiB on Linux, so 120,000 characters is the longest a command line can carry.)
+TEST(ResultsCli, LongTagsAreLabelsNotCrashes) {
+  temp_store s;
+  for (const std::size_t length : {30000, 120000}) {
+    const std::string value(length, 'v');
+    const auto tag = "long=" + value;
+    auto args = std::vector<std::string>{"run",           "stream",         "--device",    "cpu",        "--axis",
+                                         "size=1M",       "--axis",         "kernel=copy", "--min-time", "0",
+                                         "--max-time",    "0.05s",          "-q",          "--db",       s.db,
+                                         "--results-dir", s.dir + "/saved", "--tag",       tag};
+    auto r = ironbench(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err.substr(0, 300);
+    r = ironbench({"import", "perftest", std::string(IRONBENCH_TEST_DATA) + "/perftest/write_a_gbits.txt", "--db", s.db,
+                   "--results-dir", s.dir + "/saved", "--tag", tag});
+    ASSERT_EQ(r.exit_code, 0) << r.err.substr(0, 300);
+    r = ironbench({"results", "list", "--db", s.db, "--tag", tag});
+    ASSERT_EQ(r.exit_code, 0) << r.err.substr(0, 300);
+    EXPECT_NE(r.out.find("2 run(s) in " + s.db), std::string::npos) << r.out.substr(r.out.size() - 200);
+    EXPECT_NE(usage_error_of({"results", "list", "--db", s.db, "--tag", value}).find("is not KEY=VALUE"),
+              std::string::npos);
+    EXPECT_NE(usage_error_of({"run", "stream", "--device", "cpu", "--no-save", "--tag", value + " =x"})
+                  .find("is not KEY=VALUE"),
+              std::string::npos);
+  }
+}
+
+// --tag a=1 --tag a=2 kept one value and dropped the other in silence. A run carries one
+// value per key, so labelling a run with two is a usage error naming the key, on every
+// command that labels runs, and so is a filter no run can match.
+TEST(ResultsCli, OneTagKeyWithTwoValuesIsAUsageError) {
+  temp_store s;
+  const std::string expected =
+      "ironbench: error: --tag env is given twice (env=vm, env=baremetal): a run carries one value per key\n";
+  const std::vector<std::string> twice = {"--tag", "env=vm", "--tag", "gpu=a", "--tag", "env=baremetal"};
+  const auto with_twice = [&](std::vector<std::string> args) {
+    args.insert(args.end(), twice.begin(), twice.end());
+    return args;
+  };
+  EXPECT_EQ(usage_error_of(with_twice({"run", "stream", "--device", "cpu", "--axis", "size=1M", "--min-time", "0",
+                                       "--max-time", "0.05s", "--db", s.db, "--results-dir", s.dir})),
+            expected);
+  EXPECT_EQ(usage_error_of(with_twice({"serve", "--base-url", "http://127.0.0.1:9", "--model", "m", "--num-prompts",
+                                       "1", "--db", s.db, "--results-dir", s.dir})),
+            expected);
+  EXPECT_EQ(usage_error_of(with_twice({"results", "list", "--db", s.db})), expected);
+  EXPECT_EQ(usage_error_of({"compare", "env=vm,env=baremetal", "env=vm", "--db", s.db}),
+            "ironbench: error: selector env is given twice (env=vm, env=baremetal): a run carries one value per "
+            "key\n");
+  EXPECT_FALSE(std::filesystem::exists(s.db)) << "a refused command created the database";
+}
+
+// Reading the store writes nothing: a path with no database lists no runs and is not created,
+// and listing, showing and comparing leave the database file's bytes and time as they were.
+TEST(ResultsCli, ReadingTheStoreWritesNothing) {
+  temp_store s;
+  const auto absent = s.dir + "/nowhere/results.db";
+  auto r = ironbench({"results", "list", "--db", absent});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("0 run(s) in " + absent), std::string::npos) << r.out;
+  EXPECT_NE(usage_error_of({"results", "show", "1", "--db", absent}).find("no run 1 in " + absent), std::string::npos);
+  EXPECT_NE(usage_error_of({"compare", "1", "2", "--db", absent}).find("no run 1 in " + absent), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(s.dir + "/nowhere")) << "reading created the database's folder";
+
+  const auto a = measure(s, "env=vm");
+  const auto bytes = read_file(s.db);
+  const auto time = std::filesystem::last_write_time(s.db);
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"results", "list"},
+                                               {"results", "show", a},
+                                               {"compare", a, a},
+                                               {"report", a, "-o", "-"},
+                                               {"results", "export", a, "-o", s.dir + "/a.json"}}) {
+    auto full = args;
+    full.insert(full.end(), {"--db", s.db});
+    r = ironbench(full);
+    EXPECT_EQ(r.exit_code, 0) << args[0] << ": " << r.err;
+  }
+  EXPECT_EQ(read_file(s.db), bytes);
+  EXPECT_EQ(std::filesystem::last_write_time(s.db), time);
+}
+
+// A database the user may only read (mode 0444 in a folder of mode 0555) is listed, shown,
+// compared and reported. Root ignores file modes, so the commands run as nobody (setpriv).
+TEST(ResultsCli, ADatabaseThatMayOnlyBeReadIsListed) {
+  if (geteuid() != 0 || !have_program("setpriv")) GTEST_SKIP() << "needs root and setpriv to run as nobody";
+  const auto check =
+      run_program("setpriv", {"--reuid=65534", "--regid=65534", "--clear-groups", ironbench_binary(), "version"});
+  if (check.exit_code != 0) GTEST_SKIP() << "nobody cannot run " << ironbench_binary() << ": " << check.err;
+  temp_store s;
+  const auto a = measure(s, "env=vm");
+  namespace fs = std::filesystem;
+  fs::permissions(s.dir, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
+  fs::permissions(s.db, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  const auto folder_readable = fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                               fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec;
+  fs::permissions(s.dir, folder_readable);
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"results", "list"},
+                                               {"results", "show", a},
+                                               {"compare", a, a},
+                                               {"report", a, "-o", "-"}}) {
+    std::vector<std::string> full = {"--reuid=65534", "--regid=65534", "--clear-groups", ironbench_binary()};
+    full.insert(full.end(), args.begin(), args.end());
+    full.insert(full.end(), {"--db", s.db});
+    const auto r = run_program("setpriv", full);
+    EXPECT_EQ(r.exit_code, 0) << args[0] << " " << args[1] << ": " << r.err;
+    if (args[1] == "list") {
+      EXPECT_NE(r.out.find("1 run(s) in " + s.db), std::string::npos) << r.out;
+    }
+  }
+  fs::permissions(s.dir, fs::perms::owner_all);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "results/results_store.hpp"
 
+#include <grp.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
@@ -7,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -63,7 +65,7 @@ std::string integrity(const std::filesystem::path& path) {
 
 TEST(ResultsStore, SavesLoadsAndFilters) {
   const auto path = fresh_db("filters.db");
-  results_store store(path);
+  results_store store(path, store_access::write);
   EXPECT_EQ(store.schema_version(), store_schema_version);
   const auto a = store.save(sample_run("node-a", "2026-11-20T10:00:00Z", "gemm", {{"env", "vm"}}), "/x/a.json");
   const auto b = store.save(sample_run("node-b", "2026-11-21T09:00:00Z", "stream", {{"env", "baremetal"}}), "");
@@ -124,18 +126,22 @@ TEST(ResultsStore, RejectsForeignAndNewerDatabases) {
   EXPECT_THROW(results_store{foreign}, usage_error);
 
   const auto newer = fresh_db("newer.db");
-  { results_store store(newer); }
+  { results_store store(newer, store_access::write); }
   exec_sql(newer, "PRAGMA user_version=99");
-  try {
-    results_store store(newer);
-    FAIL() << "a newer schema was accepted";
-  } catch (const usage_error& e) {
-    EXPECT_NE(std::string(e.what()).find("newer than this build"), std::string::npos) << e.what();
+  for (const auto access : {store_access::read, store_access::write}) {
+    try {
+      results_store store(newer, access);
+      ADD_FAILURE() << "a newer schema was accepted";
+    } catch (const usage_error& e) {
+      EXPECT_NE(std::string(e.what()).find("newer than this build"), std::string::npos) << e.what();
+    }
   }
+  EXPECT_THROW((results_store{foreign, store_access::write}), usage_error);
 
   const auto text = fresh_db("text.db");
   { std::ofstream(text) << "not a database, just text that is long enough to fill a header page......\n"; }
   EXPECT_THROW(results_store{text}, usage_error);
+  EXPECT_THROW((results_store{text, store_access::write}), usage_error);
 }
 
 TEST(ResultsStore, ParsesTags) {
@@ -145,6 +151,37 @@ TEST(ResultsStore, ParsesTags) {
   EXPECT_THROW((void)parse_tag("=vm", "--tag"), usage_error);
   EXPECT_THROW((void)parse_tag("env=", "--tag"), usage_error);
   EXPECT_THROW((void)parse_tag("e v=x", "--tag"), usage_error);
+  EXPECT_THROW((void)parse_tag("env=two\nlines", "--tag"), usage_error);
+}
+
+// A long tag once overflowed the stack of the pattern that read it (exit 139): any length
+// is read, or refused in one short line.
+TEST(ResultsStore, LongTagsAreReadWithoutRecursion) {
+  for (const std::size_t length : {30000, 200000, 2000000}) {
+    const std::string value(length, 'x');
+    EXPECT_EQ(parse_tag("k=" + value, "--tag").second, value);
+    try {
+      (void)parse_tag(value, "--tag");  // no '='
+      ADD_FAILURE() << "accepted a tag without '='";
+    } catch (const usage_error& e) {
+      EXPECT_LT(std::string(e.what()).size(), 200u) << "the message quotes the whole value";
+    }
+    EXPECT_THROW((void)parse_tag(std::string(length, 'k') + " =v", "--tag"), usage_error);
+  }
+}
+
+// A run carries one value per key: a key given twice with two values is refused, naming it,
+// instead of one value being dropped.
+TEST(ResultsStore, OneKeyWithTwoValuesIsAnError) {
+  EXPECT_EQ(parse_tags({"env=vm", "gpu=a"}, "--tag"),
+            (std::map<std::string, std::string>{{"env", "vm"}, {"gpu", "a"}}));
+  EXPECT_EQ(parse_tags({"env=vm", "env=vm"}, "--tag").size(), 1u);  // the same twice drops nothing
+  try {
+    (void)parse_tags({"env=vm", "gpu=a", "env=baremetal"}, "--tag");
+    ADD_FAILURE() << "two values of env accepted";
+  } catch (const usage_error& e) {
+    EXPECT_STREQ(e.what(), "--tag env is given twice (env=vm, env=baremetal): a run carries one value per key");
+  }
 }
 
 // A run big enough (several MB of JSON) that a kill lands in the middle of writing it.
@@ -194,7 +231,7 @@ TEST(ResultsStore, SigkillWhileSavingLeavesEarlierRunsIntact) {
 
 TEST(ResultsStore, TwoProcessesWritingAtOnceBothSucceed) {
   const auto path = fresh_db("concurrent.db");
-  { results_store store(path); }
+  { results_store store(path, store_access::write); }
   constexpr int per_writer = 25;
   std::vector<pid_t> writers;
   for (int w = 0; w < 2; ++w) {
@@ -224,6 +261,109 @@ TEST(ResultsStore, TwoProcessesWritingAtOnceBothSucceed) {
   EXPECT_EQ(store.list(first).size(), static_cast<std::size_t>(per_writer));
   EXPECT_EQ(store.list({}).size(), 2u * per_writer);
   EXPECT_EQ(integrity(path), "ok");
+}
+
+// ---- reading ----------------------------------------------------------------------------
+
+std::string file_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Reading never creates, migrates or rewrites the database: a path with no database lists no
+// runs and is still absent afterwards, and an existing file keeps its bytes and its time.
+TEST(ResultsStore, ReadingWritesNothing) {
+  const auto absent = fresh_db("absent/results.db");
+  {
+    const results_store store(absent);
+    EXPECT_FALSE(store.holds_database());
+    EXPECT_TRUE(store.list({}).empty());
+    EXPECT_EQ(store.schema_version(), 0);
+    try {
+      (void)store.load(1);
+      ADD_FAILURE() << "loaded a run from nothing";
+    } catch (const usage_error& e) {
+      EXPECT_NE(std::string(e.what()).find("no run 1 in " + absent.string()), std::string::npos) << e.what();
+    }
+  }
+  {
+    results_store store(absent);
+    EXPECT_FALSE(store.remove(1));
+  }
+  EXPECT_FALSE(std::filesystem::exists(absent));
+  EXPECT_FALSE(std::filesystem::exists(absent.parent_path())) << "reading created the database's folder";
+
+  const auto path = fresh_db("read.db");
+  {
+    results_store store(path, store_access::write);
+    (void)store.save(sample_run("node-a", "2026-11-20T10:00:00Z", "gemm", {{"env", "vm"}}), "");
+  }
+  const auto bytes = file_bytes(path);
+  const auto time = std::filesystem::last_write_time(path);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // a rewrite would show in the time
+  {
+    const results_store store(path);
+    EXPECT_TRUE(store.holds_database());
+    EXPECT_EQ(store.schema_version(), store_schema_version);
+    ASSERT_EQ(store.list({}).size(), 1u);
+    EXPECT_EQ(store.load(store.list({}).front().id).tags.at("env"), "vm");
+  }
+  EXPECT_EQ(file_bytes(path), bytes);
+  EXPECT_EQ(std::filesystem::last_write_time(path), time);
+
+  // Saving through a store opened for reading opens it for writing first.
+  results_store store(path);
+  (void)store.save(sample_run("node-b", "2026-11-21T10:00:00Z", "gemm"), "");
+  EXPECT_EQ(store.list({}).size(), 2u);
+}
+
+// A database the process may only read (mode 0444 in a folder of mode 0555) lists, shows and
+// loads. Root ignores file modes, so as root the reader is a child process that drops to
+// nobody (uid 65534) first.
+TEST(ResultsStore, ADatabaseThatMayOnlyBeReadIsListed) {
+  const testing::temp_dir dir("ironbench_readonly_");
+  const auto folder = dir / "store";
+  std::filesystem::create_directory(folder);
+  const auto path = folder / "results.db";
+  std::int64_t id = 0;
+  {
+    results_store store(path, store_access::write);
+    id = store.save(sample_run("node-a", "2026-11-20T10:00:00Z", "gemm", {{"env", "vm"}}), "");
+  }
+  ASSERT_FALSE(std::filesystem::exists(path.string() + "-wal")) << "the writer left its WAL behind";
+  using std::filesystem::perms;
+  std::filesystem::permissions(dir.path(), perms::owner_all | perms::group_exec | perms::others_exec);
+  std::filesystem::permissions(path, perms::owner_read | perms::group_read | perms::others_read);
+  std::filesystem::permissions(folder, perms::owner_read | perms::owner_exec | perms::group_read | perms::group_exec |
+                                           perms::others_read | perms::others_exec);
+  const auto restore = [&] { std::filesystem::permissions(folder, perms::owner_all); };
+  const bool root = geteuid() == 0;
+  const pid_t child = root ? fork() : 0;
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    int code = 0;
+    if (root && (setgroups(0, nullptr) != 0 || setgid(65534) != 0 || setuid(65534) != 0)) _exit(10);
+    try {
+      const results_store store(path);
+      const auto runs = store.list({});
+      if (runs.size() != 1 || store.load(id).tags.at("env") != "vm") code = 11;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "reader: %s\n", e.what());
+      code = 12;
+    }
+    if (!root) {
+      restore();
+      ASSERT_EQ(code, 0);
+      return;
+    }
+    _exit(code);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  restore();
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 10) GTEST_SKIP() << "cannot switch to uid 65534 here";
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << "reading as nobody failed (status " << status << ": 11 wrong runs, 12 an error, printed above)";
 }
 
 }  // namespace
