@@ -262,13 +262,16 @@ class sim_server {
   // One token event, formatted directly: this runs once per token of every stream (a JSON
   // tree per token was the simulator's largest cost at thousands of streams). The id, model
   // and word need no escaping beyond what json_model_ holds.
+  static std::string choice_text(const active_request& a, std::string_view word, bool first, bool finished) {
+    const char* reason = finished ? "\"length\"" : "null";
+    return a.chat ? fmt::format(R"({{"index":0,"finish_reason":{},"delta":{{"content":"{}"{}}}}})", reason, word,
+                                first ? R"(,"role":"assistant")" : "")
+                  : fmt::format(R"({{"index":0,"finish_reason":{},"text":"{}","logprobs":null}})", reason, word);
+  }
+
   std::string chunk_text(const active_request& a, std::string_view word, bool first, bool finished) const {
     const auto sent_ns = monotonic_now_ns();
-    const char* reason = finished ? "\"length\"" : "null";
-    const std::string choice =
-        a.chat ? fmt::format(R"({{"index":0,"finish_reason":{},"delta":{{"content":"{}"{}}}}})", reason, word,
-                             first ? R"(,"role":"assistant")" : "")
-               : fmt::format(R"({{"index":0,"finish_reason":{},"text":"{}","logprobs":null}})", reason, word);
+    const std::string choice = choice_text(a, word, first, finished);
     // ironbench_sim_sent_ns: ground truth for clients on this host (CLOCK_MONOTONIC).
     return fmt::format(
         R"({{"id":"{}","object":"{}","created":{},"model":{},"choices":[{}],"ironbench_sim_sent_ns":{}}})", a.id,
@@ -315,6 +318,11 @@ class sim_server {
     if (a.stream && !a.stalled) {
       if (a.fault == sim_fault::malformed && e.token_index == 1) {
         send_event(a.request, "{\"choices\": [ {\"text\": \"cut");
+      } else if (a.fault == sim_fault::invalid_utf8 && e.token_index == 1) {
+        // A short chunk: the raw byte within the first bytes, where a client quoting the event
+        // in an error message would copy it.
+        send_event(a.request, fmt::format(R"({{"choices":[{}]}})", choice_text(a, word, false, e.finished)),
+                   !e.finished);
       } else {
         // A stream's last token leaves in one write with its usage, [DONE] and the reply's end.
         send_event(a.request, chunk_text(a, word, e.token_index == 0, e.finished), !e.finished);
