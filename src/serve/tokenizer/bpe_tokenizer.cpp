@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <climits>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -99,6 +100,16 @@ std::string json_error_text(const json::exception& e) {
   const std::string_view text = e.what();
   const auto end = text.find("] ");
   return std::string(end == std::string_view::npos ? text : text.substr(end + 2));
+}
+
+// A token id: a JSON integer that fits int64 (nlohmann's get<> would convert 6e19 or 1.5).
+std::int64_t token_id_of(const json& id, const std::string& path) {
+  const bool fits = id.is_number_integer() &&
+                    (!id.is_number_unsigned() ||
+                     id.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()));
+  if (!fits)
+    throw usage_error(fmt::format("{}: malformed tokenizer: the token id {} is not an integer", path, id.dump()));
+  return id.get<std::int64_t>();
 }
 
 struct pair_hash {
@@ -241,7 +252,7 @@ std::unique_ptr<bpe_tokenizer> bpe_tokenizer::from_json(std::string_view text, c
       throw unsupported(fmt::format("model '{}'", model.value("type", std::string("?"))));
     state->ignore_merges = model.value("ignore_merges", false);
     const json vocab = model.value("vocab", json::object());  // named: items() must not outlive it
-    for (const auto& [token, id] : vocab.items()) state->vocab[token] = id.get<std::int64_t>();
+    for (const auto& [token, id] : vocab.items()) state->vocab[token] = token_id_of(id, path);
     int rank = 0;
     for (const auto& merge : model.value("merges", json::array())) {
       std::pair<std::string, std::string> pair;
@@ -258,7 +269,7 @@ std::unique_ptr<bpe_tokenizer> bpe_tokenizer::from_json(std::string_view text, c
       state->merge_rank.emplace(std::move(pair), rank++);
     }
     for (const auto& a : j.value("added_tokens", json::array())) {
-      state->added.emplace_back(a.at("content").get<std::string>(), a.at("id").get<std::int64_t>());
+      state->added.emplace_back(a.at("content").get<std::string>(), token_id_of(a.at("id"), path));
     }
     std::sort(state->added.begin(), state->added.end(),
               [](const auto& x, const auto& y) { return x.first.size() > y.first.size(); });

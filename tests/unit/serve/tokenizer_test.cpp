@@ -62,12 +62,18 @@ TEST(Tokenizer, UnsupportedTokenizersAreRefusedWhenLoaded) {
 // Values of the wrong type or missing keys inside a tokenizer.json (found by
 // tests/fuzz/tokenizer_load_fuzz.cpp) are one-line usage errors, not JSON library exceptions.
 TEST(Tokenizer, MalformedTokenizerJsonIsAUsageError) {
-  for (const char* text : {
-           R"({"model":{"type":"BPE","vocab":{"a":"x"}},"pre_tokenizer":{"type":"ByteLevel"}})",
-           R"({"model":{"type":"BPE"},"pre_tokenizer":{"type":"Sequence"}})",
-           R"({"model":7})",
-           R"({"model":{"type":"BPE"},"added_tokens":[{"id":1}],"pre_tokenizer":{"type":"ByteLevel"}})",
-       }) {
+  for (
+      const char* text : {
+          R"({"model":{"type":"BPE","vocab":{"a":"x"}},"pre_tokenizer":{"type":"ByteLevel"}})",
+          R"({"model":{"type":"BPE"},"pre_tokenizer":{"type":"Sequence"}})",
+          R"({"model":7})",
+          R"({"model":{"type":"BPE"},"added_tokens":[{"id":1}],"pre_tokenizer":{"type":"ByteLevel"}})",
+          // ids beyond int64 or not whole (undefined behaviour in the conversion before)
+          R"({"model":{"type":"BPE","vocab":{"a":6.0428e19}},"pre_tokenizer":{"type":"ByteLevel"}})",
+          R"({"model":{"type":"BPE","vocab":{"a":18446744073709551615}},"pre_tokenizer":{"type":"ByteLevel"}})",
+          R"({"model":{"type":"BPE","vocab":{"a":1.5}},"pre_tokenizer":{"type":"ByteLevel"}})",
+          R"({"model":{"type":"BPE"},"added_tokens":[{"id":1e300,"content":"x"}],"pre_tokenizer":{"type":"ByteLevel"}})",
+      }) {
     try {
       (void)bpe_tokenizer::from_json(text, "t.json");
       ADD_FAILURE() << "accepted " << text;
