@@ -154,7 +154,7 @@ std::optional<std::string_view> console_value(std::string_view line, std::string
 }
 
 // "Running kernels 100 times" -> "100": the first number followed by " times".
-std::optional<std::string_view> repetitions(std::string_view line) {
+std::optional<std::string_view> console_repetitions(std::string_view line) {
   if (!line.starts_with("Running ")) return std::nullopt;
   for (std::size_t at = 8; at < line.size(); ++at) {
     if (!is_digit(line[at]) || is_digit(line[at - 1])) continue;
@@ -192,7 +192,7 @@ babelstream_report parse_console(const std::vector<std::string>& lines, const st
       report.version = text_scanner(*version).word();
     } else if (const auto implementation = console_value(content, "Implementation")) {
       report.implementation = trim_copy(*implementation);
-    } else if (const auto times = repetitions(content)) {
+    } else if (const auto times = console_repetitions(content)) {
       num_times = parse_unsigned(*times).value_or(0);
     } else if (const auto elements = number_after("Number of elements"); elements && !elements->empty()) {
       n = parse_unsigned(*elements).value_or(0);

@@ -326,8 +326,8 @@ class text_parser {
 
   void row(const std::string& content, std::size_t line) {
     auto tokens = split_whitespace(content);
-    const auto all_digits = [](const std::string& t) { return std::all_of(t.begin(), t.end(), is_digit); };
-    if (tokens.size() < 2 || !all_digits(tokens[0]) || !all_digits(tokens[1])) return;  // not a row
+    const auto digits_only = [](const std::string& t) { return std::all_of(t.begin(), t.end(), is_digit); };
+    if (tokens.size() < 2 || !digits_only(tokens[0]) || !digits_only(tokens[1])) return;  // not a row
     for (const auto& [token, column] : {std::pair{&tokens[0], "size"}, std::pair{&tokens[1], "count"}}) {
       if (!parse_unsigned(*token)) bad_row(line, fmt::format("{} '{}' is beyond 64 bits", column, excerpt(*token)));
     }

@@ -264,7 +264,7 @@ TEST(HtmlReport, ComparisonOfTwoRealRunsOverlaysTheirCharts) {
 }
 
 // The one-line error (with its newline) of a command that must exit 2.
-std::string usage_error_of(const std::vector<std::string>& args) {
+std::string one_line_usage_error(const std::vector<std::string>& args) {
   const auto r = ironbench(args);
   EXPECT_EQ(r.exit_code, 2) << r.err.substr(0, 300);
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err.substr(0, 300);
@@ -293,9 +293,9 @@ TEST(ResultsCli, LongTagsAreLabelsNotCrashes) {
     r = ironbench({"results", "list", "--db", s.db, "--tag", tag});
     ASSERT_EQ(r.exit_code, 0) << r.err.substr(0, 300);
     EXPECT_NE(r.out.find("2 run(s) in " + s.db), std::string::npos) << r.out.substr(r.out.size() - 200);
-    EXPECT_NE(usage_error_of({"results", "list", "--db", s.db, "--tag", value}).find("is not KEY=VALUE"),
+    EXPECT_NE(one_line_usage_error({"results", "list", "--db", s.db, "--tag", value}).find("is not KEY=VALUE"),
               std::string::npos);
-    EXPECT_NE(usage_error_of({"run", "stream", "--device", "cpu", "--no-save", "--tag", value + " =x"})
+    EXPECT_NE(one_line_usage_error({"run", "stream", "--device", "cpu", "--no-save", "--tag", value + " =x"})
                   .find("is not KEY=VALUE"),
               std::string::npos);
   }
@@ -313,14 +313,14 @@ TEST(ResultsCli, OneTagKeyWithTwoValuesIsAUsageError) {
     args.insert(args.end(), twice.begin(), twice.end());
     return args;
   };
-  EXPECT_EQ(usage_error_of(with_twice({"run", "stream", "--device", "cpu", "--axis", "size=1M", "--min-time", "0",
-                                       "--max-time", "0.05s", "--db", s.db, "--results-dir", s.dir})),
+  EXPECT_EQ(one_line_usage_error(with_twice({"run", "stream", "--device", "cpu", "--axis", "size=1M", "--min-time", "0",
+                                             "--max-time", "0.05s", "--db", s.db, "--results-dir", s.dir})),
             expected);
-  EXPECT_EQ(usage_error_of(with_twice({"serve", "--base-url", "http://127.0.0.1:9", "--model", "m", "--num-prompts",
-                                       "1", "--db", s.db, "--results-dir", s.dir})),
+  EXPECT_EQ(one_line_usage_error(with_twice({"serve", "--base-url", "http://127.0.0.1:9", "--model", "m",
+                                             "--num-prompts", "1", "--db", s.db, "--results-dir", s.dir})),
             expected);
-  EXPECT_EQ(usage_error_of(with_twice({"results", "list", "--db", s.db})), expected);
-  EXPECT_EQ(usage_error_of({"compare", "env=vm,env=baremetal", "env=vm", "--db", s.db}),
+  EXPECT_EQ(one_line_usage_error(with_twice({"results", "list", "--db", s.db})), expected);
+  EXPECT_EQ(one_line_usage_error({"compare", "env=vm,env=baremetal", "env=vm", "--db", s.db}),
             "ironbench: error: selector env is given twice (env=vm, env=baremetal): a run carries one value per "
             "key\n");
   EXPECT_FALSE(std::filesystem::exists(s.db)) << "a refused command created the database";
@@ -334,8 +334,10 @@ TEST(ResultsCli, ReadingTheStoreWritesNothing) {
   auto r = ironbench({"results", "list", "--db", absent});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("0 run(s) in " + absent), std::string::npos) << r.out;
-  EXPECT_NE(usage_error_of({"results", "show", "1", "--db", absent}).find("no run 1 in " + absent), std::string::npos);
-  EXPECT_NE(usage_error_of({"compare", "1", "2", "--db", absent}).find("no run 1 in " + absent), std::string::npos);
+  EXPECT_NE(one_line_usage_error({"results", "show", "1", "--db", absent}).find("no run 1 in " + absent),
+            std::string::npos);
+  EXPECT_NE(one_line_usage_error({"compare", "1", "2", "--db", absent}).find("no run 1 in " + absent),
+            std::string::npos);
   EXPECT_FALSE(std::filesystem::exists(s.dir + "/nowhere")) << "reading created the database's folder";
 
   const auto a = measure(s, "env=vm");

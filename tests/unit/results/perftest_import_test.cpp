@@ -127,7 +127,7 @@ TEST(PerftestImport, RealOutputReadsToTheSameRows) {
 }
 
 // write_a_gbits.txt with `row` put in place of its 65536-byte row (line 36).
-std::string with_row(const std::string& row) {
+std::string perftest_with_row(const std::string& row) {
   std::ifstream in(std::string(IRONBENCH_TEST_DATA) + "/perftest/write_a_gbits.txt");
   std::stringstream text;
   text << in.rdbuf();
@@ -139,7 +139,7 @@ std::string with_row(const std::string& row) {
 }
 
 // The one-line usage error parse_perftest gives for `text` ("" when it gives none).
-std::string error_of(const std::string& text) {
+std::string perftest_error_of(const std::string& text) {
   try {
     (void)parse_perftest(text, "ib.txt");
   } catch (const usage_error& e) {
@@ -172,12 +172,13 @@ TEST(PerftestImport, ABadValueIsAnErrorWithFileAndLine) {
            {" 65536  5000  52.51  52.50  0.100143" + std::string(100000, 'x'),
             "MsgRate '0.100143" + std::string(32, 'x') + "... (100008 bytes)' is not a number"},
        }) {
-    const auto message = error_of(with_row(row));
+    const auto message = perftest_error_of(perftest_with_row(row));
     EXPECT_EQ(message.rfind(row_line, 0), 0u) << row.substr(0, 60) << " gave: " << message;
     EXPECT_NE(message.find(needle), std::string::npos) << row.substr(0, 60) << " gave: " << message;
   }
   // A size longer than any number, in a row of 100,000 characters: refused, not a crash.
-  const auto message = error_of(with_row(" " + std::string(100000, '9') + "  5000  52.51  52.50  0.100143"));
+  const auto message =
+      perftest_error_of(perftest_with_row(" " + std::string(100000, '9') + "  5000  52.51  52.50  0.100143"));
   EXPECT_NE(message.find("ib.txt: line 36: #bytes '9999"), std::string::npos) << message;
   EXPECT_NE(message.find("is beyond 64 bits"), std::string::npos) << message;
 }
@@ -191,22 +192,23 @@ TEST(PerftestImport, AFileCutMidTableIsRefused) {
   const auto whole = text.str();
   const auto cut_at = whole.find(" 131072 ");
   ASSERT_NE(cut_at, std::string::npos);
-  EXPECT_EQ(error_of(whole.substr(0, cut_at)),
+  EXPECT_EQ(perftest_error_of(whole.substr(0, cut_at)),
             "ib.txt: line 20: the table that starts here has no closing '-----' line, as perftest prints after the "
             "last row; a file cut short?");
-  EXPECT_NE(error_of(whole.substr(0, cut_at + 14)).find("ib.txt: line 37: perftest row with 2 fields"),
+  EXPECT_NE(perftest_error_of(whole.substr(0, cut_at + 14)).find("ib.txt: line 37: perftest row with 2 fields"),
             std::string::npos);
-  EXPECT_EQ(error_of(whole), "");
+  EXPECT_EQ(perftest_error_of(whole), "");
 }
 
 // Long lines anywhere are read without a pattern that recurses per character (which
 // overflowed the stack near 30,000 characters): a long title or parameter line is text.
 TEST(PerftestImport, LongLinesAreReadWithoutRecursion) {
   const std::string spaces(100000, ' ');
-  auto r = parse_perftest(with_row(" 65536      5000             52.51              52.50" + spaces + "0.100143"), "x");
+  auto r = parse_perftest(
+      perftest_with_row(" 65536      5000             52.51              52.50" + spaces + "0.100143"), "x");
   EXPECT_EQ(r.rows.size(), 23u);
   EXPECT_DOUBLE_EQ(r.rows[15].message_rate_mpps, 0.100143);
-  const auto long_parameter = with_row(" 65536  5000  52.51  52.50  0.100143")
+  const auto long_parameter = perftest_with_row(" 65536  5000  52.51  52.50  0.100143")
                                   .replace(0, 0,
                                            " RDMA_Write" + spaces + "BW Test\n Device" + spaces +
                                                ": mlx5_9\t\tMtu : " + std::string(100000, 'x') + "\n");
