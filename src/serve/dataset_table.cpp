@@ -53,13 +53,13 @@ std::uint64_t longest_draw(std::int64_t length, double ratio) {
   return longest >= 1.8e19 ? core::uncountable_bytes : static_cast<std::uint64_t>(longest);
 }
 
-std::uint64_t non_negative(std::int64_t n) { return static_cast<std::uint64_t>(std::max<std::int64_t>(0, n)); }
+std::uint64_t non_negative_count(std::int64_t n) { return static_cast<std::uint64_t>(std::max<std::int64_t>(0, n)); }
 
 dataset_footprint random_footprint(const dataset_options& o, std::uint64_t count) {
   using core::bytes_plus;
   using core::bytes_times;
   const auto& d = o.random;
-  const auto longest = bytes_plus(non_negative(d.prefix_len), longest_draw(d.input_len, d.range_ratio));
+  const auto longest = bytes_plus(non_negative_count(d.prefix_len), longest_draw(d.input_len, d.range_ratio));
   return {bytes_times(count, longest), longest, bytes_times(count, longest_draw(d.output_len, d.range_ratio))};
 }
 
@@ -67,9 +67,10 @@ dataset_footprint prefix_repetition_footprint(const dataset_options& o, std::uin
   using core::bytes_plus;
   using core::bytes_times;
   const auto& d = o.prefix_repetition;
-  const auto longest = bytes_plus(non_negative(d.prefix_len), non_negative(d.suffix_len));
-  const auto prefixes = bytes_times(non_negative(d.num_prefixes), non_negative(d.prefix_len));
-  return {bytes_plus(bytes_times(count, longest), prefixes), longest, bytes_times(count, non_negative(d.output_len))};
+  const auto longest = bytes_plus(non_negative_count(d.prefix_len), non_negative_count(d.suffix_len));
+  const auto prefixes = bytes_times(non_negative_count(d.num_prefixes), non_negative_count(d.prefix_len));
+  return {bytes_plus(bytes_times(count, longest), prefixes), longest,
+          bytes_times(count, non_negative_count(d.output_len))};
 }
 
 // Every turn is prepared with the turns before it, and sent with their answers too.
@@ -77,11 +78,12 @@ dataset_footprint conversation_footprint(const dataset_options& o, std::uint64_t
   using core::bytes_plus;
   using core::bytes_times;
   const auto& c = o.conversation;
-  const auto turns = non_negative(c.turns);
-  const auto per_turn = bytes_plus(non_negative(c.user_len), non_negative(c.output_len));
+  const auto turns = non_negative_count(c.turns);
+  const auto per_turn = bytes_plus(non_negative_count(c.user_len), non_negative_count(c.output_len));
   const auto longest = bytes_times(turns, per_turn);
   const auto histories = bytes_times(bytes_times(turns, turns + 1) / 2, per_turn);  // turn k carries k turns
-  return {bytes_times(count, histories), longest, bytes_times(bytes_times(count, turns), non_negative(c.output_len))};
+  return {bytes_times(count, histories), longest,
+          bytes_times(bytes_times(count, turns), non_negative_count(c.output_len))};
 }
 
 }  // namespace

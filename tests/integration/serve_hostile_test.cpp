@@ -24,7 +24,7 @@ namespace {
 const std::vector<std::string> hostile_load = {"--num-prompts",      "9", "--max-concurrency",   "3",
                                                "--random-input-len", "8", "--random-output-len", "6"};
 
-struct hostile_run {
+struct hostile_serve_run {
   int exit_code = -1;
   json run;    // the run document (--json)
   json point;  // the point's vLLM result object
@@ -33,14 +33,14 @@ struct hostile_run {
 
 // serve against `sim` with the hostile load and `extra`, its run document written to a file
 // (so that a run with exit 1 still has one to read).
-hostile_run serve_against(const sim_process& sim, const std::vector<std::string>& extra) {
+hostile_serve_run serve_against(const sim_process& sim, const std::vector<std::string>& extra) {
   const auto dir = make_temp_dir("ironbench_hostile_");
   std::vector<std::string> args = {"serve",  "--base-url",      sim.url(),           "--no-save",
                                    "--json", dir + "/run.json", "--max-lateness-ms", "1000"};
   args.insert(args.end(), hostile_load.begin(), hostile_load.end());
   args.insert(args.end(), extra.begin(), extra.end());
   const auto r = run_ironbench(args);
-  hostile_run out;
+  hostile_serve_run out;
   out.exit_code = r.exit_code;
   out.err = r.err;
   out.run = json::parse(read_file(dir + "/run.json"));
