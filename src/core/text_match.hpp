@@ -1,7 +1,7 @@
 // Matching the fixed text formats ironbench reads (other tools' output, option values) without
 // regular expressions: a cursor that consumes what it matches, and digit shapes. Every call is
 // linear in the text and recurses nowhere, so a line of any length is matched without risk to
-// the stack (std::regex recurses per character and overflows it on long lines).
+// the stack (libstdc++'s regex matcher recurses per character and overflowed it on long lines).
 #pragma once
 
 #include <cstddef>

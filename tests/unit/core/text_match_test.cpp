@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 namespace ironbench {
@@ -56,6 +59,26 @@ TEST(TextMatch, LongTextIsScannedWithoutRecursion) {
   EXPECT_EQ(s.word(), "x");
   EXPECT_TRUE(s.at_end());
   EXPECT_FALSE(has_shape(digits, "9999-99-99"));
+}
+
+// std::regex (libstdc++) recurses per character and overflows the stack on inputs of about
+// 30,000 characters (exit 139), so no source of ironbench uses it: fixed formats go through
+// text_scanner, user patterns through PCRE2 (experiment/log_pattern).
+TEST(TextMatch, NoSourceUsesTheRecursiveStandardRegex) {
+  const auto src = std::filesystem::path(IRONBENCH_TEST_DATA) / ".." / ".." / "src";
+  ASSERT_TRUE(std::filesystem::is_directory(src)) << src;
+  std::size_t files = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(src)) {
+    const auto extension = entry.path().extension().string();
+    if (!entry.is_regular_file() || (extension != ".cpp" && extension != ".hpp" && extension != ".h")) continue;
+    ++files;
+    std::ifstream in(entry.path());
+    const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    for (const char* banned : {"std::regex", "std::sregex", "std::smatch", "#include <regex>"}) {
+      EXPECT_EQ(text.find(banned), std::string::npos) << entry.path() << " uses " << banned;
+    }
+  }
+  EXPECT_GT(files, 100u);
 }
 
 }  // namespace
