@@ -11,7 +11,8 @@
 #              DIR/corpus/TARGET from one run to the next, its findings land in DIR/findings/TARGET
 # Only the parsers' sources are compiled (cmake -S tests/fuzz), not the project. Prints the
 # executions, their rate and the findings of every target; exits 1 when a target found a crash,
-# a sanitizer report, an uncaught exception, a hang (an input over 10 s) or a leak.
+# a sanitizer report, an uncaught exception, a hang (an input over 10 s) or a leak; 3 when no
+# clang++ is installed.
 # A finding's input goes into tests/fuzz/regressions/TARGET/ once fixed: ctest replays it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,8 +44,11 @@ seconds=${positional[1]:-}
 [[ -z $runs || $runs =~ ^[0-9]+$ ]] || usage
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || usage
 
-cxx=$(command -v clang++-16 || command -v clang++ || true)
-[[ -n $cxx ]] || { echo "fuzz: no clang++ with libFuzzer (apt install clang-16)" >&2; exit 1; }
+cxx=$(command -v clang++-16 || command -v clang++-15 || command -v clang++ || true)
+if [[ -z $cxx ]]; then
+  echo "fuzz: no clang++ with libFuzzer (apt install clang-16 libclang-rt-16-dev; scripts/setup.sh does where the distribution has it)" >&2
+  exit 3
+fi
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 if [[ ! -f $build/build.ninja ]]; then

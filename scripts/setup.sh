@@ -35,6 +35,7 @@ optional_packages=(
   hipcc                    # compiles the GPU kernels for AMD GPUs (gfx90a, gfx940) in the tests
   chromium                 # renders the HTML report in the tests (headless)
   clang-tidy-16 libomp-16-dev  # scripts/lint.sh's clang-tidy (it reads clang's omp.h); not in Ubuntu 22.04
+  clang-16 libclang-rt-16-dev  # scripts/fuzz.sh: clang with libFuzzer and the sanitizers' runtimes
   libtorch-dev             # ironbench train on CPUs (libtorch 1.13 on Debian 12); GPU machines use PyTorch's
 )
 

@@ -39,7 +39,10 @@ for preset in "${presets[@]}"; do
     # About three minutes on two cores: the clang build (1.5 min from scratch) and 13 targets
     # of 15 s two at a time; docs/testing.md has the measurement.
     echo "== fuzz: every parser's libFuzzer target under ASan/UBSan"
-    scripts/fuzz.sh --jobs "$jobs" all "${IRONBENCH_FUZZ_SECONDS:-15}"
+    status=0
+    scripts/fuzz.sh --jobs "$jobs" all "${IRONBENCH_FUZZ_SECONDS:-15}" || status=$?
+    # Without clang (Ubuntu 22.04 has no clang 16 packaged) the step is skipped, saying so.
+    if ((status == 3)); then echo "== fuzz: skipped (no clang++ with libFuzzer)"; elif ((status != 0)); then exit "$status"; fi
     continue
   fi
   echo "== $preset: configure, build, test"
