@@ -13,6 +13,7 @@
 #include "comm/node_ranks.hpp"
 #include "comm/thread_ranks.hpp"
 #include "core/error.hpp"
+#include "core/json_text.hpp"
 #include "core/units.hpp"
 #if IRONBENCH_WITH_MPI
 #include "comm/mpi/mpi_communicator.hpp"
@@ -199,7 +200,8 @@ collectives_outcome run_collectives(const collectives_settings& a, const std::at
     auto backend = backend_kind.create(view, device);
     outcome.backend = backend->description();
     outcome.size = view->size();
-    outcome.rank_descriptions = view->gather(rank_description(view->rank(), launch, host_facts, device).dump());
+    outcome.rank_descriptions =
+        view->gather(core::json_text(rank_description(view->rank(), launch, host_facts, device)));
     // One rank per process feeds the process's watchdog; rank 0 also shows the steps.
     const bool beats = view->rank() % per_process == 0;
     const bool reports = view->rank() == 0 && a.rank0_progress;

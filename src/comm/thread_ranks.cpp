@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "core/json.hpp"
+#include "core/json_text.hpp"
 
 namespace ironbench::comm {
 
@@ -67,7 +68,7 @@ std::vector<std::string> thread_rank::gather(const std::string& text) {
   g.sync_.arrive_and_wait();
   if (thread_ == 0) {
     // One JSON array of its threads' texts per process, flattened in rank order at rank 0.
-    const auto per_process = g.process_.gather(json(g.texts_).dump());
+    const auto per_process = g.process_.gather(core::json_text(json(g.texts_)));
     g.gathered_.clear();
     for (const auto& list : per_process) {
       for (const auto& t : json::parse(list)) g.gathered_.push_back(t.get<std::string>());

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "core/error.hpp"
+#include "core/json_text.hpp"
 
 namespace ironbench::core {
 namespace {
@@ -151,7 +152,7 @@ case_result case_from_json(const json& j, const std::string& context) {
   }
   if (j.contains("notes") && j.at("notes").is_object()) {
     for (const auto& [key, value] : j.at("notes").items()) {
-      c.notes[key] = value.is_string() ? value.get<std::string>() : value.dump();
+      c.notes[key] = value.is_string() ? value.get<std::string>() : core::json_text(value);
     }
   }
   return c;

@@ -1,4 +1,5 @@
 #include "report/html_escape.hpp"
+#include "core/json_text.hpp"
 
 namespace ironbench::report {
 
@@ -19,7 +20,7 @@ std::string escape_html(std::string_view text) {
 }
 
 std::string json_for_script(const json& document) {
-  const std::string text = document.dump(-1, ' ', false, json::error_handler_t::replace);
+  const std::string text = core::json_text(document);
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size(); ++i) {

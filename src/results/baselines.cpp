@@ -12,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "core/json.hpp"
+#include "core/json_text.hpp"
 
 namespace ironbench::results {
 namespace {
@@ -213,7 +214,8 @@ core::run_result parse_baseline(const std::string& json_text, const std::string&
   only_keys(doc, {"schema_version", "name", "title", "source", "hardware", "cases"}, root);
   const auto& version = member(doc, "schema_version", root);
   if (!version.is_number_integer() || version.get<std::int64_t>() != baseline_schema_version) {
-    (root / "schema_version").fail(fmt::format("expected {}, found {}", baseline_schema_version, version.dump()));
+    (root / "schema_version")
+        .fail(fmt::format("expected {}, found {}", baseline_schema_version, core::json_text(version)));
   }
   const auto name = required_text(doc, "name", root);
   if (!valid_name(name)) (root / "name").fail(fmt::format("'{}' may hold only a-z, 0-9, '-', '_' and '.'", name));

@@ -1,4 +1,5 @@
 #include "results/environment_difference.hpp"
+#include "core/json_text.hpp"
 
 #include <fmt/format.h>
 
@@ -89,7 +90,7 @@ std::vector<std::pair<std::string, std::string>> environment_facts(const core::r
   gpu_facts(run, out);
   if (run.host.is_object() && run.host.contains("software") && run.host.at("software").contains("libraries")) {
     for (const auto& [name, version] : run.host.at("software").at("libraries").items()) {
-      out.emplace_back("library " + name, version.is_string() ? version.get<std::string>() : version.dump());
+      out.emplace_back("library " + name, version.is_string() ? version.get<std::string>() : core::json_text(version));
     }
   }
   return out;

@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/json.hpp"
+#include "core/json_text.hpp"
 #include "core/statistics.hpp"
 #include "core/text_match.hpp"
 #include "results/import_text.hpp"
@@ -398,7 +399,8 @@ class text_parser {
 
 double json_number(const json& value, const std::string& what, const std::string& source) {
   if (!value.is_number()) {
-    throw usage_error(fmt::format("{}: {} is {} in the nccl-tests JSON, not a number", source, what, value.dump()));
+    throw usage_error(
+        fmt::format("{}: {} is {} in the nccl-tests JSON, not a number", source, what, core::json_text(value)));
   }
   const double v = value.get<double>();
   if (v < 0) throw usage_error(fmt::format("{}: {} is negative ({}) in the nccl-tests JSON", source, what, v));
@@ -423,7 +425,9 @@ nccl_tests_placement json_placement(const json& p, const std::string& where, con
   return out;
 }
 
-std::string json_text(const json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); }
+std::string json_text(const json& value) {
+  return value.is_string() ? value.get<std::string>() : core::json_text(value);
+}
 
 nccl_tests_report parse_json_document(const json& doc, const std::string& source) {
   if (!doc.is_object() || !doc.contains("results") || !doc.at("results").is_array() ||
@@ -446,7 +450,8 @@ nccl_tests_report parse_json_document(const json& doc, const std::string& source
       std::set<std::string> processes;
       for (const auto& d : config.at("devices")) {
         if (!d.is_object()) continue;
-        processes.insert(d.value("hostname", std::string()) + ":" + (d.contains("pid") ? d.at("pid").dump() : "?"));
+        processes.insert(d.value("hostname", std::string()) + ":" +
+                         (d.contains("pid") ? core::json_text(d.at("pid")) : "?"));
         r.devices.push_back({d.value("rank", 0), d.value("hostname", std::string()), d.value("device", 0),
                              d.value("device_hex", std::string()), d.value("device_info", std::string())});
       }
@@ -474,7 +479,8 @@ nccl_tests_report parse_json_document(const json& doc, const std::string& source
     row.redop = e.contains("redop") ? trim_copy(json_text(e.at("redop"))) : std::string();
     if (e.contains("root")) {
       const auto root = parse_integer(trim_copy(json_text(e.at("root"))));
-      if (!root) throw usage_error(fmt::format("{}: {}.root is {}, not a rank", source, where, e.at("root").dump()));
+      if (!root)
+        throw usage_error(fmt::format("{}: {}.root is {}, not a rank", source, where, core::json_text(e.at("root"))));
       row.root = root;
     }
     row.out_of_place = json_placement(e.value("out_of_place", json()), where + ".out_of_place", source);
@@ -484,7 +490,8 @@ nccl_tests_report parse_json_document(const json& doc, const std::string& source
       if (!e.contains(key) || !e.at(key).is_object() || !e.at(key).contains("times_us")) continue;
       for (const auto& t : e.at(key).at("times_us")) {
         if (!t.is_number() || !(t.get<double>() > 0)) {
-          throw usage_error(fmt::format("{}: {}.{}.times_us holds {}, not a time", source, where, key, t.dump()));
+          throw usage_error(
+              fmt::format("{}: {}.{}.times_us holds {}, not a time", source, where, key, core::json_text(t)));
         }
         placement->iteration_times_us.push_back(t.get<double>());
       }

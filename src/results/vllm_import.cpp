@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/json_text.hpp"
 #include "core/text_match.hpp"
 #include "results/import_text.hpp"
 #include "schema/serving.hpp"
@@ -141,7 +142,8 @@ std::optional<double> number_at(const json& object, const std::string& key, cons
   if (!object.contains(key) || object.at(key).is_null()) return std::nullopt;
   const auto& value = object.at(key);
   if (!value.is_number()) {
-    throw usage_error(fmt::format("{}: \"{}\" is {}, not a number", where, excerpt(key), excerpt(value.dump())));
+    throw usage_error(
+        fmt::format("{}: \"{}\" is {}, not a number", where, excerpt(key), excerpt(core::json_text(value))));
   }
   return value.get<double>();
 }
@@ -150,8 +152,8 @@ std::optional<double> number_at(const json& object, const std::string& key, cons
 std::optional<double> measured_at(const json& object, const std::string& key, const std::string& where) {
   const auto value = number_at(object, key, where);
   if (value && *value < 0) {
-    throw usage_error(fmt::format("{}: \"{}\" is {}, a negative {}", where, excerpt(key), object.at(key).dump(),
-                                  key.ends_with("_ms") ? "time" : "amount"));
+    throw usage_error(fmt::format("{}: \"{}\" is {}, a negative {}", where, excerpt(key),
+                                  core::json_text(object.at(key)), key.ends_with("_ms") ? "time" : "amount"));
   }
   return value;
 }
@@ -160,7 +162,8 @@ std::optional<std::int64_t> count_at(const json& object, const std::string& key,
   const auto value = number_at(object, key, where);
   if (!value) return std::nullopt;
   if (*value < 0 || *value != static_cast<double>(static_cast<std::int64_t>(*value))) {
-    throw usage_error(fmt::format("{}: \"{}\" is {}, not a count", where, key, excerpt(object.at(key).dump())));
+    throw usage_error(
+        fmt::format("{}: \"{}\" is {}, not a count", where, key, excerpt(core::json_text(object.at(key)))));
   }
   return static_cast<std::int64_t>(*value);
 }
@@ -168,7 +171,7 @@ std::optional<std::int64_t> count_at(const json& object, const std::string& key,
 std::string string_at(const json& object, const std::string& key) {
   if (!object.contains(key) || object.at(key).is_null()) return {};
   const auto& value = object.at(key);
-  return value.is_string() ? value.get<std::string>() : value.dump();
+  return value.is_string() ? value.get<std::string>() : core::json_text(value);
 }
 
 vllm_result result_of(const json& object, std::size_t index, std::size_t count, const std::string& source) {
@@ -222,7 +225,7 @@ vllm_result result_of(const json& object, std::size_t index, std::size_t count, 
   } else if (rate.is_number() && rate.get<double>() > 0) {
     r.request_rate = schema::request_rate_text(rate.get<double>());
   } else {
-    throw usage_error(fmt::format("{}: request_rate is {}, neither \"inf\" nor a rate", where, rate.dump()));
+    throw usage_error(fmt::format("{}: request_rate is {}, neither \"inf\" nor a rate", where, core::json_text(rate)));
   }
   if (const auto concurrency = count_at(object, key::max_concurrency, where)) r.max_concurrency = *concurrency;
   for (const auto& [field, value] : object.items()) {
@@ -278,7 +281,7 @@ std::vector<core::case_result> vllm_cases(const std::vector<vllm_result>& result
     c.notes["source"] = r.index > 1 || results.size() > 1 ? fmt::format("{} (result {})", source, r.index) : source;
     c.notes["imported_from"] =
         fmt::format("vLLM bench serve result{}", r.backend.empty() ? "" : " (backend " + r.backend + ")");
-    c.notes["result"] = r.original.dump();
+    c.notes["result"] = core::json_text(r.original);
     if (!r.model_id.empty()) c.notes["model_id"] = r.model_id;
     if (!r.tokenizer_id.empty()) c.notes["tokenizer_id"] = r.tokenizer_id;
     if (!r.date.empty()) c.notes["date"] = r.date;

@@ -15,6 +15,7 @@
 #include "comm/launch_environment.hpp"
 #include "comm/node_ranks.hpp"
 #include "core/error.hpp"
+#include "core/json_text.hpp"
 #include "report/text_table.hpp"
 
 #if IRONBENCH_WITH_MPI
@@ -80,8 +81,8 @@ tp_infer_outcome run_tp_infer(const tp_infer_settings& settings, const tp_infer_
   const tp_passes passes{settings.iterations, settings.warmup_iterations};
   const auto device = make_tp_device(world, gpu, passes);
   outcome.start = std::chrono::system_clock::now();
-  outcome.rank_descriptions = world->gather(
-      comm::rank_description(rank, launch, session::host_json(outcome.host.fingerprint), outcome.measured).dump());
+  outcome.rank_descriptions = world->gather(core::json_text(
+      comm::rank_description(rank, launch, session::host_json(outcome.host.fingerprint), outcome.measured)));
 
   for (const auto batch : settings.batches) {
     for (const auto hidden : settings.hidden_sizes) {

@@ -16,6 +16,7 @@
 
 #include "core/error.hpp"
 #include "core/json.hpp"
+#include "core/json_text.hpp"
 
 namespace ironbench::serve {
 namespace {
@@ -108,7 +109,8 @@ std::int64_t token_id_of(const json& id, const std::string& path) {
                     (!id.is_number_unsigned() ||
                      id.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()));
   if (!fits)
-    throw usage_error(fmt::format("{}: malformed tokenizer: the token id {} is not an integer", path, id.dump()));
+    throw usage_error(
+        fmt::format("{}: malformed tokenizer: the token id {} is not an integer", path, core::json_text(id)));
   return id.get<std::int64_t>();
 }
 
@@ -264,7 +266,7 @@ std::unique_ptr<bpe_tokenizer> bpe_tokenizer::from_json(std::string_view text, c
       } else if (merge.is_array() && merge.size() == 2) {
         pair = {merge.at(0).get<std::string>(), merge.at(1).get<std::string>()};
       } else {
-        throw usage_error(fmt::format("{}: malformed merge {}", path, merge.dump()));
+        throw usage_error(fmt::format("{}: malformed merge {}", path, core::json_text(merge)));
       }
       state->merge_rank.emplace(std::move(pair), rank++);
     }
