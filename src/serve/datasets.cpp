@@ -7,6 +7,7 @@
 #include <random>
 
 #include "core/error.hpp"
+#include "core/json_text.hpp"
 #include "serve/text_units.hpp"
 
 namespace ironbench::serve {
@@ -44,7 +45,7 @@ std::string finish_body(const body_settings& b, json body) {
   if (b.stream) body["stream_options"] = {{"include_usage", true}};
   if (b.ignore_eos) body["ignore_eos"] = true;
   for (const auto& [key, value] : b.extra.items()) body[key] = value;
-  return body.dump();
+  return core::json_text(body);
 }
 
 std::vector<prepared_request> make_random_requests(const random_dataset& d, const body_settings& body,

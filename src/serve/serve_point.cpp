@@ -7,6 +7,7 @@
 #include <memory>
 #include <sstream>
 
+#include "core/json_text.hpp"
 #include "core/utc_time.hpp"
 #include "schema/serving.hpp"
 #include "serve/client_ranks.hpp"
@@ -86,7 +87,7 @@ load_settings rank_share(const load_settings& load, const client_ranks& ranks) {
 // their own, which they do not report).
 load_result gather_ranks(const client_ranks& ranks, load_result mine, const load_settings& load) {
   if (!ranks.several()) return mine;
-  const auto texts = ranks.gather(load_result_json(mine).dump());
+  const auto texts = ranks.gather(core::json_text(load_result_json(mine)));
   if (ranks.rank != 0) return mine;
   std::vector<load_result> all;
   for (const auto& text : texts) all.push_back(load_result_from_json(json::parse(text)));
@@ -188,9 +189,9 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
                       gpu.summary.at("output_tokens_per_joule").get<double>()));
     }
   }
-  c.notes["result"] = vllm.dump();
+  c.notes["result"] = core::json_text(vllm);
   if (!server.is_null()) {
-    c.notes["server_metrics"] = server.dump();
+    c.notes["server_metrics"] = core::json_text(server);
     vllm["server_metrics"] = server;
   }
   c.series = point_timeline(result.records, result.duration_s, s.server_metrics.interval_s, server);

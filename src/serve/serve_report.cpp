@@ -1,4 +1,5 @@
 #include "serve/serve_report.hpp"
+#include "core/json_text.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -125,7 +126,7 @@ void write_serving_summary(std::ostream& out, const json& m, const load_result& 
          fmt::format("{:.3f} / {:.3f}", load.ground_truth.at("itl_error_p50_ms").get<double>(),
                      load.ground_truth.at("itl_error_p99_ms").get<double>()));
   }
-  if (!m.at("errors_by_class").empty()) line(out, "Failures by class:", m.at("errors_by_class").dump());
+  if (!m.at("errors_by_class").empty()) line(out, "Failures by class:", core::json_text(m.at("errors_by_class")));
   if (const auto n = m.value("implausible_usage_requests", std::size_t{0}); n > 0) {
     line(out, "Implausible usage (client counts used):", fmt::format("{}", n));
   }
@@ -160,7 +161,7 @@ std::string request_records_jsonl(const std::vector<request_record>& records) {
       j["error_class"] = r.error_class;
       j["error"] = r.error;
     }
-    out += j.dump() + "\n";
+    out += core::json_text(j) + "\n";
   }
   return out;
 }

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "core/error.hpp"
+#include "core/json_text.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
 #include "schema/serving.hpp"
@@ -232,8 +233,9 @@ sweep_outcome run_sweep(const sweep_settings& given, const std::atomic<bool>* ca
       const auto& p = out.points[static_cast<std::size_t>(best)];
       say(callbacks.console,
           fmt::format("best under {} {} <= {} ms: max concurrency {}, request rate {}: {:.1f} output tok/s\n",
-                      limit.statistic, limit.metric, limit.max_ms, p.at(schema::vllm_key::max_concurrency).dump(),
-                      p.at(schema::vllm_key::request_rate).dump(),
+                      limit.statistic, limit.metric, limit.max_ms,
+                      core::json_text(p.at(schema::vllm_key::max_concurrency)),
+                      core::json_text(p.at(schema::vllm_key::request_rate)),
                       p.at(schema::vllm_key::output_throughput).get<double>()));
       out.settings["best_under_itl_limit"] = best;
     }

@@ -45,10 +45,12 @@ json vllm_point_json(const point_description& p, const json& metrics, const load
   if (!result.ground_truth.empty()) vllm[key::client]["ground_truth"] = result.ground_truth;
   vllm["token_counts"] = !p.tokenizer.empty()
                              ? "output tokens from usage.completion_tokens, else from the tokenizer; "
-                               "output_token_count_mismatches counts requests where the two differ"
+                               "output_token_count_mismatches counts requests where the two differ; "
+                               "implausible usage is replaced by the tokenizer's count"
                              : "output tokens from usage.completion_tokens; without usage, the count of token "
                                "events with text (approximate: no --tokenizer); prompt lengths of text prompts "
-                               "are word counts (approximate)";
+                               "are word counts (approximate); implausible usage is replaced by the count of "
+                               "token events with text";
   return vllm;
 }
 

@@ -20,6 +20,7 @@
 
 #include "core/error.hpp"
 #include "core/json.hpp"
+#include "core/json_text.hpp"
 #include "serve/sim/sim_metrics.hpp"
 #include "serve/text_units.hpp"
 
@@ -54,7 +55,7 @@ std::int64_t monotonic_now_ns() {
 class sim_server {
  public:
   explicit sim_server(const sim_server_settings& s)
-      : settings_(s), json_model_(json(s.model).dump()), engine_(s.engine) {
+      : settings_(s), json_model_(core::json_text(json(s.model))), engine_(s.engine) {
     // First, so that a log that cannot be written leaves nothing of libevent's behind.
     if (!s.request_log.empty()) {
       request_log_.open(s.request_log);
@@ -134,7 +135,7 @@ class sim_server {
     evkeyvalq* headers = evhttp_request_get_output_headers(request);
     evhttp_add_header(headers, "Content-Type", "application/json");
     evbuffer* out = evbuffer_new();
-    auto text = body.dump(-1, ' ', false, json::error_handler_t::replace);
+    auto text = core::json_text(body);
     if (raw_invalid_bytes) {
       static constexpr std::string_view replacement = "\xEF\xBF\xBD";
       for (auto at = text.find(replacement); at != std::string::npos; at = text.find(replacement, at + 1)) {
@@ -381,13 +382,12 @@ class sim_server {
     if (a.stream) {
       if (a.include_usage) {
         send_event(a.request,
-                   json{{"id", a.id},
-                        {"object", a.chat ? "chat.completion.chunk" : "text_completion"},
-                        {"created", a.created},
-                        {"model", settings_.model},
-                        {"choices", json::array()},
-                        {"usage", usage}}
-                       .dump(),
+                   core::json_text(json{{"id", a.id},
+                                        {"object", a.chat ? "chat.completion.chunk" : "text_completion"},
+                                        {"created", a.created},
+                                        {"model", settings_.model},
+                                        {"choices", json::array()},
+                                        {"usage", usage}}),
                    false);
       }
       send_event(a.request, "[DONE]", false);
