@@ -39,16 +39,19 @@ std::uint64_t largest_point_requests(const sweep_settings& s) {
 
 }  // namespace
 
-std::uint64_t estimated_client_bytes(const sweep_settings& s) {
+std::uint64_t footprint_bytes(const dataset_footprint& f, bool save_detailed) {
   using core::bytes_plus;
   using core::bytes_times;
-  const auto& dataset = dataset_named(s.dataset_name);
-  if (dataset.footprint == nullptr) return 0;
-  const auto f = dataset.footprint(s.datasets, largest_point_requests(s));
-  const auto per_output = s.save.save_detailed ? detailed_bytes_per_output_token : bytes_per_output_token;
+  const auto per_output = save_detailed ? detailed_bytes_per_output_token : bytes_per_output_token;
   return bytes_plus(bytes_plus(bytes_times(f.prompt_tokens, held_bytes_per_prompt_token),
                                bytes_times(f.longest_prompt_tokens, build_bytes_per_prompt_token)),
                     bytes_times(f.output_tokens, per_output));
+}
+
+std::uint64_t estimated_client_bytes(const sweep_settings& s) {
+  const auto& dataset = dataset_named(s.dataset_name);
+  if (dataset.footprint == nullptr) return 0;
+  return footprint_bytes(dataset.footprint(s.datasets, largest_point_requests(s)), s.save.save_detailed);
 }
 
 available_memory host_available_memory() {
@@ -67,18 +70,25 @@ available_memory host_available_memory() {
   return out;
 }
 
-void check_client_memory(const sweep_settings& s, const available_memory& available) {
-  const auto needed = estimated_client_bytes(s);
+void check_footprint_memory(const dataset_footprint& f, std::string_view dataset, std::uint64_t requests,
+                            bool save_detailed, const available_memory& available) {
+  const auto needed = footprint_bytes(f, save_detailed);
   if (!available.bytes || needed <= *available.bytes) return;
-  const auto& dataset = dataset_named(s.dataset_name);
-  const auto f = dataset.footprint(s.datasets, largest_point_requests(s));
   const auto amount = needed == core::uncountable_bytes ? std::string("more bytes than 64 bits can count")
                                                         : "about " + format_bytes(static_cast<double>(needed));
   throw usage_error(fmt::format(
       "the {} dataset's requests need {} of memory (an estimate: {} requests, prompts of up to {} tokens, {} output "
       "tokens at most), but {} is {}: ask for fewer or shorter prompts or outputs",
-      s.dataset_name, amount, largest_point_requests(s), f.longest_prompt_tokens, f.output_tokens, available.source,
+      dataset, amount, requests, f.longest_prompt_tokens, f.output_tokens, available.source,
       format_bytes(static_cast<double>(*available.bytes))));
+}
+
+void check_client_memory(const sweep_settings& s, const available_memory& available) {
+  const auto& dataset = dataset_named(s.dataset_name);
+  if (dataset.footprint == nullptr) return;
+  const auto requests = largest_point_requests(s);
+  check_footprint_memory(dataset.footprint(s.datasets, requests), s.dataset_name, requests, s.save.save_detailed,
+                         available);
 }
 
 }  // namespace ironbench::serve

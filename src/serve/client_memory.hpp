@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
+#include "serve/dataset_table.hpp"
 #include "serve/serve_sweep.hpp"
 
 namespace ironbench::serve {
@@ -17,6 +19,9 @@ namespace ironbench::serve {
 /// with --save-detailed). 0 for the file datasets. Saturates instead of overflowing.
 [[nodiscard]] std::uint64_t estimated_client_bytes(const sweep_settings& settings);
 
+/// The bytes the requests of `footprint` need, as estimated_client_bytes counts them.
+[[nodiscard]] std::uint64_t footprint_bytes(const dataset_footprint& footprint, bool save_detailed);
+
 /// Memory this process may still take, and what says so: MemAvailable, or the cgroup's memory
 /// limit where that is lower. Empty when neither can be read.
 struct available_memory {
@@ -26,6 +31,12 @@ struct available_memory {
 
 /// This host's, read from /proc/meminfo and the process's cgroup.
 [[nodiscard]] available_memory host_available_memory();
+
+/// usage_error when footprint_bytes(footprint) exceeds `available`, naming the dataset, the
+/// estimate and the memory; nothing when the memory is unknown. Also for the file datasets
+/// (a trace's lengths are numbers in the file, not text), once their file is read.
+void check_footprint_memory(const dataset_footprint& footprint, std::string_view dataset, std::uint64_t requests,
+                            bool save_detailed, const available_memory& available);
 
 /// usage_error when estimated_client_bytes(settings) exceeds `available`: "the requests need
 /// about 3.0 TiB of memory (an estimate: 1000 prompts of up to 200000000 tokens, ...), but

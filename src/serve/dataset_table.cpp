@@ -7,6 +7,7 @@
 
 #include "core/checked_bytes.hpp"
 #include "core/error.hpp"
+#include "serve/client_memory.hpp"
 
 namespace ironbench::serve {
 namespace {
@@ -41,12 +42,6 @@ std::vector<prepared_request> conversation_rows(const dataset_inputs& in) {
   return conversation_requests(make_synthetic_conversations(settings, in.count, in.seed), in.body, settings.think_s);
 }
 
-std::vector<prepared_request> trace_rows(const dataset_inputs& in) {
-  auto options = in.options.trace;
-  options.vocab_size = in.vocab_size;
-  return make_trace_requests(read_trace(in.path), options, in.body, in.count);
-}
-
 // A length drawn from [len x (1 - ratio), len x (1 + ratio)] at its longest.
 std::uint64_t longest_draw(std::int64_t length, double ratio) {
   const double longest = std::ceil(static_cast<double>(std::max<std::int64_t>(0, length)) * (1 + std::max(0.0, ratio)));
@@ -54,6 +49,29 @@ std::uint64_t longest_draw(std::int64_t length, double ratio) {
 }
 
 std::uint64_t non_negative_count(std::int64_t n) { return static_cast<std::uint64_t>(std::max<std::int64_t>(0, n)); }
+
+// A trace's lengths are numbers in its file: a line of input_length 10^12 costs nothing to read
+// and terabytes to build, so the first `count` entries are sized before they are built.
+dataset_footprint trace_entries_footprint(const std::vector<trace_entry>& trace, std::size_t count) {
+  dataset_footprint f;
+  for (std::size_t i = 0; i < std::min(count, trace.size()); ++i) {
+    const auto& e = trace[i];
+    const auto prompt = e.prompt ? std::uint64_t{0} : non_negative_count(e.input_len);  // a text is sent as it is
+    f.prompt_tokens = core::bytes_plus(f.prompt_tokens, prompt);
+    f.longest_prompt_tokens = std::max(f.longest_prompt_tokens, prompt);
+    f.output_tokens = core::bytes_plus(f.output_tokens, non_negative_count(e.output_len));
+  }
+  return f;
+}
+
+std::vector<prepared_request> trace_rows(const dataset_inputs& in) {
+  auto options = in.options.trace;
+  options.vocab_size = in.vocab_size;
+  const auto trace = read_trace(in.path);
+  check_footprint_memory(trace_entries_footprint(trace, in.count), "trace", std::min(in.count, trace.size()), false,
+                         host_available_memory());
+  return make_trace_requests(trace, options, in.body, in.count);
+}
 
 dataset_footprint random_footprint(const dataset_options& o, std::uint64_t count) {
   using core::bytes_plus;

@@ -213,6 +213,21 @@ TEST(ServeHostile, ImpossibleSizesAndInjectedHeadersAreRefusedBeforeAnythingIsSe
   const auto outputs = run_ironbench({"serve", "--base-url", "http://127.0.0.1:1", "--no-save", "--random-output-len",
                                       "4000000000000", "--num-prompts", "1000"});
   EXPECT_EQ(outputs.exit_code, 2) << outputs.err;
+  // A trace's lengths are numbers in its file: 50 lines of 10^9 input tokens (each line's
+  // limit) are sized after reading, before a prompt is built.
+  const auto dir = make_temp_dir("ironbench_hostile_trace_");
+  {
+    std::ofstream trace_file(dir + "/trace.jsonl");
+    for (int i = 0; i < 50; ++i) {
+      trace_file << "{\"timestamp\": " << i << ", \"input_length\": 1000000000, \"output_length\": 8}\n";
+    }
+  }
+  const auto trace = run_ironbench({"serve", "--base-url", "http://127.0.0.1:1", "--no-save", "--dataset-name", "trace",
+                                    "--dataset-path", dir + "/trace.jsonl"});
+  EXPECT_EQ(trace.exit_code, 2) << trace.err;
+  EXPECT_EQ(lines_of(trace.err).size(), 1u) << trace.err;
+  EXPECT_NE(trace.err.find("the trace dataset's requests need about"), std::string::npos) << trace.err;
+  std::filesystem::remove_all(dir);
   // A line break in a header's value would send a header of its own.
   for (const std::string header : {"X-Trace: a\r\nX-Injected: 1", "X-Trace: a\nb", "X Trace: a", ": a"}) {
     const auto r = run_ironbench({"serve", "--base-url", "http://127.0.0.1:1", "--no-save", "--header", header});
