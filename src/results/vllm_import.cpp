@@ -161,7 +161,8 @@ std::optional<double> measured_at(const json& object, const std::string& key, co
 std::optional<std::int64_t> count_at(const json& object, const std::string& key, const std::string& where) {
   const auto value = number_at(object, key, where);
   if (!value) return std::nullopt;
-  if (*value < 0 || *value != static_cast<double>(static_cast<std::int64_t>(*value))) {
+  // 2^63 and above (and anything not whole) is no count: the cast of such a double is undefined.
+  if (*value < 0 || *value >= 9.223372036854775808e18 || *value != std::floor(*value)) {
     throw usage_error(
         fmt::format("{}: \"{}\" is {}, not a count", where, key, excerpt(core::json_text(object.at(key)))));
   }

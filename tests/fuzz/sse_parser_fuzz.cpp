@@ -24,11 +24,11 @@ sse_parse parse_in_pieces(std::string_view stream, std::string_view piece_length
   ironbench::serve::sse_parser parser([&](const ironbench::serve::sse_event& e) { out.events.push_back(e); });
   std::size_t next_length = 0;
   while (!stream.empty()) {
-    // Pieces of 1 to 16 bytes, as the lengths say; the whole stream when no lengths are given.
-    // (Empty pieces are left out: one between a CR and its LF splits the line in two.)
+    // Pieces of 0 to 16 bytes, as the lengths say (an empty read, as a socket may give, between
+    // a CR and its LF once split a line in two); the whole stream when no lengths are given.
     std::size_t length = stream.size();
     if (!piece_lengths.empty()) {
-      length = 1 + static_cast<unsigned char>(piece_lengths[next_length++ % piece_lengths.size()]) % 16;
+      length = static_cast<unsigned char>(piece_lengths[next_length++ % piece_lengths.size()]) % 17;
     }
     length = std::min(length, stream.size());
     parser.feed(stream.substr(0, length));

@@ -243,6 +243,11 @@ TEST(VllmImport, ABadValueIsAnErrorNamingTheKey) {
   EXPECT_EQ(vllm_error_of(with("\"duration\": 1.3653671270003542", "\"duration\": 1" + std::string(400, '0'))),
             "bad.json: line 12: \"duration\" is 1000000000000000000000000000000000000000... (401 bytes), beyond "
             "the range of a number");
+  // A count of 2^63 or more cannot be one (its conversion to a 64-bit integer is undefined).
+  EXPECT_EQ(vllm_error_of(with("\"completed\": 8", "\"completed\": 33333333333333333333333333")),
+            "bad.json: \"completed\" is 3.3333333333333335e+25, not a count");
+  EXPECT_EQ(vllm_error_of(with("\"completed\": 8", "\"completed\": 9223372036854775808")),
+            "bad.json: \"completed\" is 9223372036854775808, not a count");
   // The good file, a tiny number and a number in a string still read, with the same values.
   EXPECT_EQ(vllm_error_of(good), "");
   const auto tiny = parse_vllm_results(with("\"mean_ttft_ms\": 217.27289337468392", "\"mean_ttft_ms\": 1e-400"), "x");
