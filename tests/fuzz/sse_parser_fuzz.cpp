@@ -30,6 +30,10 @@ sse_parse parse_in_pieces(std::string_view stream, std::string_view piece_length
     if (!piece_lengths.empty()) {
       length = static_cast<unsigned char>(piece_lengths[next_length++ % piece_lengths.size()]) % 17;
     }
+    if (length == 0) {
+      parser.feed({});  // an empty read, then at least one byte: the stream always advances
+      length = 1;
+    }
     length = std::min(length, stream.size());
     parser.feed(stream.substr(0, length));
     stream.remove_prefix(length);

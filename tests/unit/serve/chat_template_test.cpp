@@ -177,7 +177,7 @@ TEST(JinjaTemplate, DeepNestingAndHugeNumbersAreErrorsNotCrashes) {
             "line 1: blocks nested deeper than 100 levels");
   EXPECT_EQ(message("{% macro m(n) %}" + repeat("{% if n > 0 %}", 98) + "{{ m(n-1) }}" + repeat("{% endif %}", 98) +
                     "{% endmacro %}{{ m(200) }}"),
-            "line 1: expressions and blocks nested deeper than 2000 levels while rendering");
+            "line 1: expressions and blocks nested deeper than 500 levels while rendering");
   EXPECT_EQ(message("{{ x.99999999999999999999999 }}"), "line 1: the integer 99999999999999999999999 is too large");
   EXPECT_EQ(render("{{ 1e999 }} {{ -1e999 }} {{ 1e-999 }}"), "inf -inf 0.0");  // as Python's float()
   EXPECT_EQ(render("{{ " + repeat("(", 400) + "1" + repeat(")", 400) + " }}"), "1");
