@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/result_json.hpp"
 #include "import_fixtures.hpp"
+#include "usage_error_of.hpp"
 
 namespace ironbench::results {
 namespace {
@@ -204,15 +205,7 @@ TEST(VllmImport, BadInputIsAUsageErrorNamingTheFile) {
 
 // The one-line usage error parse_vllm_results gives for `text` ("" when it gives none).
 std::string vllm_error_of(const std::string& text) {
-  try {
-    (void)parse_vllm_results(text, "bad.json");
-  } catch (const usage_error& e) {
-    const std::string message = e.what();
-    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
-    EXPECT_LT(message.size(), 300u) << message.substr(0, 300);
-    return message;
-  }
-  return "";
+  return usage_error_of([&] { (void)parse_vllm_results(text, "bad.json"); });
 }
 
 // A negative or infinite throughput, latency or duration is an error naming the key (vLLM
