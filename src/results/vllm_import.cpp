@@ -91,7 +91,7 @@ std::string json_for_parsing(const std::string& text, const std::string& source)
       out += "\"Infinity\"";
       i += 7;
     } else if ((is_digit(ch) || (ch == '-' && i + 1 < text.size() && is_digit(text[i + 1]))) &&
-               (i == 0 || std::string_view("[{,: \t\r\n").find(text[i - 1]) != std::string_view::npos)) {
+               (i == 0 || std::string_view("[{,: \t\r\n\f\v").find(text[i - 1]) != std::string_view::npos)) {
       auto end = text.find_first_not_of("0123456789.eE+-", i);
       if (end == std::string::npos) end = text.size();
       const std::string number = text.substr(i, end - i);
@@ -122,6 +122,9 @@ std::vector<json> objects_of(const std::string& text, const std::string& source)
       objects.push_back(std::move(doc));
     }
     return objects;
+  } catch (const json::out_of_range& e) {
+    // What json_for_parsing did not see as a number (a safety net: nothing known reaches it).
+    throw usage_error(fmt::format("{}: a number beyond the range of a number ({})", source, e.what()));
   } catch (const json::parse_error& whole) {
     // JSON Lines: one object per line.
     const auto lines = split_lines(content);
@@ -132,6 +135,9 @@ std::vector<json> objects_of(const std::string& text, const std::string& source)
       } catch (const json::parse_error& e) {
         if (objects.empty()) throw usage_error(fmt::format("{}: not valid JSON ({})", source, whole.what()));
         throw usage_error(fmt::format("{}: line {}: not valid JSON ({})", source, i + 1, e.what()));
+      } catch (const json::out_of_range& e) {
+        throw usage_error(
+            fmt::format("{}: line {}: a number beyond the range of a number ({})", source, i + 1, e.what()));
       }
     }
   }

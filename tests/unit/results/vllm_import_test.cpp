@@ -241,6 +241,11 @@ TEST(VllmImport, ABadValueIsAnErrorNamingTheKey) {
             "bad.json: \"completed\" is 3.3333333333333335e+25, not a count");
   EXPECT_EQ(vllm_error_of(with("\"completed\": 8", "\"completed\": 9223372036854775808")),
             "bad.json: \"completed\" is 9223372036854775808, not a count");
+  // A form feed before the number (found by tests/fuzz/import_vllm_fuzz.cpp: the document is
+  // trimmed of it, the number was not checked, and the JSON parser's overflow escaped as an
+  // uncaught exception).
+  EXPECT_EQ(vllm_error_of("\f1E2133"), "bad.json: line 1: 1E2133 is beyond the range of a number");
+  EXPECT_EQ(vllm_error_of("[\v-1e999]"), "bad.json: line 1: -1e999 is beyond the range of a number");
   // The good file, a tiny number and a number in a string still read, with the same values.
   EXPECT_EQ(vllm_error_of(good), "");
   const auto tiny = parse_vllm_results(with("\"mean_ttft_ms\": 217.27289337468392", "\"mean_ttft_ms\": 1e-400"), "x");
