@@ -72,7 +72,10 @@ cmake --build "$build" -j "$(nproc)" --target "${selected[@]/%/_fuzz}" >/dev/nul
 echo "fuzz: built ${#selected[@]} targets with $cxx in $(($(date +%s) - started)) s"
 
 # Leaks are findings; the libraries' own (yaml-cpp, PCRE2's JIT) are not ironbench's.
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+# Stack use after return is not checked: the parsers answer bad input by throwing, and every
+# throw makes clang's runtime sweep its fake stacks (FakeStack::GC, 88 % of the units target's
+# time, 2,700 inputs a second instead of 48,000). The ASan build of the project checks the rest.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/tests/sanitizers/lsan.supp}
 

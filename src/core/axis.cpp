@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "core/error.hpp"
 #include "core/units.hpp"
@@ -60,11 +61,18 @@ void append_integer_range(const axis_override& o, std::int64_t low, std::int64_t
     }
   } else {
     if (amount < 1) bad_axis(o, "an additive step must be 1 or more");
-    for (auto value = low;;) {
-      out.emplace_back(value);
-      check_count(o, out.size());
-      // The next value, unless it passes the end or 64 bits (-9E18:9E18:+9E18).
-      if (__builtin_add_overflow(value, amount, &value) || value > high) break;
+    // Counted before anything is appended: 1:1E18 is refused at once, not after 100,000 values.
+    // The span is taken in unsigned arithmetic, where -9E18:9E18 fits.
+    const auto span = static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low);
+    const auto steps = span / static_cast<std::uint64_t>(amount);  // values after the first
+    if (steps >= max_axis_values) bad_axis(o, fmt::format("more than {} values", max_axis_values));
+    const auto count = static_cast<std::size_t>(steps) + 1;
+    check_count(o, out.size() + count);
+    out.reserve(out.size() + count);
+    for (std::uint64_t i = 0; i < count; ++i) {
+      // low + i * amount, at most high: computed modulo 2^64, which C++20 converts back exactly.
+      out.emplace_back(
+          static_cast<std::int64_t>(static_cast<std::uint64_t>(low) + i * static_cast<std::uint64_t>(amount)));
     }
   }
 }

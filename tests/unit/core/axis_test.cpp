@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
 #include "core/error.hpp"
 
 namespace ironbench::core {
@@ -98,6 +103,27 @@ TEST(AxisValues, RangesAtTheLimitsOfTheirTypes) {
   EXPECT_EQ(expand(m, "M=1:99999,0").size(), max_axis_values);
   EXPECT_EQ(expand(m, "M=9223372036854775000:9223372036854775807:+500"),
             (std::vector<std::int64_t>{9223372036854775000, 9223372036854775500}));
+  // The whole 64-bit span: 2^64 values, a count that is 0 modulo 2^64, refused; in steps of
+  // 2^63-1, three values from the lowest.
+  EXPECT_THROW((void)expand(m, "M=-9223372036854775808:9223372036854775807"), usage_error);
+  EXPECT_EQ(expand(m, "M=-9223372036854775808:9223372036854775807:+9223372036854775807"),
+            (std::vector<std::int64_t>{std::numeric_limits<std::int64_t>::min(), -1, 9223372036854775806}));
+}
+
+// A range is counted before it is expanded: the message names the limit, for a range of 10^18
+// values as for one just past the limit.
+TEST(AxisValues, ARangeIsCountedBeforeItIsExpanded) {
+  const auto m = integer_axis("M", {1}, "");
+  for (const char* override_text : {"M=1:1000000000000000000", "M=0:100000", "M=1:2,1:100000:+1"}) {
+    try {
+      (void)expand(m, override_text);
+      FAIL() << override_text << ": no exception";
+    } catch (const usage_error& e) {
+      EXPECT_NE(std::string(e.what()).find("more than 100000 values"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(expand(m, "M=0:99999").size(), max_axis_values);
+  EXPECT_EQ(expand(m, "M=-10:10:+7"), (std::vector<std::int64_t>{-10, -3, 4}));
 }
 
 TEST(AxisValues, ErrorIsOneLineAndNamesTheOverride) {
