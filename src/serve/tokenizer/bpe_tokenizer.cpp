@@ -133,6 +133,12 @@ struct bpe_tokenizer::impl {
   std::vector<std::string> byte_map = byte_to_unicode();
   mutable std::mutex cache_mutex;
   mutable std::unordered_map<std::string, std::vector<std::int64_t>> cache;
+  mutable std::size_t cache_bytes = 0;  // of the entries in `cache` (cache_entry_bytes)
+
+  // What an entry costs: its word, its ids and about 64 bytes of node and bucket.
+  static std::size_t cache_entry_bytes(const std::string& word, const std::vector<std::int64_t>& ids) {
+    return word.size() + ids.size() * sizeof(std::int64_t) + 64;
+  }
 
   void bpe(const std::string& word, std::vector<std::int64_t>& out, const std::string& source) const {
     if (ignore_merges) {
@@ -217,8 +223,11 @@ struct bpe_tokenizer::impl {
       std::vector<std::int64_t> ids;
       bpe(word, ids, "tokenizer");
       out.insert(out.end(), ids.begin(), ids.end());
+      const auto entry_bytes = cache_entry_bytes(word, ids);
       std::lock_guard lock(cache_mutex);
-      if (cache.size() < 1000000) cache.emplace(std::move(word), std::move(ids));
+      if (cache_bytes + entry_bytes <= cache_byte_limit && cache.emplace(std::move(word), std::move(ids)).second) {
+        cache_bytes += entry_bytes;
+      }
     }
   }
 };
@@ -227,6 +236,11 @@ bpe_tokenizer::bpe_tokenizer(std::unique_ptr<impl> state) : impl_(std::move(stat
 bpe_tokenizer::~bpe_tokenizer() = default;
 
 std::size_t bpe_tokenizer::vocab_size() const { return impl_->vocab.size(); }
+
+std::size_t bpe_tokenizer::cache_bytes() const {
+  std::lock_guard lock(impl_->cache_mutex);
+  return impl_->cache_bytes;
+}
 
 std::unique_ptr<bpe_tokenizer> bpe_tokenizer::load(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

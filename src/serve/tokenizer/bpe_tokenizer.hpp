@@ -30,6 +30,13 @@ class bpe_tokenizer {
   [[nodiscard]] std::size_t count(std::string_view text) const { return encode(text).size(); }
   [[nodiscard]] std::size_t vocab_size() const;
 
+  /// Words already encoded are remembered (a dataset repeats most of its words), up to this
+  /// many bytes of words and ids counted with a fixed cost per entry: random text, whose words
+  /// rarely repeat, cannot grow the cache without bound.
+  static constexpr std::size_t cache_byte_limit = std::size_t{64} << 20;
+  /// The bytes the cache holds now, counted as cache_byte_limit counts them.
+  [[nodiscard]] std::size_t cache_bytes() const;
+
  private:
   struct impl;
   explicit bpe_tokenizer(std::unique_ptr<impl> state);

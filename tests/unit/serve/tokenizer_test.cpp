@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
 
 #include "core/error.hpp"
 #include "core/json.hpp"
@@ -81,6 +82,38 @@ TEST(Tokenizer, MalformedTokenizerJsonIsAUsageError) {
       EXPECT_NE(std::string(e.what()).find("t.json: malformed tokenizer: "), std::string::npos) << e.what();
       EXPECT_EQ(std::string(e.what()).find("json.exception"), std::string::npos) << e.what();
     }
+  }
+}
+
+// Random text repeats few words: the cache of encoded words stops at its byte limit instead of
+// growing with every new word (tests/fuzz/tokenizer_encode_fuzz.cpp grew past 2.5 GB with a
+// limit of a million entries, whatever their size), and encoding goes on exactly the same.
+TEST(Tokenizer, TheWordCacheStaysWithinItsByteLimit) {
+  const auto tokenizer =
+      bpe_tokenizer::from_json(R"({"model":{"type":"BPE","vocab":{"a":0,"b":1,"\u0120":2},"merges":[]},)"
+                               R"("pre_tokenizer":{"type":"ByteLevel","add_prefix_space":false,"use_regex":true}})",
+                               "t.json");
+  // Each word is " " and 200 letters, distinct by its last 16: about 1,900 bytes an entry, so
+  // 40,000 of them are past the 64 MiB limit.
+  const auto word = [](std::size_t i) {
+    std::string w = " " + std::string(184, 'a');
+    for (int bit = 15; bit >= 0; --bit) w += ((i >> bit) & 1) != 0 ? 'b' : 'a';
+    return w;
+  };
+  std::size_t words = 0;
+  for (std::size_t chunk = 0; chunk < 40; ++chunk) {
+    std::string text;
+    for (std::size_t i = 0; i < 1000; ++i) text += word(words++);
+    ASSERT_EQ(tokenizer->encode(text).size(), text.size());
+  }
+  EXPECT_LE(tokenizer->cache_bytes(), bpe_tokenizer::cache_byte_limit);
+  EXPECT_GT(tokenizer->cache_bytes(), bpe_tokenizer::cache_byte_limit - 4096);
+  // A word seen before (cached) and one never seen (not cached) still encode to their letters.
+  for (const auto& text : {word(7), word(65535)}) {
+    const auto ids = tokenizer->encode(text);
+    ASSERT_EQ(ids.size(), text.size());
+    EXPECT_EQ(ids.front(), 2);
+    for (std::size_t i = 1; i < text.size(); ++i) EXPECT_EQ(ids[i], text[i] == 'a' ? 0 : 1);
   }
 }
 
