@@ -44,7 +44,7 @@ std::vector<std::string> byte_level_alphabet() {
 
 struct fixed_tokenizer {
   std::unique_ptr<ironbench::serve::bpe_tokenizer> tokenizer;
-  std::map<std::int64_t, std::string> bytes_of_id;  // what each token stands for
+  std::vector<std::string> bytes_of_id;  // what each token stands for, by id (empty: no token)
 };
 
 fixed_tokenizer make_fixed_tokenizer(bool llama3_layout) {
@@ -83,6 +83,7 @@ fixed_tokenizer make_fixed_tokenizer(bool llama3_layout) {
   }
   fixed_tokenizer out;
   out.tokenizer = ironbench::serve::bpe_tokenizer::from_json(tokenizer.dump(), "fixed tokenizer");
+  out.bytes_of_id.resize(1002);
   for (const auto& [symbols, id] : vocab.items()) {
     std::string bytes;
     for (std::size_t i = 0; i < symbols.size();) {
@@ -90,7 +91,7 @@ fixed_tokenizer make_fixed_tokenizer(bool llama3_layout) {
       bytes.push_back(static_cast<char>(byte_of_symbol.at(symbols.substr(i, length))));
       i += length;
     }
-    out.bytes_of_id[id.get<std::int64_t>()] = bytes;
+    out.bytes_of_id[id.get<std::size_t>()] = bytes;
   }
   out.bytes_of_id[1000] = "<|endoftext|>";
   out.bytes_of_id[1001] = "<|im_start|>";
@@ -108,9 +109,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto ids = fixed.tokenizer->encode(text);
   std::string decoded;
   for (const auto id : ids) {
-    const auto it = fixed.bytes_of_id.find(id);
-    if (it == fixed.bytes_of_id.end()) std::abort();
-    decoded += it->second;
+    if (id < 0 || static_cast<std::size_t>(id) >= fixed.bytes_of_id.size()) std::abort();
+    const auto& bytes = fixed.bytes_of_id[static_cast<std::size_t>(id)];
+    if (bytes.empty()) std::abort();
+    decoded += bytes;
   }
   if (decoded != text) std::abort();
   if (ids.size() > text.size()) std::abort();
