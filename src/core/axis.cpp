@@ -65,9 +65,9 @@ void append_integer_range(const axis_override& o, std::int64_t low, std::int64_t
     // The span is taken in unsigned arithmetic, where -9E18:9E18 fits.
     const auto span = static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low);
     const auto steps = span / static_cast<std::uint64_t>(amount);  // values after the first
-    if (steps >= max_axis_values) bad_axis(o, fmt::format("more than {} values", max_axis_values));
+    // Saturated before adding the first value, which 2^64 - 1 steps would wrap to 0.
+    check_count(o, out.size() + std::min<std::uint64_t>(steps, max_axis_values) + 1);
     const auto count = static_cast<std::size_t>(steps) + 1;
-    check_count(o, out.size() + count);
     out.reserve(out.size() + count);
     for (std::uint64_t i = 0; i < count; ++i) {
       // low + i * amount, at most high: computed modulo 2^64, which C++20 converts back exactly.
