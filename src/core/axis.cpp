@@ -34,6 +34,14 @@ void check_count(const axis_override& o, std::size_t count) {
   }
 }
 
+// Makes room for `extra` more values. The capacity at least doubles when it grows: reserving
+// exactly size + extra for every range would move the whole list once per range, quadratic time
+// for a long list of short ranges ("1:9,1:9,...").
+void reserve_more(std::vector<axis_value>& out, std::size_t extra) {
+  const auto needed = out.size() + extra;
+  if (needed > out.capacity()) out.reserve(std::max(needed, 2 * out.capacity()));
+}
+
 // A parsed range step: additive (+S) or multiplicative (xF).
 struct step {
   bool multiply = false;
@@ -68,7 +76,7 @@ void append_integer_range(const axis_override& o, std::int64_t low, std::int64_t
     // Saturated before adding the first value, which 2^64 - 1 steps would wrap to 0.
     check_count(o, out.size() + std::min<std::uint64_t>(steps, max_axis_values) + 1);
     const auto count = static_cast<std::size_t>(steps) + 1;
-    out.reserve(out.size() + count);
+    reserve_more(out, count);
     for (std::uint64_t i = 0; i < count; ++i) {
       // low + i * amount, at most high: computed modulo 2^64, which C++20 converts back exactly.
       out.emplace_back(
@@ -96,6 +104,7 @@ void append_floating_range(const axis_override& o, double low, double high, step
       bad_axis(o, fmt::format("more than {} values", max_axis_values));
     const auto count = static_cast<std::size_t>(steps) + 1;
     check_count(o, out.size() + count);
+    reserve_more(out, count);
     for (std::size_t i = 0; i < count; ++i) out.emplace_back(low + static_cast<double>(i) * amount);
   }
 }
