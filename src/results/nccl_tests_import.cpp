@@ -17,6 +17,9 @@
 namespace ironbench::results {
 namespace {
 
+// The most ranks, and the highest device index, an nccl-tests report is believed to describe.
+constexpr std::int64_t max_nccl_tests_ranks = std::int64_t{1} << 24;
+
 // nccl-tests' programs and the collective each measures, longest names first so that a
 // search in a file name prefers "all_reduce" to "reduce" and "reduce_scatter" to "scatter".
 const std::vector<std::string>& known_collectives() {
@@ -242,7 +245,7 @@ class text_parser {
     } else if (auto rank = rank_of_comment(content)) {
       start_run_if_measured();
       const auto rank_number = parse_integer(rank->rank), device = parse_integer(rank->device);
-      if (!rank_number || !device || *rank_number > 1 << 24 || *device > 1 << 24) {
+      if (!rank_number || !device || *rank_number >= max_nccl_tests_ranks || *device >= max_nccl_tests_ranks) {
         throw usage_error(fmt::format("{}: line {}: implausible rank line", source_, line));
       }
       current_.devices.push_back({static_cast<int>(*rank_number), std::move(rank->host), static_cast<int>(*device),
@@ -429,6 +432,19 @@ std::string json_text(const json& value) {
   return value.is_string() ? value.get<std::string>() : core::json_text(value);
 }
 
+// A device's "rank" or "device": 0 when absent, else an integer from 0 to below max_nccl_tests_ranks
+// (a fraction, a huge number or a negative one is an error naming the key).
+int device_index(const json& device, const char* key, std::size_t position, const std::string& source) {
+  if (!device.contains(key)) return 0;
+  const auto& value = device.at(key);
+  if (!value.is_number_integer() || value.get<std::int64_t>() < 0 ||
+      value.get<std::int64_t>() >= max_nccl_tests_ranks) {
+    throw usage_error(fmt::format("{}: config.devices[{}].{} is {} in the nccl-tests JSON, not an integer from 0 to {}",
+                                  source, position, key, core::json_text(value), max_nccl_tests_ranks - 1));
+  }
+  return static_cast<int>(value.get<std::int64_t>());
+}
+
 nccl_tests_report parse_json_document(const json& doc, const std::string& source) {
   if (!doc.is_object() || !doc.contains("results") || !doc.at("results").is_array() ||
       !(doc.contains("config") || doc.contains("nccl_version"))) {
@@ -448,12 +464,15 @@ nccl_tests_report parse_json_document(const json& doc, const std::string& source
     const auto& config = doc.at("config");
     if (config.contains("devices") && config.at("devices").is_array()) {
       std::set<std::string> processes;
-      for (const auto& d : config.at("devices")) {
+      const auto& devices = config.at("devices");
+      for (std::size_t i = 0; i < devices.size(); ++i) {
+        const auto& d = devices[i];
         if (!d.is_object()) continue;
         processes.insert(d.value("hostname", std::string()) + ":" +
                          (d.contains("pid") ? core::json_text(d.at("pid")) : "?"));
-        r.devices.push_back({d.value("rank", 0), d.value("hostname", std::string()), d.value("device", 0),
-                             d.value("device_hex", std::string()), d.value("device_info", std::string())});
+        r.devices.push_back({device_index(d, "rank", i, source), d.value("hostname", std::string()),
+                             device_index(d, "device", i, source), d.value("device_hex", std::string()),
+                             d.value("device_info", std::string())});
       }
       r.processes = static_cast<int>(processes.size());
     }
@@ -545,7 +564,12 @@ int ranks_of(const nccl_tests_report& report, const std::string& source, const n
       const auto value = it == report.settings.end() ? std::nullopt : parse_integer(it->second);
       return value && *value > 0 && *value < (1 << 16) ? static_cast<int>(*value) : 1;
     };
-    ranks = std::max(ranks, report.processes * setting("ngpus") * setting("nthreads"));
+    const auto threads = std::int64_t{report.processes} * setting("ngpus") * setting("nthreads");
+    if (threads >= max_nccl_tests_ranks) {
+      throw usage_error(fmt::format("{}: {} processes of {} GPUs on each of {} threads are more than {} ranks", source,
+                                    report.processes, setting("ngpus"), setting("nthreads"), max_nccl_tests_ranks - 1));
+    }
+    ranks = std::max(ranks, static_cast<int>(threads));
   }
   if (ranks > 0 && options.ranks > 0 && options.ranks != ranks) {
     throw usage_error(fmt::format("{}: --ranks {} but the output lists {} ranks", source, options.ranks, ranks));

@@ -323,6 +323,40 @@ TEST(NcclTestsImport, BadInputIsAUsageErrorNamingTheFile) {
   expect_error(json_type, "malformed nccl-tests JSON");
 }
 
+// A device's rank or index in the JSON that is a fraction, a huge or a negative number (a
+// conversion to int that is undefined), and settings whose product of processes, GPUs and
+// threads overflows an int, are usage errors naming the file and the key.
+TEST(NcclTestsImport, ImplausibleRanksInJsonAreUsageErrors) {
+  const auto json = read_fixture("all_reduce_perf_h100_16ranks_constructed.json");
+  const auto with = [](std::string text, const std::string& from, const std::string& to) {
+    const auto at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return text.replace(at, from.size(), to);
+  };
+  const auto expect_error = [](const std::string& text, const std::string& needle, bool when_converting) {
+    try {
+      const auto reports = parse_nccl_tests(text, "bad.json");
+      if (!when_converting) ADD_FAILURE() << "parsed, expected: " << needle;
+      (void)nccl_tests_cases(reports.at(0), "bad.json", {});
+      ADD_FAILURE() << "no error, expected: " << needle;
+    } catch (const usage_error& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find("bad.json: "), std::string::npos) << message;
+      EXPECT_NE(message.find(needle), std::string::npos) << message;
+    }
+  };
+  expect_error(with(json, "\"rank\":0,", "\"rank\":1.6e129,"),
+               "config.devices[0].rank is 1.6e+129 in the nccl-tests JSON, not an integer from 0 to 16777215", false);
+  expect_error(with(json, "\"rank\":0,", "\"rank\":-1,"), "config.devices[0].rank is -1", false);
+  expect_error(with(json, "\"rank\":0,", "\"rank\":2147483647,"), "config.devices[0].rank is 2147483647", false);
+  expect_error(with(json, "\"device\":0,", "\"device\":0.5,"), "config.devices[0].device is 0.5", false);
+  expect_error(with(with(json, "\"ngpus\":1", "\"ngpus\":65535"), "\"nthreads\":1", "\"nthreads\":65535"),
+               "processes of 65535 GPUs on each of 65535 threads are more than 16777215 ranks", true);
+  // The largest accepted: a rank of 16777215 counts 16777216 ranks.
+  const auto largest = parse_nccl_tests(with(json, "\"rank\":0,", "\"rank\":16777215,"), "big.json");
+  EXPECT_EQ(largest.at(0).devices.at(0).rank, 16777215);
+}
+
 // Header lines of 100,000 characters (which overflowed the stack of a recursive pattern,
 // exit 139) are read, or refused with the file and line in one short message.
 TEST(NcclTestsImport, LongHeaderLinesAreReadWithoutRecursion) {
