@@ -12,7 +12,8 @@
 # Only the parsers' sources are compiled (cmake -S tests/fuzz), not the project. Prints the
 # executions, their rate and the findings of every target; exits 1 when a target found a crash,
 # a sanitizer report, an uncaught exception, a hang (an input over 10 s) or a leak; 3 when no
-# clang++ is installed.
+# clang++ is installed; 4 when a run was interrupted (SIGINT, SIGTERM) before its end without a
+# finding.
 # A finding's input goes into tests/fuzz/regressions/TARGET/ once fixed: ctest replays it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -102,6 +103,10 @@ fuzz_one() {
   elapsed=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | tail -1 | awk '{print $5}' || true)
   if ((status == 0)); then
     echo "fuzz: $name: ${executed:-?} executions in ${elapsed:-?} s (${rate:-?} exec/s), no finding"
+  elif ((status == 72)) && grep -q 'libFuzzer: run interrupted' "$log"; then
+    # libFuzzer's exit on SIGINT or SIGTERM: stopped from outside, not a finding.
+    echo "fuzz: $name: interrupted after ${executed:-?} executions (${rate:-?} exec/s), no finding until then"
+    return 4
   else
     local artifact
     artifact=$(grep -o "Test unit written to [^ ]*" "$log" | tail -1 | awk '{print $5}' || true)
@@ -113,18 +118,25 @@ fuzz_one() {
 }
 
 failed=0
+interrupted=0
 running=0
+# Waits for one target: exit 1 is a finding, 4 an interrupted run.
+wait_for_one() {
+  local status=0
+  wait -n || status=$?
+  if ((status == 4)); then interrupted=1; elif ((status != 0)); then failed=1; fi
+  running=$((running - 1))
+}
 for name in "${selected[@]}"; do
-  if ((running >= jobs)); then
-    wait -n || failed=1
-    running=$((running - 1))
-  fi
+  ((running >= jobs)) && wait_for_one
   fuzz_one "$name" &
   running=$((running + 1))
 done
-while ((running > 0)); do
-  wait -n || failed=1
-  running=$((running - 1))
-done
-echo "fuzz: ${#selected[@]} targets in $(($(date +%s) - started)) s: $( ((failed)) && echo "FINDINGS (above)" || echo "no finding")"
-exit "$failed"
+while ((running > 0)); do wait_for_one; done
+outcome="no finding"
+((interrupted)) && outcome="no finding, but interrupted (above)"
+((failed)) && outcome="FINDINGS (above)"
+echo "fuzz: ${#selected[@]} targets in $(($(date +%s) - started)) s: $outcome"
+((failed)) && exit 1
+((interrupted)) && exit 4
+exit 0
