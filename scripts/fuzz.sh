@@ -83,8 +83,10 @@ export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/tests/sanitizers/lsan.sup
 # Runs one target; its log is $build/logs/TARGET.log, its summary line goes to stdout.
 fuzz_one() {
   local name=$1 dirs=() line log work findings limits=()
+  local max_len=16384 dirs_line=""
   for line in "${table[@]}"; do
-    if [[ ${line%% *} == "$name" ]]; then read -r -a dirs <<< "${line#* }"; fi
+    # "NAME MAX_LEN SEED_DIR..." (tests/fuzz/CMakeLists.txt)
+    if [[ ${line%% *} == "$name" ]]; then read -r _ max_len dirs_line <<< "$line" && read -r -a dirs <<< "$dirs_line"; fi
   done
   work=$build/corpus/$name
   findings=$build/findings/$name
@@ -95,7 +97,7 @@ fuzz_one() {
   local seeds=()
   for line in "${dirs[@]}"; do [[ -d $line ]] && seeds+=("$line"); done
   local status=0
-  "$build/${name}_fuzz" "${limits[@]}" -max_len=16384 -timeout=10 -rss_limit_mb=2560 -print_final_stats=1 \
+  "$build/${name}_fuzz" "${limits[@]}" -max_len="$max_len" -timeout=10 -rss_limit_mb=2560 -print_final_stats=1 \
     -artifact_prefix="$findings/" "$work" "${seeds[@]}" > "$log" 2>&1 || status=$?
   local executed rate elapsed
   executed=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
