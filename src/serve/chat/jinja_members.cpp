@@ -112,8 +112,9 @@ const std::map<std::string, method>& string_methods() {
        }},
       {"split",
        [](const jinja_value& s, const jinja_args& a) -> jinja_value {
-         return string_list(
-             python_split(s.as_string(), optional_string(a, 0, "sep"), int_argument(a, 1, "maxsplit", -1)));
+         const auto sep = optional_string(a, 0, "sep");
+         if (sep && sep->empty()) throw jinja_error("split(): empty separator");  // Python's ValueError
+         return string_list(python_split(s.as_string(), sep, int_argument(a, 1, "maxsplit", -1)));
        }},
       {"splitlines",
        [](const jinja_value& s, const jinja_args&) -> jinja_value {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <stdexcept>
 
 #include "serve/chat/utf8_chars.hpp"
 
@@ -41,6 +42,7 @@ std::vector<std::string> python_split(const std::string& text, const std::option
                                       std::int64_t maxsplit) {
   std::vector<std::string> parts;
   if (sep) {
+    if (sep->empty()) throw std::invalid_argument("empty separator");  // else found at every position, forever
     std::size_t start = 0;
     while (maxsplit < 0 || static_cast<std::int64_t>(parts.size()) < maxsplit) {
       const auto at = text.find(*sep, start);

@@ -17,7 +17,8 @@ enum class strip_side { both, left, right };
 /// str.strip(chars) / lstrip / rstrip: whitespace when `chars` is empty, else those characters.
 [[nodiscard]] std::string python_strip(const std::string& text, strip_side side,
                                        const std::optional<std::string>& chars = std::nullopt);
-/// str.split(sep, maxsplit): on runs of whitespace when `sep` is empty (ends dropped).
+/// str.split(sep, maxsplit): on runs of whitespace when `sep` is absent (ends dropped). A `sep`
+/// of "" is refused with std::invalid_argument, as Python refuses it ("empty separator").
 [[nodiscard]] std::vector<std::string> python_split(const std::string& text, const std::optional<std::string>& sep,
                                                     std::int64_t maxsplit = -1);
 /// str.replace(old, new, count): every occurrence when count < 0.

@@ -181,6 +181,10 @@ TEST(JinjaTemplate, DeepNestingAndHugeNumbersAreErrorsNotCrashes) {
   EXPECT_EQ(message("{{ x.99999999999999999999999 }}"), "line 1: the integer 99999999999999999999999 is too large");
   EXPECT_EQ(render("{{ 1e999 }} {{ -1e999 }} {{ 1e-999 }}"), "inf -inf 0.0");  // as Python's float()
   EXPECT_EQ(render("{{ " + repeat("(", 400) + "1" + repeat(")", 400) + " }}"), "1");
+  // str.split('') looped forever, filling memory (Python raises "ValueError: empty separator").
+  EXPECT_EQ(message("{{ 'a b'.split('') }}"), "line 1: split(): empty separator");
+  EXPECT_EQ(render("{{ 'a,b,c'.split(',', 1) }} {{ ' a  b '.split() }} {{ 'a b'.split(none) }}"),
+            "['a', 'b,c'] ['a', 'b'] ['a', 'b']");
 }
 
 TEST(ChatTemplateFiles, ATokenizerConfigGivesTheTemplateAndItsSpecialTokens) {
