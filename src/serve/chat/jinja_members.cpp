@@ -1,8 +1,11 @@
 #include "serve/chat/jinja_members.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cstdint>
 #include <map>
 #include <set>
+#include <system_error>
 
 #include "serve/chat/python_text.hpp"
 #include "serve/chat/utf8_chars.hpp"
@@ -79,7 +82,10 @@ jinja_value format_method(const jinja_value& self, const jinja_args& args) {
         value = next_auto < args.positional.size() ? &args.positional[next_auto] : nullptr;
         ++next_auto;
       } else if (std::all_of(field.begin(), field.end(), [](char d) { return d >= '0' && d <= '9'; })) {
-        const auto index = std::stoul(field);
+        std::uint64_t index = 0;  // std::stoul threw std::out_of_range past 2^64, uncaught
+        if (std::from_chars(field.data(), field.data() + field.size(), index).ec != std::errc()) {
+          throw jinja_error("Too many decimal digits in format string: {" + field + "}");  // as Python
+        }
         value = index < args.positional.size() ? &args.positional[index] : nullptr;
       } else {
         value = args.get(static_cast<std::size_t>(-1), field);

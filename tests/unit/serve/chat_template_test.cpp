@@ -183,6 +183,12 @@ TEST(JinjaTemplate, DeepNestingAndHugeNumbersAreErrorsNotCrashes) {
   EXPECT_EQ(render("{{ " + repeat("(", 400) + "1" + repeat(")", 400) + " }}"), "1");
   // str.split('') looped forever, filling memory (Python raises "ValueError: empty separator").
   EXPECT_EQ(message("{{ 'a b'.split('') }}"), "line 1: split(): empty separator");
+  // A positional field past 2^64 let std::stoul's out_of_range escape.
+  EXPECT_EQ(message("{{ '{99999999999999999999}'.format(1) }}"),
+            "line 1: Too many decimal digits in format string: {99999999999999999999}");
+  EXPECT_EQ(message("{{ '{18446744073709551615}'.format(1) }}"),
+            "line 1: format string field {18446744073709551615} has no argument");
+  EXPECT_EQ(render("{{ '{1}{0}'.format('a', 'b') }}"), "ba");
   EXPECT_EQ(render("{{ 'a,b,c'.split(',', 1) }} {{ ' a  b '.split() }} {{ 'a b'.split(none) }}"),
             "['a', 'b,c'] ['a', 'b'] ['a', 'b']");
 }
