@@ -1,14 +1,12 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of ironbench's parsers (tests/fuzz/, docs/reliability.md) with
 # clang under AddressSanitizer and UndefinedBehaviorSanitizer, and runs them.
-# Usage: scripts/fuzz.sh [--runs N] [--jobs J] [--fork F] [--build-dir DIR] [--list] TARGET|all [SECONDS]
+# Usage: scripts/fuzz.sh [--runs N] [--jobs J] [--build-dir DIR] [--list] TARGET|all [SECONDS]
 #   TARGET     a target's name (scripts/fuzz.sh --list names them), or "all"
 #   SECONDS    how long each target runs (default 60); with --runs, at most this long (default
 #              no limit)
 #   --runs N   stop each target after N inputs (e.g. 10000000 for docs/reliability.md's runs)
 #   --jobs J   targets run at a time (default 1)
-#   --fork F   F processes fuzz each target together (libFuzzer's -fork=F, one corpus; --runs
-#              then counts the inputs of all F)
 #   --build-dir DIR  the clang build (default build/fuzz); each target's corpus grows in
 #              DIR/corpus/TARGET from one run to the next, its findings land in DIR/findings/TARGET
 # Only the parsers' sources are compiled (cmake -S tests/fuzz), not the project. Prints the
@@ -23,16 +21,14 @@ root=$(pwd)
 
 runs=""
 jobs=1
-fork=""
 build=build/fuzz
 list=false
 positional=()
-usage() { echo "usage: scripts/fuzz.sh [--runs N] [--jobs J] [--fork F] [--build-dir DIR] [--list] TARGET|all [SECONDS]" >&2; exit 2; }
+usage() { echo "usage: scripts/fuzz.sh [--runs N] [--jobs J] [--build-dir DIR] [--list] TARGET|all [SECONDS]" >&2; exit 2; }
 while (($#)); do
   case $1 in
     --runs) runs=${2:?}; shift ;;
     --jobs) jobs=${2:?}; shift ;;
-    --fork) fork=${2:?}; shift ;;
     --build-dir) build=${2:?}; shift ;;
     --list) list=true ;;
     -h|--help) usage ;;
@@ -48,7 +44,6 @@ seconds=${positional[1]:-}
 [[ -z $seconds || $seconds =~ ^[0-9]+$ ]] || usage
 [[ -z $runs || $runs =~ ^[0-9]+$ ]] || usage
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || usage
-[[ -z $fork || $fork =~ ^[1-9][0-9]*$ ]] || usage
 
 cxx=$(command -v clang++-16 || command -v clang++-15 || command -v clang++ || true)
 if [[ -z $cxx ]]; then
@@ -99,7 +94,6 @@ fuzz_one() {
   mkdir -p "$work" "$findings" "$build/logs"
   [[ -n $runs ]] && limits+=(-runs="$runs")
   [[ -n $seconds ]] && limits+=(-max_total_time="$seconds")
-  [[ -n $fork ]] && limits+=(-fork="$fork")
   local seeds=()
   for line in "${dirs[@]}"; do [[ -d $line ]] && seeds+=("$line"); done
   local status=0
@@ -109,14 +103,6 @@ fuzz_one() {
   executed=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
   elapsed=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | tail -1 | awk '{print $5}' || true)
-  if [[ -n $fork ]]; then
-    # Fork mode prints no final stats: its last status line, "#RUNS: cov: ... time: SECONDSs".
-    local status_line
-    status_line=$(grep -E '^#[0-9]+: cov:' "$log" | tail -1 || true)
-    executed=$(sed -E 's/^#([0-9]+):.*/\1/' <<< "$status_line")
-    elapsed=$(sed -nE 's/.* time: ([0-9]+)s.*/\1/p' <<< "$status_line")
-    [[ -n $executed && -n $elapsed && $elapsed -gt 0 ]] && rate=$((executed / elapsed))
-  fi
   if ((status == 0)); then
     echo "fuzz: $name: ${executed:-?} executions in ${elapsed:-?} s (${rate:-?} exec/s), no finding"
   elif ((status == 72)) && grep -q 'libFuzzer: run interrupted' "$log"; then
