@@ -1,7 +1,9 @@
 #include "serve/chat/jinja_filters.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "serve/chat/jinja_members.hpp"
@@ -13,6 +15,32 @@ namespace ironbench::serve::chat {
 namespace {
 
 using filter_fn = jinja_value (*)(const jinja_value& input, const jinja_args& args);
+
+// Python's integers have no bound and these have 64 bits: a result beyond them is this error,
+// never a wrapped or undefined conversion.
+[[noreturn]] void beyond_64_bits(const std::string& what) {
+  throw jinja_error(what + " does not fit in a 64-bit integer");
+}
+
+// A finite double truncated toward zero, as Python's int(x).
+std::int64_t truncated(double x, const std::string& what) {
+  // -2^63 and 2^63 are exact doubles; every double in between truncates into the range.
+  if (!(x >= -0x1p63 && x < 0x1p63)) beyond_64_bits(what);
+  return static_cast<std::int64_t>(x);
+}
+
+// "  -42 " as Python's int(text): an optional sign, digits, blanks around. nullopt when the text
+// is not an integer; beyond_64_bits when it is one too large.
+std::optional<std::int64_t> integer_text(const std::string& text) {
+  std::string_view digits = text;
+  if (digits.size() > 1 && digits[0] == '+' && digits[1] != '-') digits.remove_prefix(1);
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (end != digits.data() + digits.size() || digits.empty()) return std::nullopt;
+  if (error == std::errc::result_out_of_range) beyond_64_bits("int('" + text + "')");
+  if (error != std::errc()) return std::nullopt;
+  return value;
+}
 
 bool flag(const jinja_args& args, std::size_t position, const std::string& name, bool fallback) {
   const auto* v = args.get(position, name);
@@ -31,7 +59,11 @@ jinja_value attribute_path(const jinja_value& item, const std::string& path) {
   for (const auto& part : python_split(path, std::string("."))) {
     const bool digits =
         !part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
-    current = digits ? jinja_item(current, static_cast<std::int64_t>(std::stoll(part))) : jinja_item(current, part);
+    std::int64_t index = 0;
+    if (digits && std::from_chars(part.data(), part.data() + part.size(), index).ec != std::errc()) {
+      return jinja_value::undefined(path);  // an index past 64 bits is past every list's end
+    }
+    current = digits ? jinja_item(current, index) : jinja_item(current, part);
     if (current.is_undefined()) break;
   }
   return current;
@@ -175,6 +207,9 @@ jinja_value tojson(const jinja_value& input, const jinja_args& args) {
 
 jinja_value indent_filter(const jinja_value& input, const jinja_args& args) {
   const auto* width = args.get(0, "width");
+  if (width != nullptr && width->is_int() && width->as_int() > 1000000) {
+    throw jinja_error("indent: a width of more than a million spaces");
+  }
   std::string indention =
       width == nullptr ? "    "
       : width->is_string()
@@ -184,6 +219,10 @@ jinja_value indent_filter(const jinja_value& input, const jinja_args& args) {
   const bool first = flag(args, 1, "first", false);
   const bool blank = flag(args, 2, "blank", false);
   auto lines = python_splitlines(input.str() + "\n");
+  if (indention.size() * lines.size() > jinja_max_built_size) {
+    throw jinja_error("indent: " + std::to_string(lines.size()) + " lines indented by " +
+                      std::to_string(indention.size()) + " characters pass " + std::to_string(jinja_max_built_size));
+  }
   std::string out;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (i > 0) out += "\n";
@@ -210,20 +249,26 @@ std::string html_escape(const std::string& text) {
   return out;
 }
 
+// Jinja2's int filter: int(x) for numbers, int(text) then int(float(text)) for strings, the
+// default (0) for what has no integer value (text, inf, nan).
 jinja_value to_int(const jinja_value& input, const jinja_args& args) {
   const auto* fallback = args.get(0, "default");
   const jinja_value otherwise = fallback != nullptr ? *fallback : jinja_value(0);
   if (input.is_int()) return input;
   if (input.is_bool()) return static_cast<std::int64_t>(input.as_bool());
-  if (input.is_float())
-    return std::isfinite(input.as_double()) ? jinja_value(static_cast<std::int64_t>(input.as_double())) : otherwise;
+  if (input.is_float()) {
+    const double x = input.as_double();
+    return std::isfinite(x) ? jinja_value(truncated(x, "int(" + input.str() + ")")) : otherwise;
+  }
   if (input.is_string()) {
     const auto text = python_strip(input.as_string(), strip_side::both);
+    if (const auto exact = integer_text(text)) return *exact;
     try {
       std::size_t used = 0;
       const auto value = std::stod(text, &used);
-      if (used == text.size() && std::isfinite(value)) return static_cast<std::int64_t>(value);
-    } catch (const std::exception&) {
+      if (used == text.size() && std::isfinite(value)) return truncated(value, "int('" + text + "')");
+    } catch (const std::invalid_argument&) {
+    } catch (const std::out_of_range&) {  // int(float('1e999')) is an OverflowError: the default
     }
   }
   return otherwise;
@@ -245,25 +290,45 @@ jinja_value to_float(const jinja_value& input, const jinja_args& args) {
   return otherwise;
 }
 
+// Python's round(n, precision) of an integer: the integer itself for precision >= 0, else the
+// nearest multiple of 10^-precision, halves to even; exact, as Python's.
+jinja_value round_integer(std::int64_t n, std::int64_t precision) {
+  if (precision >= 0) return n;
+  if (precision < -19) return std::int64_t{0};  // |n| < 2^63 < 10^20 / 2
+  std::uint64_t unit = 1;
+  for (std::int64_t i = 0; i < -precision; ++i) unit *= 10;  // 10^19 at most: fits in 64 bits
+  const std::uint64_t magnitude = n < 0 ? 0 - static_cast<std::uint64_t>(n) : static_cast<std::uint64_t>(n);
+  std::uint64_t units = magnitude / unit;
+  const std::uint64_t rest = magnitude % unit;
+  if (rest > unit - rest || (rest == unit - rest && units % 2 == 1)) ++units;
+  std::uint64_t rounded = 0;
+  const auto what = "round(" + std::to_string(n) + ", " + std::to_string(precision) + ")";
+  if (__builtin_mul_overflow(units, unit, &rounded)) beyond_64_bits(what);
+  const std::uint64_t limit = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) + (n < 0 ? 1 : 0);
+  if (rounded > limit) beyond_64_bits(what);
+  return n < 0 ? static_cast<std::int64_t>(0 - rounded) : static_cast<std::int64_t>(rounded);
+}
+
 jinja_value round_filter(const jinja_value& input, const jinja_args& args) {
   const auto* precision_value = args.get(0, "precision");
   const std::int64_t precision =
       precision_value != nullptr && precision_value->is_int() ? precision_value->as_int() : 0;
   const auto method = text_argument(args, 1, "method").value_or("common");
   if (!input.is_number() && !input.is_bool()) throw jinja_error("round needs a number, not " + input.type_name());
-  const double scale = std::pow(10.0, static_cast<double>(precision));
-  const double x = input.as_double() * scale;
-  double rounded = 0;
-  if (method == "common") {
-    rounded = std::nearbyint(x);  // Python's round(): halves to even
-  } else if (method == "ceil") {
-    rounded = std::ceil(x);
-  } else if (method == "floor") {
-    rounded = std::floor(x);
-  } else {
+  if (method != "common" && method != "ceil" && method != "floor") {
     throw jinja_error("round: method must be common, ceil or floor");
   }
-  if (input.is_int() && method == "common") return static_cast<std::int64_t>(rounded / scale);
+  if (input.is_int() && method == "common") return round_integer(input.as_int(), precision);
+  const double value = input.as_double();
+  // 10^precision as Python's float: 0 below 1e-323, inf above 1e308 (clamped: pow of a huge
+  // exponent is the same, and the cast to double stays exact).
+  const double scale = std::pow(10.0, static_cast<double>(std::clamp<std::int64_t>(precision, -400, 400)));
+  const double x = value * scale;
+  if (!std::isfinite(value) || !std::isfinite(x)) return value;  // nothing after the digits kept
+  if (scale == 0) return std::copysign(0.0, value);              // rounded to a unit beyond every value
+  const double rounded = method == "common" ? std::nearbyint(x)  // Python's round(): halves to even
+                         : method == "ceil" ? std::ceil(x)
+                                            : std::floor(x);
   return rounded / scale;
 }
 
@@ -276,9 +341,14 @@ jinja_value sum_items(const jinja_value& input, const jinja_args& args) {
     if (!(v.is_number() || v.is_bool()) || !(total.is_number() || total.is_bool())) {
       throw jinja_error("sum: unsupported operand types " + total.type_name() + " and " + v.type_name());
     }
-    total = total.is_int() && (v.is_int() || v.is_bool())
-                ? jinja_value(total.as_int() + static_cast<std::int64_t>(v.as_double()))
-                : jinja_value(total.as_double() + v.as_double());
+    if ((total.is_int() || total.is_bool()) && (v.is_int() || v.is_bool())) {
+      const auto integer = [](const jinja_value& n) { return n.is_int() ? n.as_int() : std::int64_t{n.as_bool()}; };
+      std::int64_t next = 0;
+      if (__builtin_add_overflow(integer(total), integer(v), &next)) beyond_64_bits("the sum");
+      total = next;
+    } else {
+      total = total.as_double() + v.as_double();
+    }
   }
   return total;
 }
@@ -304,9 +374,9 @@ jinja_value join_items(const jinja_value& input, const jinja_args& args) {
   std::string out;
   bool first = true;
   for (const auto& item : input.iterate()) {
-    if (!first) out += separator;
+    if (!first) append_bounded(out, separator, "join");
     first = false;
-    out += (attribute ? attribute_path(item, *attribute) : item).str();
+    append_bounded(out, (attribute ? attribute_path(item, *attribute) : item).str(), "join");
   }
   return out;
 }
@@ -373,6 +443,7 @@ const std::map<std::string, filter_fn>& filters() {
       {"sum", sum_items},
       {"abs",
        [](const jinja_value& v, const jinja_args&) -> jinja_value {
+         if (v.is_int() && v.as_int() == std::numeric_limits<std::int64_t>::min()) beyond_64_bits("abs(-2**63)");
          if (v.is_int()) return v.as_int() < 0 ? -v.as_int() : v.as_int();
          if (v.is_float() || v.is_bool()) return std::fabs(v.as_double());
          throw jinja_error("bad operand type for abs(): '" + v.type_name() + "'");

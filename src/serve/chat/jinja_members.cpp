@@ -91,7 +91,7 @@ jinja_value format_method(const jinja_value& self, const jinja_args& args) {
         value = args.get(static_cast<std::size_t>(-1), field);
       }
       if (value == nullptr) throw jinja_error("format string field {" + field + "} has no argument");
-      out += value->str();
+      append_bounded(out, value->str(), "format()");
       i = close;
     } else if (c == '}') {
       throw jinja_error("Single '}' encountered in format string");
@@ -163,9 +163,9 @@ const std::map<std::string, method>& string_methods() {
          bool first = true;
          for (const auto& item : items->iterate()) {
            if (!item.is_string()) throw jinja_error("join() takes strings, found " + item.type_name());
-           if (!first) out += s.as_string();
+           if (!first) append_bounded(out, s.as_string(), "join()");
            first = false;
-           out += item.as_string();
+           append_bounded(out, item.as_string(), "join()");
          }
          return out;
        }},

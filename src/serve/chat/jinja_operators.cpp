@@ -24,6 +24,11 @@ void check_overflow(bool overflowed, const std::string& op) {
 jinja_value repeat(const jinja_value& sequence, std::int64_t times) {
   if (times <= 0) return sequence.is_string() ? jinja_value("") : jinja_value(jinja_list{});
   if (times > 1000000) throw jinja_error("a sequence repeated more than a million times");
+  const auto size = sequence.is_string() ? sequence.as_string().size() : sequence.as_list().size();
+  if (size > jinja_max_built_size / static_cast<std::size_t>(times)) {
+    throw jinja_error("a sequence of " + std::to_string(size) + " repeated " + std::to_string(times) +
+                      " times passes " + std::to_string(jinja_max_built_size) + " characters or items");
+  }
   if (sequence.is_string()) {
     std::string out;
     for (std::int64_t i = 0; i < times; ++i) out += sequence.as_string();
@@ -89,7 +94,11 @@ jinja_value arithmetic(const std::string& op, const jinja_value& a, const jinja_
 }  // namespace
 
 jinja_value apply_jinja_operator(const std::string& op, const jinja_value& a, const jinja_value& b) {
-  if (op == "~") return a.str() + b.str();
+  if (op == "~") {
+    std::string joined = a.str();
+    append_bounded(joined, b.str(), "a concatenation");
+    return joined;
+  }
   if (op == "==") return jinja_equal(a, b);
   if (op == "!=") return !jinja_equal(a, b);
   if (op == "<" || op == "<=" || op == ">" || op == ">=") {
@@ -106,8 +115,15 @@ jinja_value apply_jinja_operator(const std::string& op, const jinja_value& a, co
     return op == "in" ? found : !found;
   }
   if (numeric(a) && numeric(b)) return arithmetic(op, a, b);
-  if (op == "+" && a.is_string() && b.is_string()) return a.as_string() + b.as_string();
+  if (op == "+" && a.is_string() && b.is_string()) {
+    std::string joined = a.as_string();
+    append_bounded(joined, b.as_string(), "a concatenation");
+    return joined;
+  }
   if (op == "+" && a.is_list() && b.is_list()) {
+    if (a.as_list().size() + b.as_list().size() > jinja_max_built_size) {
+      throw jinja_error("a concatenation passes " + std::to_string(jinja_max_built_size) + " items");
+    }
     jinja_list joined = a.as_list();
     joined.insert(joined.end(), b.as_list().begin(), b.as_list().end());
     return joined;

@@ -19,6 +19,10 @@ constexpr std::int64_t max_range = 100000;  // Jinja2's sandbox refuses longer r
 // and within an 8 MiB stack under AddressSanitizer too (about 4 KiB a level there: 2000
 // levels overflowed it).
 constexpr int max_render_nesting = 500;
+// Loop iterations in one rendering: real templates iterate over the messages, tools and their
+// parameters, hundreds or thousands of times; nested ranges could iterate 10^10 times and hang
+// a run.
+constexpr std::int64_t max_loop_iterations = 100000;
 
 // Variables of one level: the globals, the template's top level, a loop iteration, a macro call.
 struct scope {
@@ -115,6 +119,9 @@ class renderer {
     for (const auto& node : body) {
       try {
         const flow f = render_node(*node, s, out);
+        if (out.size() > jinja_max_built_size) {
+          throw jinja_error("the rendered text passes " + std::to_string(jinja_max_built_size) + " bytes");
+        }
         if (f != flow::normal) return f;
       } catch (const jinja_error& e) {
         throw located(e, node->line);
@@ -178,6 +185,9 @@ class renderer {
     }
     const auto n = static_cast<std::int64_t>(items.size());
     for (std::int64_t i = 0; i < n; ++i) {
+      if (++iterations_ > max_loop_iterations) {
+        throw jinja_error("more than " + std::to_string(max_loop_iterations) + " loop iterations in one rendering");
+      }
       scope iteration{&s, {}};
       bind_target(node.target, items[static_cast<std::size_t>(i)], iteration);
       jinja_dict loop;
@@ -408,6 +418,7 @@ class renderer {
   scope top_;
   int depth_ = 0;
   int nesting_ = 0;
+  std::int64_t iterations_ = 0;  // loop iterations so far (max_loop_iterations)
 };
 
 }  // namespace

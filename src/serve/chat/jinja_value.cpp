@@ -222,6 +222,9 @@ struct json_writer {
   }
 
   void write(const jinja_value& v, int level) {
+    if (out.size() > jinja_max_built_size) {
+      throw jinja_error("tojson's text passes " + std::to_string(jinja_max_built_size) + " characters");
+    }
     if (v.is_none()) {
       out += "null";
     } else if (v.is_bool()) {
@@ -281,6 +284,13 @@ struct json_writer {
 
 }  // namespace
 
+void append_bounded(std::string& out, std::string_view piece, const char* what) {
+  if (piece.size() > jinja_max_built_size - std::min(out.size(), jinja_max_built_size)) {
+    throw jinja_error(std::string(what) + " passes " + std::to_string(jinja_max_built_size) + " characters");
+  }
+  out += piece;
+}
+
 std::string jinja_value::str() const {
   if (is_undefined()) return "";
   if (is_none()) return "None";
@@ -291,7 +301,8 @@ std::string jinja_value::str() const {
   if (is_list()) {
     std::string out = is_tuple() ? "(" : "[";
     const auto& list = as_list();
-    for (std::size_t i = 0; i < list.size(); ++i) out += (i > 0 ? ", " : "") + list[i].repr();
+    for (std::size_t i = 0; i < list.size(); ++i)
+      append_bounded(out, (i > 0 ? ", " : "") + list[i].repr(), "a list's text");
     if (is_tuple()) return out + (list.size() == 1 ? ",)" : ")");
     return out + "]";
   }
@@ -299,7 +310,9 @@ std::string jinja_value::str() const {
     const auto& dict = as_dict();
     std::string out = dict.is_namespace ? "<Namespace {" : "{";
     for (std::size_t i = 0; i < dict.items.size(); ++i) {
-      out += (i > 0 ? ", " : "") + python_string_repr(dict.items[i].first) + ": " + dict.items[i].second.repr();
+      append_bounded(out,
+                     (i > 0 ? ", " : "") + python_string_repr(dict.items[i].first) + ": " + dict.items[i].second.repr(),
+                     "a dict's text");
     }
     return out + (dict.is_namespace ? "}>" : "}");
   }

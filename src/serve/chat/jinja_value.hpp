@@ -10,6 +10,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -52,6 +53,14 @@ class jinja_error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+/// The most bytes (or list items) one template may build: a repeated sequence (`'ab' * n`), an
+/// indented text, the rendered text itself. Real chat templates build kilobytes and the longest
+/// prompts megabytes; a larger value is a jinja_error, not memory filled without bound.
+inline constexpr std::size_t jinja_max_built_size = std::size_t{1} << 26;  // 64 MiB
+
+/// `out += piece`; a jinja_error naming `what` when `out` would pass jinja_max_built_size.
+void append_bounded(std::string& out, std::string_view piece, const char* what);
 
 class jinja_value {
  public:

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <stdexcept>
 
+#include "serve/chat/jinja_value.hpp"
 #include "serve/chat/utf8_chars.hpp"
 
 namespace ironbench::serve::chat {
@@ -77,12 +78,12 @@ std::string python_replace(const std::string& text, const std::string& old, cons
     std::int64_t done = 0;
     for (const auto& ch : utf8_chars(text)) {
       if (count < 0 || done < count) {
-        out += with;
+        append_bounded(out, with, "replace()");
         ++done;
       }
       out += ch;
     }
-    if (count < 0 || done < count) out += with;
+    if (count < 0 || done < count) append_bounded(out, with, "replace()");
     return out;
   }
   std::size_t start = 0;
@@ -90,7 +91,8 @@ std::string python_replace(const std::string& text, const std::string& old, cons
   while (count < 0 || done < count) {
     const auto at = text.find(old, start);
     if (at == std::string::npos) break;
-    out += text.substr(start, at - start) + with;
+    out.append(text, start, at - start);
+    append_bounded(out, with, "replace()");
     start = at + old.size();
     ++done;
   }

@@ -21,7 +21,8 @@ enum class strip_side { both, left, right };
 /// of "" is refused with std::invalid_argument, as Python refuses it ("empty separator").
 [[nodiscard]] std::vector<std::string> python_split(const std::string& text, const std::optional<std::string>& sep,
                                                     std::int64_t maxsplit = -1);
-/// str.replace(old, new, count): every occurrence when count < 0.
+/// str.replace(old, new, count): every occurrence when count < 0. A jinja_error when the result
+/// would pass jinja_max_built_size.
 [[nodiscard]] std::string python_replace(const std::string& text, const std::string& old, const std::string& with,
                                          std::int64_t count = -1);
 [[nodiscard]] std::string python_upper(const std::string& text);

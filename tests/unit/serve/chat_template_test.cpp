@@ -24,6 +24,16 @@ std::string render(const std::string& source, const json& variables = json::obje
   return jinja_template(source).render(jinja_value::from_json(variables).as_dict());
 }
 
+// The jinja_error a template's rendering gives, or "no error".
+std::string render_error(const std::string& source) {
+  try {
+    (void)render(source);
+  } catch (const jinja_error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 struct comparison {
   std::size_t same = 0;
   std::size_t refused_by_both = 0;
@@ -155,14 +165,7 @@ TEST(JinjaTemplate, ErrorsNameTheLineAndNothingIsGuessed) {
 // Templates that nested or chained without bound overflowed the stack, and out-of-range
 // numbers escaped as std::out_of_range (found by tests/fuzz/chat_template_fuzz.cpp).
 TEST(JinjaTemplate, DeepNestingAndHugeNumbersAreErrorsNotCrashes) {
-  const auto message = [](const std::string& source) {
-    try {
-      (void)render(source);
-    } catch (const jinja_error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  const auto message = render_error;
   const auto repeat = [](const std::string& text, int times) {
     std::string out;
     for (int i = 0; i < times; ++i) out += text;
@@ -191,6 +194,66 @@ TEST(JinjaTemplate, DeepNestingAndHugeNumbersAreErrorsNotCrashes) {
   EXPECT_EQ(render("{{ '{1}{0}'.format('a', 'b') }}"), "ba");
   EXPECT_EQ(render("{{ 'a,b,c'.split(',', 1) }} {{ ' a  b '.split() }} {{ 'a b'.split(none) }}"),
             "['a', 'b,c'] ['a', 'b'] ['a', 'b']");
+}
+
+// Python's integers have no bound; a value past 64 bits was an undefined conversion (UBSan:
+// "1e+32 is outside the range of representable values of type 'long'", found by fuzzing) or a
+// signed overflow. Now each is an error, and every value within 64 bits is exact, as Python's.
+TEST(JinjaTemplate, IntegersBeyond64BitsAreErrorsAndWithinThemExact) {
+  EXPECT_EQ(render_error("{{ '99999999999999999999999999999942' | int }}"),
+            "line 1: int('99999999999999999999999999999942') does not fit in a 64-bit integer");
+  EXPECT_EQ(render_error("{{ 1e32 | int }}"), "line 1: int(1e+32) does not fit in a 64-bit integer");
+  EXPECT_EQ(render_error("{{ '-1e19' | int }}"), "line 1: int('-1e19') does not fit in a 64-bit integer");
+  EXPECT_EQ(render("{{ '9007199254740993' | int }} {{ ' -9223372036854775808 ' | int }} {{ '+7' | int }}"),
+            "9007199254740993 -9223372036854775808 7");
+  EXPECT_EQ(render("{{ '3.9' | int }} {{ '1e5' | int }} {{ -2.5 | int }} {{ 'x' | int(5) }} {{ '1e999' | int }}"),
+            "3 100000 -2 5 0");  // int(float('1e999')) overflows: the default, as Jinja2
+  EXPECT_EQ(render("{{ -9223372036854775807.0 | int }}"), "-9223372036854775808");
+  EXPECT_EQ(render_error("{{ 9223372036854775807 | abs }} {{ (-9223372036854775807 - 1) | abs }}"),
+            "line 1: abs(-2**63) does not fit in a 64-bit integer");
+  EXPECT_EQ(render_error("{{ [9223372036854775807, 1] | sum }}"), "line 1: the sum does not fit in a 64-bit integer");
+  EXPECT_EQ(render("{{ [9223372036854775806, 1] | sum }} {{ [true, 2] | sum }} {{ [1, 0.5] | sum }}"),
+            "9223372036854775807 3 1.5");
+  // round of an integer is exact: halves to even, as Python's round(n, -k)
+  EXPECT_EQ(render("{{ 25 | round(-1) }} {{ 35 | round(-1) }} {{ -25 | round(-1) }} {{ 9007199254740993 | round }}"),
+            "20 40 -20 9007199254740993");
+  EXPECT_EQ(render("{{ 9223372036854775807 | round(-18) }} {{ 5 | round(-400) }} {{ 7 | round(400) }}"),
+            "9000000000000000000 0 7");
+  EXPECT_EQ(render_error("{{ 9223372036854775807 | round(-19) }}"),
+            "line 1: round(9223372036854775807, -19) does not fit in a 64-bit integer");
+  EXPECT_EQ(render("{{ 2.5 | round(-400) }} {{ 2.5 | round(400) }} {{ 2.25 | round(1, 'floor') }}"), "0.0 2.5 2.2");
+  EXPECT_EQ(render("{% set x = {'a': [7]} %}{{ [x] | map(attribute='a.0') | list }} "
+                   "{{ [x] | map(attribute='a.99999999999999999999') | map('default', 'none') | list }}"),
+            "[7] ['none']");
+}
+
+// A template that builds without bound (a repeated sequence, an indent, its own output, nested
+// loops) is refused before it fills memory or runs for hours.
+TEST(JinjaTemplate, WhatATemplateBuildsIsBounded) {
+  EXPECT_EQ(render_error("{{ ('ab' * 1000000) * 1000000 }}"),
+            "line 1: a sequence of 2000000 repeated 1000000 times passes 67108864 characters or items");
+  EXPECT_EQ(render("{{ ('ab' * 3) * 2 }}"), "abababababab");
+  EXPECT_EQ(render_error("{{ 'a' | indent(1000000000000) }}"), "line 1: indent: a width of more than a million spaces");
+  EXPECT_EQ(render_error("{{ ('x\n' * 100000) | indent(1000) }}"),
+            "line 1: indent: 100001 lines indented by 1000 characters pass 67108864");
+  EXPECT_EQ(render_error("{% for i in range(100000) %}{{ 'x' * 1000 }}{% endfor %}"),
+            "line 1: the rendered text passes 67108864 bytes");
+  EXPECT_EQ(render_error("{% for a in range(99999) %}{% for b in range(99999) %}{% endfor %}{% endfor %}"),
+            "line 1: more than 100000 loop iterations in one rendering");
+  EXPECT_EQ(render("{% for a in range(100) %}{% for b in range(999) %}{% endfor %}{% endfor %}."), ".");
+  // every value built from others stays within the bound: 40 MB twice is past it
+  const std::string big = "{% set big = ('x' * 1000000) * 40 %}";
+  const std::string past = " passes 67108864 characters";
+  EXPECT_EQ(render_error(big + "{{ big ~ big }}"), "line 1: a concatenation" + past);
+  EXPECT_EQ(render_error(big + "{{ big + big }}"), "line 1: a concatenation" + past);
+  EXPECT_EQ(render_error(big + "{{ [big, big] | join }}"), "line 1: join" + past);
+  EXPECT_EQ(render_error(big + "{{ ''.join([big, big]) }}"), "line 1: join()" + past);
+  EXPECT_EQ(render_error(big + "{{ 'aa'.replace('a', big) }}"), "line 1: replace()" + past);
+  EXPECT_EQ(render_error(big + "{{ '{0}{0}'.format(big) }}"), "line 1: format()" + past);
+  EXPECT_EQ(render_error(big + "{{ [big, big] }}"), "line 1: a list's text" + past);
+  EXPECT_EQ(render_error(big + "{{ [big, big, big] | tojson }}"), "line 1: tojson's text" + past);
+  EXPECT_EQ(render(big + "{{ (big ~ 'y') | length }} {{ 'a-b'.replace('-', '+') }} {{ ['a', 'b'] | join('/') }}"),
+            "40000001 a+b a/b");
 }
 
 TEST(ChatTemplateFiles, ATokenizerConfigGivesTheTemplateAndItsSpecialTokens) {
