@@ -118,7 +118,7 @@ std::string python_string_repr(const std::string& s) {
   const bool has_double = s.find('"') != std::string::npos;
   const char quote = has_single && !has_double ? '"' : '\'';
   std::string out(1, quote);
-  for (const auto& ch : utf8_chars(s)) {
+  for_each_utf8_char(s, [&](std::string_view ch) {
     const auto c = static_cast<unsigned char>(ch[0]);
     if (ch.size() == 1) {
       if (ch[0] == quote || ch[0] == '\\') {
@@ -144,13 +144,13 @@ std::string python_string_repr(const std::string& s) {
     } else {
       out += ch;
     }
-  }
+  });
   out += quote;
   return out;
 }
 
 // \uXXXX escapes of one character (a surrogate pair above U+FFFF), as ensure_ascii writes.
-void ascii_escape(const std::string& ch, std::string& out) {
+void ascii_escape(std::string_view ch, std::string& out) {
   const auto byte = [&](std::size_t i) { return static_cast<unsigned long>(static_cast<unsigned char>(ch[i])); };
   unsigned long code = 0;
   if (ch.size() == 2) code = ((byte(0) & 0x1f) << 6) | (byte(1) & 0x3f);
@@ -172,15 +172,15 @@ void json_string(const std::string& s, std::string& out, bool ensure_ascii) {
   out += '"';
   if (ensure_ascii) {
     std::string escaped;
-    for (const auto& ch : utf8_chars(s)) {
+    for_each_utf8_char(s, [&](std::string_view ch) {
       if (ch.size() == 1) {
-        json_string(ch, escaped, false);
+        json_string(std::string(ch), escaped, false);
         out += escaped.substr(1, escaped.size() - 2);
         escaped.clear();
       } else {
         ascii_escape(ch, out);
       }
-    }
+    });
     out += '"';
     return;
   }

@@ -236,7 +236,7 @@ TEST(JinjaTemplate, WhatATemplateBuildsIsBounded) {
   EXPECT_EQ(render_error("{{ 'a' | indent(1000000000000) }}"), "line 1: indent: a width of more than a million spaces");
   EXPECT_EQ(render_error("{{ ('x\n' * 100000) | indent(1000) }}"),
             "line 1: indent: 100001 lines indented by 1000 characters pass 67108864");
-  EXPECT_EQ(render_error("{% for i in range(100000) %}{{ 'x' * 1000 }}{% endfor %}"),
+  EXPECT_EQ(render_error("{% for i in range(100) %}{{ 'x' * 1000000 }}{% endfor %}"),
             "line 1: the rendered text passes 67108864 bytes");
   EXPECT_EQ(render_error("{% for a in range(99999) %}{% for b in range(99999) %}{% endfor %}{% endfor %}"),
             "line 1: more than 100000 loop iterations in one rendering");
@@ -252,8 +252,8 @@ TEST(JinjaTemplate, WhatATemplateBuildsIsBounded) {
   EXPECT_EQ(render_error(big + "{{ '{0}{0}'.format(big) }}"), "line 1: format()" + past);
   EXPECT_EQ(render_error(big + "{{ [big, big] }}"), "line 1: a list's text" + past);
   EXPECT_EQ(render_error(big + "{{ [big, big, big] | tojson }}"), "line 1: tojson's text" + past);
-  EXPECT_EQ(render(big + "{{ (big ~ 'y') | length }} {{ 'a-b'.replace('-', '+') }} {{ ['a', 'b'] | join('/') }}"),
-            "40000001 a+b a/b");
+  EXPECT_EQ(render(big + "{{ (big ~ 'y').endswith('xy') }} {{ 'a-b'.replace('-', '+') }} {{ ['a', 'b'] | join('/') }}"),
+            "True a+b a/b");
 }
 
 TEST(ChatTemplateFiles, ATokenizerConfigGivesTheTemplateAndItsSpecialTokens) {
