@@ -94,11 +94,11 @@ jinja_value arithmetic(const std::string& op, const jinja_value& a, const jinja_
 }  // namespace
 
 jinja_value apply_jinja_operator(const std::string& op, const jinja_value& a, const jinja_value& b) {
-  if (op == "~") {
-    std::string joined = a.str();
-    append_bounded(joined, b.str(), "a concatenation");
-    return joined;
-  }
+  const auto concatenated = [](std::string left, const std::string& right) {
+    append_bounded(left, right, "a concatenation");
+    return left;
+  };
+  if (op == "~") return concatenated(a.str(), b.str());
   if (op == "==") return jinja_equal(a, b);
   if (op == "!=") return !jinja_equal(a, b);
   if (op == "<" || op == "<=" || op == ">" || op == ">=") {
@@ -115,11 +115,7 @@ jinja_value apply_jinja_operator(const std::string& op, const jinja_value& a, co
     return op == "in" ? found : !found;
   }
   if (numeric(a) && numeric(b)) return arithmetic(op, a, b);
-  if (op == "+" && a.is_string() && b.is_string()) {
-    std::string joined = a.as_string();
-    append_bounded(joined, b.as_string(), "a concatenation");
-    return joined;
-  }
+  if (op == "+" && a.is_string() && b.is_string()) return concatenated(a.as_string(), b.as_string());
   if (op == "+" && a.is_list() && b.is_list()) {
     if (a.as_list().size() + b.as_list().size() > jinja_max_built_size) {
       throw jinja_error("a concatenation passes " + std::to_string(jinja_max_built_size) + " items");
