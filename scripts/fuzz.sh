@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of ironbench's parsers (tests/fuzz/, docs/reliability.md) with
 # clang under AddressSanitizer and UndefinedBehaviorSanitizer, and runs them.
-# Usage: scripts/fuzz.sh [--runs N] [--jobs J] [--build-dir DIR] [--list] TARGET|all [SECONDS]
+# Usage: scripts/fuzz.sh [--runs N] [--jobs J] [--workers W] [--build-dir DIR] [--list] TARGET|all [SECONDS]
 #   TARGET     a target's name (scripts/fuzz.sh --list names them), or "all"
 #   SECONDS    how long each target runs (default 60); with --runs, at most this long (default
 #              no limit)
 #   --runs N   stop each target after N inputs (e.g. 10000000 for docs/reliability.md's runs)
 #   --jobs J   targets run at a time (default 1)
+#   --workers W  processes per target (default 1), fuzzing one corpus together (each picks up
+#              what the others add): each runs N/W of --runs, the summary adds them up; one
+#              target's long run on every core
 #   --build-dir DIR  the clang build (default build/fuzz); each target's corpus grows in
 #              DIR/corpus/TARGET from one run to the next, its findings land in DIR/findings/TARGET
 # Only the parsers' sources are compiled (cmake -S tests/fuzz), not the project. Prints the
@@ -21,14 +24,19 @@ root=$(pwd)
 
 runs=""
 jobs=1
+workers=1
 build=build/fuzz
 list=false
 positional=()
-usage() { echo "usage: scripts/fuzz.sh [--runs N] [--jobs J] [--build-dir DIR] [--list] TARGET|all [SECONDS]" >&2; exit 2; }
+usage() {
+  echo "usage: scripts/fuzz.sh [--runs N] [--jobs J] [--workers W] [--build-dir DIR] [--list] TARGET|all [SECONDS]" >&2
+  exit 2
+}
 while (($#)); do
   case $1 in
     --runs) runs=${2:?}; shift ;;
     --jobs) jobs=${2:?}; shift ;;
+    --workers) workers=${2:?}; shift ;;
     --build-dir) build=${2:?}; shift ;;
     --list) list=true ;;
     -h|--help) usage ;;
@@ -44,6 +52,7 @@ seconds=${positional[1]:-}
 [[ -z $seconds || $seconds =~ ^[0-9]+$ ]] || usage
 [[ -z $runs || $runs =~ ^[0-9]+$ ]] || usage
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || usage
+[[ $workers =~ ^[1-9][0-9]*$ ]] || usage
 
 cxx=$(command -v clang++-16 || command -v clang++-15 || command -v clang++ || true)
 if [[ -z $cxx ]]; then
@@ -80,9 +89,10 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:detect_stack
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/tests/sanitizers/lsan.supp}
 
-# Runs one target; its log is $build/logs/TARGET.log, its summary line goes to stdout.
+# Runs one target: $workers processes on its one corpus, each logging to
+# $build/logs/TARGET.log (TARGET.wK.log for worker K of several); its summary line goes to stdout.
 fuzz_one() {
-  local name=$1 dirs=() line log work findings limits=()
+  local name=$1 dirs=() line work findings limits=()
   local max_len=16384 dirs_line=""
   for line in "${table[@]}"; do
     # "NAME MAX_LEN SEED_DIR..." (tests/fuzz/CMakeLists.txt)
@@ -90,31 +100,53 @@ fuzz_one() {
   done
   work=$build/corpus/$name
   findings=$build/findings/$name
-  log=$build/logs/$name.log
   mkdir -p "$work" "$findings" "$build/logs"
-  [[ -n $runs ]] && limits+=(-runs="$runs")
+  [[ -n $runs ]] && limits+=(-runs="$(((runs + workers - 1) / workers))")
   [[ -n $seconds ]] && limits+=(-max_total_time="$seconds")
   local seeds=()
   for line in "${dirs[@]}"; do [[ -d $line ]] && seeds+=("$line"); done
-  local status=0
-  "$build/${name}_fuzz" "${limits[@]}" -max_len="$max_len" -timeout=10 -rss_limit_mb=2560 -print_final_stats=1 \
-    -artifact_prefix="$findings/" "$work" "${seeds[@]}" > "$log" 2>&1 || status=$?
-  local executed rate elapsed
-  executed=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
-  elapsed=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | tail -1 | awk '{print $5}' || true)
+  local logs=() k
+  local -A log_of=()  # worker pid -> its log
+  for ((k = 1; k <= workers; k++)); do
+    if ((workers == 1)); then logs+=("$build/logs/$name.log"); else logs+=("$build/logs/$name.w$k.log"); fi
+    "$build/${name}_fuzz" "${limits[@]}" -max_len="$max_len" -timeout=10 -rss_limit_mb=2560 -print_final_stats=1 \
+      -artifact_prefix="$findings/" "$work" "${seeds[@]}" > "${logs[-1]}" 2>&1 &
+    log_of[$!]=${logs[-1]}
+  done
+  # A worker's finding stops the others; exit 72 after "run interrupted" is a stop from outside.
+  local status=0 worker_status pid
+  while ((${#log_of[@]} > 0)); do
+    worker_status=0
+    wait -n -p pid "${!log_of[@]}" || worker_status=$?
+    if ((worker_status == 72)) && grep -q 'libFuzzer: run interrupted' "${log_of[$pid]}"; then
+      if ((status == 0)); then status=72; fi
+    elif ((worker_status != 0)) && ((status == 0 || status == 72)); then
+      status=$worker_status
+    fi
+    unset "log_of[$pid]"
+    if ((status != 0 && status != 72 && ${#log_of[@]} > 0)); then kill -INT "${!log_of[@]}" 2> /dev/null || true; fi
+  done
+  local executed=0 rate=0 elapsed=0 log value
+  for log in "${logs[@]}"; do
+    value=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+    executed=$((executed + ${value:-0}))
+    value=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+    rate=$((rate + ${value:-0}))
+    value=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | tail -1 | awk '{print $5}' || true)
+    if ((${value:-0} > elapsed)); then elapsed=$value; fi
+  done
   if ((status == 0)); then
-    echo "fuzz: $name: ${executed:-?} executions in ${elapsed:-?} s (${rate:-?} exec/s), no finding"
-  elif ((status == 72)) && grep -q 'libFuzzer: run interrupted' "$log"; then
-    # libFuzzer's exit on SIGINT or SIGTERM: stopped from outside, not a finding.
-    echo "fuzz: $name: interrupted after ${executed:-?} executions (${rate:-?} exec/s), no finding until then"
+    echo "fuzz: $name: $executed executions in $elapsed s ($rate exec/s), no finding"
+  elif ((status == 72)); then
+    echo "fuzz: $name: interrupted after $executed executions ($rate exec/s), no finding until then"
     return 4
   else
     local artifact
-    artifact=$(grep -o "Test unit written to [^ ]*" "$log" | tail -1 | awk '{print $5}' || true)
-    echo "fuzz: $name: FINDING after ${executed:-?} executions (exit $status): ${artifact:-see $log}"
-    grep -m 3 -E 'ERROR: |runtime error|terminate called|what\(\)|deadly signal|Timeout|out-of-memory' "$log" | sed 's/^/fuzz:   /' || true
-    echo "fuzz:   reproduce: $build/${name}_fuzz ${artifact:-INPUT}; log: $log"
+    artifact=$(cat "${logs[@]}" | grep -o "Test unit written to [^ ]*" | tail -1 | awk '{print $5}' || true)
+    echo "fuzz: $name: FINDING after $executed executions (exit $status): ${artifact:-see ${logs[*]}}"
+    cat "${logs[@]}" | grep -m 3 -E 'ERROR: |runtime error|terminate called|what\(\)|deadly signal|Timeout|out-of-memory' |
+      sed 's/^/fuzz:   /' || true
+    echo "fuzz:   reproduce: $build/${name}_fuzz ${artifact:-INPUT}; log: ${logs[*]}"
     return 1
   fi
 }
