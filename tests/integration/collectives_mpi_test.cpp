@@ -17,10 +17,17 @@
 namespace ironbench::testing {
 namespace {
 
-// mpirun with the settings a root-run CI container needs; empty when there is no mpirun.
-std::vector<std::string> mpirun(int ranks) {
+// What the Open MPI processes this test starts need: to run as root in a CI container and,
+// under the asan preset, LeakSanitizer's options for Open MPI (tests/CMakeLists.txt).
+void set_mpi_environment() {
   setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
   setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  if (std::getenv("LSAN_OPTIONS") != nullptr) setenv("LSAN_OPTIONS", IRONBENCH_MPI_LSAN_OPTIONS, 1);
+}
+
+// mpirun with the settings a root-run CI container needs; empty when there is no mpirun.
+std::vector<std::string> mpirun(int ranks) {
+  set_mpi_environment();
   setenv("OMPI_MCA_mpi_yield_when_idle", "1", 1);
   setenv("OMPI_MCA_btl", "self,vader,tcp", 0);  // shared memory and loopback, no fabric probing
   return {"--oversubscribe", "-np", std::to_string(ranks), IRONBENCH_BINARY, "collectives"};
@@ -213,8 +220,7 @@ TEST(TpInferMpi, ModelThatDoesNotSplitIsAUsageError) {
 json interrupted_run(const std::vector<std::string>& args, const std::string& step, const std::string& dir) {
   auto line = args;
   for (const auto& a : {std::string("--no-save"), std::string("--json"), dir + "/run.json"}) line.push_back(a);
-  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  set_mpi_environment();
   const auto p = start_ironbench(line);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   while (read_file(p.err_path).find(step) == std::string::npos && std::chrono::steady_clock::now() < deadline) {

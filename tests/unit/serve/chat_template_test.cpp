@@ -236,12 +236,18 @@ TEST(JinjaTemplate, WhatATemplateBuildsIsBounded) {
   EXPECT_EQ(render_error("{{ 'a' | indent(1000000000000) }}"), "line 1: indent: a width of more than a million spaces");
   EXPECT_EQ(render_error("{{ ('x\n' * 100000) | indent(1000) }}"),
             "line 1: indent: 100001 lines indented by 1000 characters pass 67108864");
-  EXPECT_EQ(render_error("{% for i in range(100) %}{{ 'x' * 1000000 }}{% endfor %}"),
-            "line 1: the rendered text passes 67108864 bytes");
   EXPECT_EQ(render_error("{% for a in range(99999) %}{% for b in range(99999) %}{% endfor %}{% endfor %}"),
             "line 1: more than 100000 loop iterations in one rendering");
   EXPECT_EQ(render("{% for a in range(100) %}{% for b in range(999) %}{% endfor %}{% endfor %}."), ".");
-  // every value built from others stays within the bound: 40 MB twice is past it
+}
+
+// Every value built from others stays within the bound: 40 MB twice is past it.
+TEST(JinjaTemplate, EveryValueBuiltFromOthersStopsAtTheBound) {
+#if IRONBENCH_SANITIZED_BUILD
+  GTEST_SKIP() << "the release build checks it: values of 40 to 64 MB take 25 s under the sanitizers";
+#endif
+  EXPECT_EQ(render_error("{% for i in range(100) %}{{ 'x' * 1000000 }}{% endfor %}"),
+            "line 1: the rendered text passes 67108864 bytes");
   const std::string big = "{% set big = ('x' * 1000000) * 40 %}";
   const std::string past = " passes 67108864 characters";
   EXPECT_EQ(render_error(big + "{{ big ~ big }}"), "line 1: a concatenation" + past);
