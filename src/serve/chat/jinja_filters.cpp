@@ -1,6 +1,7 @@
 #include "serve/chat/jinja_filters.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -8,6 +9,7 @@
 
 #include "serve/chat/jinja_members.hpp"
 #include "serve/chat/jinja_tests.hpp"
+#include "serve/chat/jinja_work.hpp"
 #include "serve/chat/python_text.hpp"
 #include "serve/chat/utf8_chars.hpp"
 
@@ -125,6 +127,7 @@ jinja_value sort_items(const jinja_value& input, const jinja_args& args) {
   const bool case_sensitive = flag(args, 1, "case_sensitive", false);
   const auto attribute = text_argument(args, 2, "attribute");
   auto items = input.iterate();
+  jinja_charge(jinja_steps_for_comparisons(items.size() * std::bit_width(items.size())));
   const auto key = [&](const jinja_value& v) {
     return sort_key(attribute ? attribute_path(v, *attribute) : v, case_sensitive);
   };
@@ -142,6 +145,7 @@ jinja_value dictsort(const jinja_value& input, const jinja_args& args) {
   if (by != "key" && by != "value") throw jinja_error("dictsort: by must be 'key' or 'value'");
   jinja_list items;
   for (const auto& [k, v] : input.as_dict().items) items.push_back(jinja_value::tuple({k, v}));
+  jinja_charge(jinja_steps_for_comparisons(items.size() * std::bit_width(items.size())));
   const std::size_t position = by == "key" ? 0 : 1;
   std::stable_sort(items.begin(), items.end(), [&](const jinja_value& a, const jinja_value& b) {
     const auto ka = sort_key(a.as_list()[position], case_sensitive);
@@ -158,6 +162,7 @@ jinja_value unique_items(const jinja_value& input, const jinja_args& args) {
   jinja_list seen;
   for (const auto& item : input.iterate()) {
     const auto key = sort_key(attribute ? attribute_path(item, *attribute) : item, case_sensitive);
+    jinja_charge(jinja_steps_for_comparisons(seen.size()));  // with every one kept
     if (std::none_of(seen.begin(), seen.end(), [&](const jinja_value& s) { return jinja_equal(s, key); })) {
       seen.push_back(key);
       out.push_back(item);
@@ -484,6 +489,7 @@ const std::map<std::string, filter_fn>& filters() {
 jinja_value apply_jinja_filter(const std::string& name, const jinja_value& input, const jinja_args& args) {
   const auto found = filters().find(name);
   if (found == filters().end()) throw jinja_error("no filter named '" + name + "'");
+  jinja_charge_application(input, args);
   return found->second(input, args);
 }
 

@@ -7,6 +7,7 @@
 #include <set>
 #include <system_error>
 
+#include "serve/chat/jinja_work.hpp"
 #include "serve/chat/python_text.hpp"
 #include "serve/chat/utf8_chars.hpp"
 
@@ -270,6 +271,7 @@ jinja_value jinja_attribute(const jinja_value& object, const std::string& name) 
   if (mutating_method(object, name)) {
     throw jinja_error("access to attribute '" + name + "' of '" + object.type_name() + "' object is unsafe");
   }
+  jinja_charge_for(object);  // a method binds it and goes over it
   const std::map<std::string, method>* methods = object.is_string() ? &string_methods()
                                                  : object.is_dict() && !object.as_dict().is_namespace ? &dict_methods()
                                                  : object.is_list()                                   ? &list_methods()
@@ -295,6 +297,7 @@ jinja_value jinja_item(const jinja_value& object, const jinja_value& key) {
       return list[static_cast<std::size_t>(*i)];
     }
   } else if (object.is_string() && key.is_int()) {
+    jinja_charge(jinja_steps_for_items(object.as_string().size()));  // a string a character
     const auto chars = utf8_chars(object.as_string());
     if (const auto i = python_index(key.as_int(), chars.size())) return chars[static_cast<std::size_t>(*i)];
   }
@@ -307,6 +310,9 @@ jinja_value jinja_slice(const jinja_value& object, const std::optional<std::int6
   if (object.is_undefined()) throw jinja_error("'" + object.undefined_name() + "' is undefined (slicing it)");
   const std::int64_t by = step.value_or(1);
   if (by == 0) throw jinja_error("slice step cannot be zero");
+  jinja_charge(jinja_steps_for_items(object.is_string() ? object.as_string().size()
+                                     : object.is_list() ? object.as_list().size()
+                                                        : 0));
   jinja_list elements;
   if (object.is_list()) {
     elements = object.as_list();

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "serve/chat/jinja_tests.hpp"
+#include "serve/chat/jinja_work.hpp"
 
 namespace ironbench::serve::chat {
 namespace {
@@ -94,6 +95,8 @@ jinja_value arithmetic(const std::string& op, const jinja_value& a, const jinja_
 }  // namespace
 
 jinja_value apply_jinja_operator(const std::string& op, const jinja_value& a, const jinja_value& b) {
+  jinja_charge_for(a);
+  jinja_charge_for(b);
   const auto concatenated = [](std::string left, const std::string& right) {
     append_bounded(left, right, "a concatenation");
     return left;

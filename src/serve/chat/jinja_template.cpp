@@ -8,6 +8,7 @@
 #include "serve/chat/jinja_operators.hpp"
 #include "serve/chat/jinja_parser.hpp"
 #include "serve/chat/jinja_tests.hpp"
+#include "serve/chat/jinja_work.hpp"
 
 namespace ironbench::serve::chat {
 namespace {
@@ -109,6 +110,7 @@ class renderer {
   }
 
   std::string run(const jinja_body& body) {
+    const jinja_work_budget budget;
     std::string out;
     render(body, top_, out);
     return out;
@@ -139,9 +141,15 @@ class renderer {
 
   flow render_node(const jinja_node& node, scope& s, std::string& out) {
     const nesting_level level(nesting_);
+    jinja_charge(1);
     switch (node.type) {
       case jinja_node::kind::text: out += node.text; return flow::normal;
-      case jinja_node::kind::print: out += eval(*node.expression, s).str(); return flow::normal;
+      case jinja_node::kind::print: {
+        const auto text = eval(*node.expression, s).str();
+        jinja_charge(jinja_steps_for_bytes(text.size()));
+        out += text;
+        return flow::normal;
+      }
       case jinja_node::kind::if_block:
         for (const auto& [condition, body] : node.branches) {
           if (!condition || eval(*condition, s).truthy()) return render(body, s, out);
@@ -342,12 +350,15 @@ class renderer {
 
   jinja_value eval(const jinja_expr& e, scope& s) {
     const nesting_level level(nesting_);
+    jinja_charge(1);
     using k = jinja_expr::kind;
     switch (e.type) {
       case k::literal: return e.value;
       case k::name: {
         const auto* v = s.lookup(e.name);
-        return v != nullptr ? *v : jinja_value::undefined(e.name);
+        if (v == nullptr) return jinja_value::undefined(e.name);
+        if (v->is_string()) jinja_charge(jinja_steps_for_bytes(v->as_string().size()));  // copied
+        return *v;
       }
       case k::list:
       case k::tuple: {

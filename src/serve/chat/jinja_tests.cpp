@@ -1,7 +1,9 @@
 #include "serve/chat/jinja_tests.hpp"
 
+#include <algorithm>
 #include <map>
 
+#include "serve/chat/jinja_work.hpp"
 #include "serve/chat/python_text.hpp"
 
 namespace ironbench::serve::chat {
@@ -25,10 +27,9 @@ bool contained_in(const jinja_value& v, const jinja_args& a) {
     if (!v.is_string()) throw jinja_error("'in <string>' requires a string as left operand, not " + v.type_name());
     return container.as_string().find(v.as_string()) != std::string::npos;
   }
-  for (const auto& item : container.iterate()) {
-    if (jinja_equal(item, v)) return true;
-  }
-  return false;
+  const auto items = container.iterate();
+  jinja_charge(jinja_steps_for_comparisons(items.size()));
+  return std::any_of(items.begin(), items.end(), [&](const jinja_value& item) { return jinja_equal(item, v); });
 }
 
 std::int64_t integer_of(const jinja_value& v, const char* test) {
@@ -98,6 +99,7 @@ const std::map<std::string, test_fn>& tests() {
 bool apply_jinja_test(const std::string& name, const jinja_value& value, const jinja_args& args) {
   const auto found = tests().find(name);
   if (found == tests().end()) throw jinja_error("no test named '" + name + "'");
+  jinja_charge_application(value, args);
   return found->second(value, args);
 }
 

@@ -6,11 +6,13 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "serve/chat/jinja_work.hpp"
 #include "serve/chat/utf8_chars.hpp"
 
 namespace ironbench::serve::chat {
 
 const jinja_value* jinja_dict::find(const std::string& key) const {
+  jinja_charge(jinja_steps_for_items(items.size()));
   for (const auto& [k, v] : items) {
     if (k == key) return &v;
   }
@@ -18,6 +20,7 @@ const jinja_value* jinja_dict::find(const std::string& key) const {
 }
 
 void jinja_dict::set(const std::string& key, jinja_value value) {
+  jinja_charge(jinja_steps_for_items(items.size()));
   for (auto& [k, v] : items) {
     if (k == key) {
       v = std::move(value);
@@ -288,6 +291,7 @@ void append_bounded(std::string& out, std::string_view piece, const char* what) 
   if (piece.size() > jinja_max_built_size - std::min(out.size(), jinja_max_built_size)) {
     throw jinja_error(std::string(what) + " passes " + std::to_string(jinja_max_built_size) + " characters");
   }
+  jinja_charge(jinja_steps_for_bytes(piece.size()));
   out += piece;
 }
 
@@ -346,6 +350,9 @@ std::string jinja_value::type_name() const {
 
 jinja_list jinja_value::iterate() const {
   if (is_undefined()) return {};
+  // a string gives a string a character
+  jinja_charge(jinja_steps_for_items(is_string() ? as_string().size() : is_list() ? as_list().size() : 0));
+  if (is_dict()) jinja_charge(jinja_steps_for_items(as_dict().items.size()));
   if (is_list()) return as_list();
   if (is_dict()) {
     jinja_list keys;

@@ -241,6 +241,27 @@ TEST(JinjaTemplate, WhatATemplateBuildsIsBounded) {
   EXPECT_EQ(render("{% for a in range(100) %}{% for b in range(999) %}{% endfor %}{% endfor %}."), ".");
 }
 
+// Bounded values and loops still let a template work for minutes: 100,000 iterations of a body
+// of filters (45 s under the fuzzer's sanitizers), `unique` over 100,000 items, a search through
+// them at every iteration. One budget of steps bounds them all; a thousand messages fit in it.
+TEST(JinjaTemplate, TheWorkOfOneRenderingIsBounded) {
+  const std::string past = "more than 1000000 steps of work in one rendering";
+  EXPECT_NE(
+      render_error("{% for a in range(99999) %}{{ [3, 1, 2] | sort | join }}{{ 'ab' | upper }}{% endfor %}").find(past),
+      std::string::npos);
+  EXPECT_NE(render_error("{{ range(99999) | unique | list | length }}").find(past), std::string::npos);
+  EXPECT_NE(render_error("{% set r = range(99999) | list %}{% for i in r %}{{ 99998 in r }}{% endfor %}").find(past),
+            std::string::npos);
+  EXPECT_EQ(render("{{ range(300) | unique | list | length }}"), "300");
+  json messages = json::array();
+  for (int i = 0; i < 1000; ++i) messages.push_back({{"role", i % 2 == 0 ? "user" : "assistant"}, {"content", "hi"}});
+  EXPECT_EQ(render("{% for m in messages %}<|{{ m.role }}|>{{ m.content | trim }}{% if loop.last %}.{% endif %}"
+                   "{% endfor %}",
+                   {{"messages", messages}})
+                .size(),
+            std::string("<|user|>hi").size() * 500 + std::string("<|assistant|>hi").size() * 500 + 1);
+}
+
 // Every value built from others stays within the bound: 40 MB twice is past it.
 TEST(JinjaTemplate, EveryValueBuiltFromOthersStopsAtTheBound) {
 #if IRONBENCH_SANITIZED_BUILD
