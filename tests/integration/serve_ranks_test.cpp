@@ -2,6 +2,7 @@
 // serve-sim: rank 0 merges every rank's requests into one point.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -48,8 +49,10 @@ json point_of(const json& run) {
   return json::parse(run.at("cases").at(0).at("notes").at("result").get<std::string>());
 }
 
-// Eight streams from one client, and four from each of two: the server sees the same load.
-TEST(ServeRanks, TwoRanksOfFourStreamsMeasureWhatOneRankOfEightMeasures) {
+// Eight streams from one client, and four from each of two: the server sees the same load, so
+// the two runs measure the same within 3 % (latencies: or a millisecond, a fifth of the
+// simulator's step). Timed: it runs alone, since tests beside it on two cores shift the times.
+TEST(ServeRanksTimed, TwoRanksOfFourStreamsMeasureWhatOneRankOfEightMeasures) {
   REQUIRE_MPI();
   sim_process sim({"--decode-base-ms", "5"});
   ASSERT_GT(sim.port(), 0);
@@ -69,7 +72,8 @@ TEST(ServeRanks, TwoRanksOfFourStreamsMeasureWhatOneRankOfEightMeasures) {
   for (const char* key : {"output_throughput", "median_tpot_ms", "median_ttft_ms", "median_e2el_ms"}) {
     if (!one.contains(key)) continue;
     const double a = one.at(key).get<double>(), b = two.at(key).get<double>();
-    EXPECT_NEAR(b, a, 0.03 * a) << key << ": 1 rank " << a << ", 2 ranks " << b;
+    const bool latency = std::string(key).ends_with("_ms");
+    EXPECT_NEAR(b, a, latency ? std::max(0.03 * a, 1.0) : 0.03 * a) << key << ": 1 rank " << a << ", 2 ranks " << b;
   }
 }
 
