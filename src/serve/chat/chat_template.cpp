@@ -101,13 +101,13 @@ std::optional<chat_template> chat_template::find_for_tokenizer(const std::filesy
   return chat_template(config_path, *source, special_tokens_of(config));
 }
 
-std::string chat_template::render(const json& messages, bool add_generation_prompt) const {
+std::string chat_template::render(const json& messages, bool add_generation_prompt, std::int64_t max_steps) const {
   jinja_dict variables = special_tokens_;
   variables.set("messages", jinja_value::from_json(messages));
   variables.set("tools", jinja_value::none());
   variables.set("documents", jinja_value::none());
   variables.set("add_generation_prompt", add_generation_prompt);
-  return template_->render(variables);
+  return template_->render(variables, max_steps);
 }
 
 }  // namespace ironbench::serve::chat

@@ -32,8 +32,10 @@ class chat_template {
 
   /// The prompt text for `messages` (a JSON list of {"role", "content", ...}), as
   /// transformers' apply_chat_template(messages, tokenize=False, add_generation_prompt=...)
-  /// renders it. Throws jinja_error when the template fails on them.
-  [[nodiscard]] std::string render(const json& messages, bool add_generation_prompt = true) const;
+  /// renders it, in at most `max_steps` steps of work (jinja_work.hpp). Throws jinja_error when
+  /// the template fails on them.
+  [[nodiscard]] std::string render(const json& messages, bool add_generation_prompt = true,
+                                   std::int64_t max_steps = jinja_max_steps) const;
 
   /// Where the template came from.
   [[nodiscard]] const std::filesystem::path& path() const { return path_; }

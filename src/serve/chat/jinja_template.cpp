@@ -24,6 +24,9 @@ constexpr int max_render_nesting = 500;
 // parameters, hundreds or thousands of times; nested ranges could iterate 10^10 times and hang
 // a run.
 constexpr std::int64_t max_loop_iterations = 100000;
+// The steps of work (jinja_work.hpp) an iteration takes before its body: binding `loop`, a dict
+// of twelve entries, costs about as much as eight expressions.
+constexpr std::int64_t steps_per_iteration = 8;
 
 // Variables of one level: the globals, the template's top level, a loop iteration, a macro call.
 struct scope {
@@ -109,8 +112,8 @@ class renderer {
     top_.vars = variables;
   }
 
-  std::string run(const jinja_body& body) {
-    const jinja_work_budget budget;
+  std::string run(const jinja_body& body, std::int64_t max_steps) {
+    const jinja_work_budget budget(max_steps);
     std::string out;
     render(body, top_, out);
     return out;
@@ -196,6 +199,7 @@ class renderer {
       if (++iterations_ > max_loop_iterations) {
         throw jinja_error("more than " + std::to_string(max_loop_iterations) + " loop iterations in one rendering");
       }
+      jinja_charge(steps_per_iteration);
       scope iteration{&s, {}};
       bind_target(node.target, items[static_cast<std::size_t>(i)], iteration);
       jinja_dict loop;
@@ -437,6 +441,8 @@ class renderer {
 jinja_template::jinja_template(std::string_view source)
     : body_(std::make_shared<const jinja_body>(parse_jinja(source))) {}
 
-std::string jinja_template::render(const jinja_dict& variables) const { return renderer(variables).run(*body_); }
+std::string jinja_template::render(const jinja_dict& variables, std::int64_t max_steps) const {
+  return renderer(variables).run(*body_, max_steps);
+}
 
 }  // namespace ironbench::serve::chat

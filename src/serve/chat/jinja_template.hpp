@@ -12,6 +12,7 @@
 
 #include "serve/chat/jinja_ast.hpp"
 #include "serve/chat/jinja_value.hpp"
+#include "serve/chat/jinja_work.hpp"
 
 namespace ironbench::serve::chat {
 
@@ -20,9 +21,10 @@ class jinja_template {
   /// Parses `source`; jinja_error ("line N: ...") when it cannot.
   explicit jinja_template(std::string_view source);
 
-  /// The text the template renders with `variables` (its top-level names). jinja_error when
-  /// rendering fails (raise_exception, a type error, an unsupported filter ...).
-  [[nodiscard]] std::string render(const jinja_dict& variables) const;
+  /// The text the template renders with `variables` (its top-level names), in at most
+  /// `max_steps` steps of work (jinja_work.hpp). jinja_error when rendering fails
+  /// (raise_exception, a type error, an unsupported filter, a bound passed ...).
+  [[nodiscard]] std::string render(const jinja_dict& variables, std::int64_t max_steps = jinja_max_steps) const;
 
  private:
   std::shared_ptr<const jinja_body> body_;

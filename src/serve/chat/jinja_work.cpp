@@ -11,15 +11,17 @@ thread_local jinja_work_budget* current_budget = nullptr;  // NOLINT(cppcoreguid
 
 }  // namespace
 
-jinja_work_budget::jinja_work_budget() : outer_(current_budget) { current_budget = this; }
+jinja_work_budget::jinja_work_budget(std::int64_t max_steps) : max_steps_(max_steps), outer_(current_budget) {
+  current_budget = this;
+}
 
 jinja_work_budget::~jinja_work_budget() { current_budget = outer_; }
 
 void jinja_charge(std::int64_t steps) {
   if (current_budget == nullptr) return;
   current_budget->steps_ += steps;
-  if (current_budget->steps_ > jinja_max_steps) {
-    throw jinja_error("more than " + std::to_string(jinja_max_steps) +
+  if (current_budget->steps_ > current_budget->max_steps_) {
+    throw jinja_error("more than " + std::to_string(current_budget->max_steps_) +
                       " steps of work in one rendering (docs/metrics.md: a chat template's bounds)");
   }
 }

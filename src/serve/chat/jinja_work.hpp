@@ -29,7 +29,7 @@ constexpr std::int64_t jinja_steps_for_comparisons(std::size_t comparisons) {
 constexpr std::int64_t jinja_steps_for_bytes(std::size_t bytes) { return static_cast<std::int64_t>(bytes / 1024); }
 
 /// Counts `steps` against the rendering under way on this thread (none: nothing is counted); a
-/// jinja_error once its steps pass jinja_max_steps.
+/// jinja_error once its steps pass its budget's limit.
 void jinja_charge(std::int64_t steps);
 /// jinja_charge for a pass over `value`: its bytes when a string, its items when a list or dict.
 void jinja_charge_for(const jinja_value& value);
@@ -41,7 +41,8 @@ void jinja_charge_application(const jinja_value& input, const jinja_args& args);
 /// One rendering's budget: steps count against it, from zero, while it lives on this thread.
 class jinja_work_budget {
  public:
-  jinja_work_budget();
+  /// A budget of `max_steps` (jinja_max_steps; the fuzz target renders with less, to go faster).
+  explicit jinja_work_budget(std::int64_t max_steps = jinja_max_steps);
   ~jinja_work_budget();
   jinja_work_budget(const jinja_work_budget&) = delete;
   jinja_work_budget& operator=(const jinja_work_budget&) = delete;
@@ -54,6 +55,7 @@ class jinja_work_budget {
   /// jinja_charge for a pass over `value`: its bytes when a string, its items when a list or dict.
   void jinja_charge_for(const jinja_value& value);
   std::int64_t steps_ = 0;
+  std::int64_t max_steps_;
   jinja_work_budget* outer_;  ///< the budget this one replaced on the thread (a nested rendering)
 };
 

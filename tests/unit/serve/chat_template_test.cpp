@@ -253,6 +253,16 @@ TEST(JinjaTemplate, TheWorkOfOneRenderingIsBounded) {
   EXPECT_NE(render_error("{% set r = range(99999) | list %}{% for i in r %}{{ 99998 in r }}{% endfor %}").find(past),
             std::string::npos);
   EXPECT_EQ(render("{{ range(300) | unique | list | length }}"), "300");
+  // a budget of 1000 (the fuzz target renders with less): each iteration takes ten steps (eight,
+  // its print and its name)
+  EXPECT_EQ(jinja_template("{% for i in range(90) %}{{ i }}{% endfor %}").render({}, 1000).size(), 170U);
+  try {
+    (void)jinja_template("{% for i in range(200) %}{{ i }}{% endfor %}").render({}, 1000);
+    ADD_FAILURE() << "200 iterations took fewer than 1000 steps";
+  } catch (const jinja_error& e) {
+    EXPECT_NE(std::string(e.what()).find("more than 1000 steps of work in one rendering"), std::string::npos)
+        << e.what();
+  }
   json messages = json::array();
   for (int i = 0; i < 1000; ++i) messages.push_back({{"role", i % 2 == 0 ? "user" : "assistant"}, {"content", "hi"}});
   EXPECT_EQ(render("{% for m in messages %}<|{{ m.role }}|>{{ m.content | trim }}{% if loop.last %}.{% endif %}"
