@@ -8,7 +8,7 @@
 #            experiments)
 #   debug    the debug build of ironbench and the CLI tests (builds with -Werror too), and those
 #            tests: with --slow, or when named
-#   fuzz     every libFuzzer target (tests/fuzz/) for IRONBENCH_FUZZ_SECONDS (default 15) under
+#   fuzz     every libFuzzer target (tests/fuzz/) for IRONBENCH_FUZZ_SECONDS (default 10) under
 #            ASan/UBSan, two at a time, built with clang from the parsers' sources alone
 #            (scripts/fuzz.sh; docs/reliability.md); a finding fails the run
 # Usage: scripts/test.sh [--slow] [--no-lint] [release|asan|tsan|debug|fuzz ...]
@@ -37,10 +37,10 @@ jobs=$(nproc)
 for preset in "${presets[@]}"; do
   if [[ $preset == fuzz ]]; then
     # About three minutes on two cores: the clang build (1.5 min from scratch) and 13 targets
-    # of 15 s two at a time; docs/testing.md has the measurement.
+    # of 10 s two at a time; docs/testing.md has the measurement.
     echo "== fuzz: every parser's libFuzzer target under ASan/UBSan"
     status=0
-    scripts/fuzz.sh --jobs "$jobs" all "${IRONBENCH_FUZZ_SECONDS:-15}" || status=$?
+    scripts/fuzz.sh --jobs "$jobs" all "${IRONBENCH_FUZZ_SECONDS:-10}" || status=$?
     # Without clang (Ubuntu 22.04 has no clang 16 packaged) the step is skipped, saying so.
     if ((status == 3)); then echo "== fuzz: skipped (no clang++ with libFuzzer)"; elif ((status != 0)); then exit "$status"; fi
     continue
