@@ -154,15 +154,23 @@ def main():
                 print(f"{model} repeat {r + 1}: ironbench ({b}, libtorch {version}) {tps:.1f} tokens/s, {ms:.1f} ms/step",
                       flush=True)
             tps, ms = pytorch_run(a)
+            if a.device.startswith("cuda"):
+                # The next ironbench process needs the memory PyTorch's allocator keeps cached.
+                import gc
+                gc.collect()
+                torch.cuda.empty_cache()
             torch_results.append(tps)
             print(f"{model} repeat {r + 1}: PyTorch {torch.__version__} eager {tps:.1f} tokens/s, {ms:.1f} ms/step",
                   flush=True)
         reference = statistics.median(torch_results)
+        first = len(rows)
         rows.append(f"| {model} (batch {batch}) | PyTorch {torch.__version__} eager (Python) | {torch.__version__} | {reference:.1f} | 1.00 | - |")
         for b in a.ironbench:
             med = statistics.median(results[b])
             m = f"{mfu[b]:.1f}" if mfu[b] else "-"
             rows.append(f"| {model} (batch {batch}) | ironbench train ({b}) | {libtorch[b]} | {med:.1f} | {med / reference:.2f} | {m} |")
+        # Each model's rows as soon as they are measured: a run stopped later keeps them.
+        print("\n".join(rows[first:]), flush=True)
     print(f"\n| model | tool | libtorch | tokens/s (median of {a.repeats}) | ratio vs PyTorch eager | ironbench MFU % |")
     print("| --- | --- | --- | ---: | ---: | ---: |")
     print("\n".join(rows))

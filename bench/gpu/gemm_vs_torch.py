@@ -15,21 +15,28 @@ SHAPES = [(8192, 8192, 8192), (16384, 8192, 7168), (16384, 16384, 16384), (16384
 
 
 def ironbench_tflops(binary, device, dtype, provider):
-    out = subprocess.run([binary, "run", "gemm", "--device", device, "--no-save", "-q", "--json", "-",
-                          "--axis", f"dtype={dtype}", "--axis", f"provider={provider}"],
-                         check=True, capture_output=True, text=True).stdout
-    result = {}
-    for case in json.loads(out)["cases"]:
-        if case["status"] != "valid":
-            raise SystemExit(f"ironbench case not valid: {case['params']} {case['status']} {case.get('reason')}")
+    """shape -> (TFLOP/s, mean SM MHz, seconds of timed repetitions) for every valid case, and
+    shape -> reason for the others."""
+    done = subprocess.run([binary, "run", "gemm", "--device", device, "--no-save", "-q", "--json", "-",
+                           "--axis", f"dtype={dtype}", "--axis", f"provider={provider}"],
+                          capture_output=True, text=True)
+    if not done.stdout:
+        raise SystemExit(f"ironbench gemm {dtype} failed ({done.returncode}): {done.stderr[-2000:]}")
+    result, failed = {}, {}
+    for case in json.loads(done.stdout)["cases"]:
         p = case["params"]
+        shape = (p["M"], p["N"], p["K"])
+        if case["status"] != "valid":
+            failed[shape] = f"{case['status']}: {case.get('reason', '')}"[:200]
+            continue
         tflops = next(m["value"] for m in case["metrics"] if m["name"] == "tflops")
         clock = next((m["value"] for m in case["metrics"] if m["name"] == "sm_clock_mhz"), None)
-        result[(p["M"], p["N"], p["K"])] = (tflops, clock)
-    return result
+        stats = case["time"]["statistics"]
+        result[shape] = (tflops, clock, stats["count"] * stats["median"])
+    return result, failed
 
 
-def torch_tflops(dtype, shape):
+def torch_tflops(dtype, shape, rep_ms=100):
     import torch
     from triton.testing import do_bench
     m, n, k = shape
@@ -48,7 +55,7 @@ def torch_tflops(dtype, shape):
         a = torch.randn(m, k, device="cuda", dtype=t)
         w = torch.randn(n, k, device="cuda", dtype=t)
         fn = lambda: torch.matmul(a, w.t())
-    seconds = do_bench(fn, return_mode="median") / 1e3
+    seconds = do_bench(fn, rep=rep_ms, return_mode="median") / 1e3
     return 2.0 * m * n * k / seconds / 1e12
 
 
@@ -63,19 +70,27 @@ def main():
     print("| dtype | M×N×K | ironbench TFLOP/s | SM MHz | torch do_bench TFLOP/s | ratio |")
     print("| --- | --- | ---: | ---: | ---: | ---: |")
     for dtype in args.dtypes.split(","):
-        ours, theirs = {}, {}
+        ours, theirs, failed = {}, {}, {}
         for _ in range(args.rounds):  # alternate the two tools, keep the median of the rounds
-            for shape, value in ironbench_tflops(args.ironbench, args.device, dtype, args.provider).items():
+            measured, not_valid = ironbench_tflops(args.ironbench, args.device, dtype, args.provider)
+            failed.update(not_valid)
+            for shape, value in measured.items():
                 ours.setdefault(shape, []).append(value)
             for shape in SHAPES:
-                theirs.setdefault(shape, []).append(torch_tflops(dtype, shape))
+                # do_bench repeats for as long as ironbench's timed repetitions lasted, so
+                # both run the GPU under the same sustained load (clocks fall under it).
+                rep_ms = max(100.0, measured[shape][2] * 1e3) if shape in measured else 100.0
+                theirs.setdefault(shape, []).append(torch_tflops(dtype, shape, rep_ms))
         for shape in SHAPES:
+            other = statistics.median(theirs[shape])
+            label = f"{shape[0]}×{shape[1]}×{shape[2]}"
+            if shape not in ours:
+                print(f"| {dtype} | {label} | {failed.get(shape, 'not run')} | - | {other:.1f} | - |", flush=True)
+                continue
             mine = statistics.median(v[0] for v in ours[shape])
             clocks = [v[1] for v in ours[shape] if v[1] is not None]
-            other = statistics.median(theirs[shape])
             clock = f"{statistics.median(clocks):.0f}" if clocks else "n/a"
-            print(f"| {dtype} | {shape[0]}×{shape[1]}×{shape[2]} | {mine:.1f} | {clock} | {other:.1f} | {mine / other:.3f} |")
-
+            print(f"| {dtype} | {label} | {mine:.1f} | {clock} | {other:.1f} | {mine / other:.3f} |", flush=True)
 
 if __name__ == "__main__":
     main()

@@ -15,16 +15,24 @@ KERNELS = {"copy": 2, "mul": 2, "add": 3, "triad": 3, "dot": 2, "nstream": 4}
 
 
 def babelstream(binary, elements):
-    out = subprocess.run([binary, "--arraysize", str(elements), "--numtimes", "100"],
+    """BabelStream 5's CSV (function,num_times,n_elements,sizeof,max_mbytes_per_sec,min_runtime,
+    max_runtime,avg_runtime), every kernel (-o All); older releases' table (Function MBytes/sec
+    Min Max Average) is read too. Returns kernel -> (best GB/s, GB/s from the average time)."""
+    out = subprocess.run([binary, "--arraysize", str(elements), "--numtimes", "100", "--csv", "-o", "All"],
                          check=True, capture_output=True, text=True).stdout
     rates = {}
     for line in out.splitlines():
-        # Function    MBytes/sec  Min (sec)   Max         Average
-        m = re.match(r"^(Copy|Mul|Add|Triad|Dot|Nstream)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)", line)
-        if m:
-            kernel = m.group(1).lower()
-            best_mbs, average_s = float(m.group(2)), float(m.group(5))
-            rates[kernel] = (best_mbs / 1e3, KERNELS[kernel] * elements * 8 / average_s / 1e9)
+        fields = line.split(",")
+        if len(fields) == 8 and fields[0].lower() in KERNELS:
+            kernel, best_mbs, average_s = fields[0].lower(), float(fields[4]), float(fields[7])
+        else:
+            m = re.match(r"^(Copy|Mul|Add|Triad|Dot|Nstream)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)", line)
+            if not m:
+                continue
+            kernel, best_mbs, average_s = m.group(1).lower(), float(m.group(2)), float(m.group(5))
+        rates[kernel] = (best_mbs / 1e3, KERNELS[kernel] * elements * 8 / average_s / 1e9)
+    if not rates:
+        raise SystemExit(f"no kernel rows in BabelStream's output:\n{out}")
     return rates
 
 

@@ -16,10 +16,15 @@
 #   --quick              bf16 only, one round, GPT Small, a sweep to 64 MiB (for a short slot)
 #   --jobs N             build jobs (default: all cores)
 #   --cmake-arg ARG      one more argument for CMake's configure step (repeatable)
+#   --prebuilt           the build directory already holds the binaries (built elsewhere): no build
+#   --only STEPS         run only these measurement steps (comma-separated names; the rest are skipped)
+#   --deadline SECONDS   start no step after this many seconds; a running one is stopped at it
+#   --package DIR        after every step, copy summary.md and logs+raw (one .tar.gz) into DIR
+# BabelStream and nvbandwidth may also be given as executables built elsewhere (not rebuilt).
 set -uo pipefail
 
 usage() {
-  sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 die() {
@@ -29,7 +34,7 @@ die() {
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 outdir='' bundle='' deps='' build_dir=$repo/build/gpu-verify babelstream_src='' nvbandwidth_src='' peer_debs=''
-quick=false extra_cmake_args=()
+quick=false extra_cmake_args=() prebuilt=false only='' deadline=0 package=''
 jobs=$(nproc)
 while (($#)); do
   case $1 in
@@ -42,6 +47,10 @@ while (($#)); do
   --quick) quick=true ;;
   --jobs) jobs=${2:?}; shift ;;
   --cmake-arg) extra_cmake_args+=("${2:?}"); shift ;;
+  --prebuilt) prebuilt=true ;;
+  --only) only=,${2:?},; shift ;;
+  --deadline) deadline=${2:?}; shift ;;
+  --package) package=${2:?}; shift ;;
   -h | --help) usage ;;
   -*) die "unknown option '$1' (see --help)" ;;
   *) [[ -z $outdir ]] || die "one OUTDIR only ('$1')"; outdir=$1 ;;
@@ -49,6 +58,8 @@ while (($#)); do
   shift
 done
 [[ -n $outdir ]] || usage
+[[ $deadline =~ ^[0-9]+$ ]] || die "--deadline takes whole seconds ('$deadline')"
+[[ -z $package ]] || mkdir -p "$package" || die "cannot create '$package'"
 [[ -z $bundle || -r $bundle ]] || die "cannot read bundle '$bundle'"
 [[ -z $deps || -r $deps/env.sh ]] || die "'$deps' is not a prefix made by scripts/setup.sh --prefix (no env.sh)"
 for src in "$babelstream_src" "$nvbandwidth_src"; do
@@ -63,24 +74,85 @@ failed=0
 started=$SECONDS
 base_ld_library_path=${LD_LIBRARY_PATH:-}
 
-# step NAME COMMAND...: runs COMMAND with its output in logs/NAME.log and records the outcome.
+# step NAME COMMAND...: runs COMMAND with its output in logs/NAME.log, records the outcome and
+# rewrites the summary, so that a run stopped from outside leaves every finished step behind.
+# A step past --deadline is skipped; a running one is stopped when the deadline comes.
+# With a deadline, no step may take more than its cap either, so that one that hangs (a
+# collective that never completes, say) leaves time for the others.
+declare -A step_cap=([gpu_tests]=240 [gemm_fp8_cublaslt_log]=30 [gemm_vs_torch]=180 [stream_vs_babelstream]=90 [copy_vs_nvbandwidth]=120
+  [collectives_nccl]=120 [collectives_nccl_graph]=120 [tp_infer_nccl]=60 [train_vs_pytorch]=240
+  [gemm_cublaslt_vs_cublas]=60 [validate_quick]=150)
 step() {
-  local name=$1 t0=$SECONDS rc
+  local name=$1 t0=$SECONDS rc left
   shift
-  echo "verify: $name ..." >&2
-  "$@" >"$outdir/logs/$name.log" 2>&1
+  if ((deadline > 0)); then
+    left=$((deadline - (SECONDS - started)))
+    if ((left <= 0)); then
+      skip "$name" "not reached before the ${deadline}-s deadline"
+      return 124
+    fi
+    ((${step_cap[$name]:-0} > 0 && step_cap[$name] < left)) && left=${step_cap[$name]}
+  fi
+  echo "verify: $name ... ($((SECONDS - started)) s)" >&2
+  if ((deadline > 0)); then
+    # A function (build, machine_facts ...) runs in a subshell, as timeout cannot call one.
+    timeout --kill-after=5 "$left" bash -c "$(declare -f); $(declare -p outdir repo build_dir base_ld_library_path prebuilt quick vendor \
+      jobs cmake_args arch 2>/dev/null); \"\$@\"" step "$@" >"$outdir/logs/$name.log" 2>&1
+  else
+    "$@" >"$outdir/logs/$name.log" 2>&1
+  fi
   rc=$?
   if ((rc == 0)); then
     echo "| $name | ok | $((SECONDS - t0)) s |" >>"$steps"
   else
     failed=1
-    echo "| $name | FAILED (exit $rc): $(tail -n 1 "$outdir/logs/$name.log" | tr '|' '/') | $((SECONDS - t0)) s |" >>"$steps"
+    local why
+    why=$(tail -n 1 "$outdir/logs/$name.log" | tr '|' '/' | cut -c1-300)
+    ((rc == 124 && deadline > 0)) && why="stopped after ${left} s (the ${deadline}-s deadline or the step's cap); $why"
+    echo "| $name | FAILED (exit $rc): $why | $((SECONDS - t0)) s |" >>"$steps"
   fi
+  write_summary
   return $rc
 }
 skip() {
   echo "verify: $1 skipped: $2" >&2
   echo "| $1 | skipped: $2 | - |" >>"$steps"
+  write_summary
+}
+# wanted NAME: whether --only (if given) names the step; otherwise it is recorded as skipped.
+wanted() {
+  [[ -z $only || $only == *",$1,"* ]] && return 0
+  echo "| $1 | skipped: not in --only | - |" >>"$steps"
+  return 1
+}
+# The summary: each step's outcome, then the tables of the steps' logs; with --package, copied
+# with one archive of the logs and raw results.
+write_summary() {
+  {
+    echo "# ironbench GPU verification"
+    echo
+    echo "$(date -u +%Y-%m-%dT%H:%MZ), $(git -C "$repo" describe --always --dirty 2>/dev/null || echo "revision unknown"), $((SECONDS - started)) s so far$($quick && echo ", --quick")$($prebuilt && echo ", prebuilt binaries")"
+    echo
+    [[ $vendor == nvidia ]] && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | sed 's/^/GPU: /'
+    echo
+    echo "| step | outcome | time |"
+    echo "| --- | --- | --- |"
+    cat "$steps"
+    for log in gpu_tests gemm_fp8_cublaslt_log gemm_vs_torch gemm_cublaslt_vs_cublas stream_vs_babelstream copy_vs_nvbandwidth train_vs_pytorch \
+      collectives_nccl tp_infer_nccl validate_quick; do
+      [[ -s $outdir/logs/$log.log ]] || continue
+      echo
+      echo "## $log"
+      echo
+      if [[ $log == gpu_tests ]]; then grep -E 'tests passed|tests failed|\*\*\*|Passed|Failed|Skipped|\[  (PASSED|FAILED|SKIPPED) |^\[==' "$outdir/logs/$log.log" | tail -n 60
+      else grep -E '^\||^[a-z0-9.]+ repeat|^fp|^#|^run |^verdict|Verdict|\[cublasLt\]' "$outdir/logs/$log.log" | tail -n 80; fi
+    done
+  } >"$summary"
+  if [[ -n $package ]]; then
+    cp "$summary" "$package/summary.md"
+    tar -czf "$package/verify-logs.tar.gz.part" -C "$outdir" logs raw 2>/dev/null &&
+      mv "$package/verify-logs.tar.gz.part" "$package/verify-logs.tar.gz"
+  fi
 }
 # Python peers run with the machine's own libraries, not the prefix's.
 machine_python() { LD_LIBRARY_PATH=$base_ld_library_path python3 "$@"; }
@@ -102,8 +174,16 @@ machine_facts() {
     amd-smi static
   fi
   if command -v nvcc >/dev/null; then nvcc --version | tail -n 2; else echo "no nvcc"; fi
-  machine_python -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "hip", torch.version.hip)' 2>&1 |
-    tail -n 1
+  machine_python -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "hip", torch.version.hip)
+import os; print("libtorch", os.path.dirname(torch.__file__) + "/lib")
+try:
+    import nvidia.nccl, os.path as p; print("nccl", p.dirname(nvidia.nccl.__path__[0] + "/"))
+except Exception as e: print("nccl wheel:", e)' 2>&1 | tail -n 4
+  command -v cmake >/dev/null && cmake --version | head -n 1
+  command -v ninja >/dev/null && echo "ninja $(ninja --version)"
+  c++ --version 2>/dev/null | head -n 1
+  nproc
+  free -g | sed -n 2p
   return 0  # facts only: a missing tool is written down, not a failure
 }
 step machine machine_facts
@@ -118,7 +198,8 @@ if [[ -n $deps ]]; then
   source "$deps/env.sh"
 fi
 torch_prefix=$(machine_python -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null)
-cmake_args=(-S "$repo" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release)
+# Warnings do not fail a build on a machine whose compiler is newer than the project's CI's.
+cmake_args=(-S "$repo" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DIRONBENCH_WERROR=OFF)
 [[ -n $torch_prefix ]] && cmake_args+=("-DCMAKE_PREFIX_PATH=$torch_prefix${CMAKE_PREFIX_PATH:+;${CMAKE_PREFIX_PATH//:/;}}")
 if [[ $vendor == nvidia ]]; then
   arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 1 | tr -d '. ')
@@ -135,8 +216,10 @@ build() {
   ninja -C "$build_dir" -t query ironbench-train >/dev/null 2>&1 && targets+=(ironbench-train train_torch_tests)
   cmake --build "$build_dir" -j "$jobs" --target "${targets[@]}"
 }
-if ! step build build; then
-  { echo "# ironbench GPU verification"; echo; echo "| step | outcome | time |"; echo "| --- | --- | --- |"; cat "$steps"; } >"$summary"
+if $prebuilt; then
+  skip build "--prebuilt: the binaries in $build_dir were built elsewhere"
+  [[ -x $build_dir/ironbench ]] || { echo "verify: --prebuilt, but no $build_dir/ironbench" >&2; exit 1; }
+elif ! step build build; then
   echo "verify: the build failed; see $outdir/logs/build.log" >&2
   exit 1
 fi
@@ -150,12 +233,20 @@ if [[ -n $deps ]]; then
   chmod +x "$ib_for_python"
 fi
 step sysinfo "$ib" sysinfo
+# Only what the check prints on stdout decides (an import warning on stderr is not a reason).
 torch_why=$(machine_python -c 'import torch, triton
-if not torch.cuda.is_available(): print("PyTorch sees no GPU")' 2>&1 | tail -n 1)
+if not torch.cuda.is_available(): print("PyTorch sees no GPU")' 2>/dev/null) ||
+  torch_why=${torch_why:-"python3 cannot import torch and triton"}
+torch_why=$(tail -n 1 <<<"$torch_why")
 
 # ---- GPU tests and measurements
 run_gpu_steps() {
-  step gpu_tests ctest --test-dir "$build_dir" -R '^(Gpu|TorchTrainingGpu)' --output-on-failure --timeout 600
+  wanted gpu_tests && step gpu_tests gpu_tests
+  # cuBLASLt's own account of an fp8 product (its error log names what it does not support).
+  if [[ $vendor == nvidia ]] && wanted gemm_fp8_cublaslt_log; then
+    step gemm_fp8_cublaslt_log env CUBLASLT_LOG_LEVEL=2 "$ib" run gemm --device cuda:0 --axis dtype=fp8 \
+      --axis provider=cublaslt --axis M=1024 --axis N=1024 --axis K=1024 --max-time 0.2s --no-save
+  fi
   local gemm_args=() stream_args=() train_args=(--model "small:32,medium:16,large:8,1.5b:4" --repeats 3)
   local sweep=(-b 8 -e 1G -f 2)
   if $quick; then
@@ -164,35 +255,49 @@ run_gpu_steps() {
     train_args=(--model small:32 --repeats 1)
     sweep=(-b 8 -e 64M -f 8)
   fi
-  if [[ -z $torch_why ]]; then
+  if ! wanted gemm_vs_torch; then :
+  elif [[ -z $torch_why ]]; then
     step gemm_vs_torch machine_python "$repo/bench/gpu/gemm_vs_torch.py" --ironbench "$ib_for_python" "${gemm_args[@]}"
   else
     skip gemm_vs_torch "PyTorch with Triton is needed: $torch_why"
-  fi
-  if ! $quick; then
-    step gemm_cublaslt_vs_cublas "$ib" run gemm --device cuda:0 --axis dtype=fp16,bf16 --axis provider=cublaslt,cublas \
-      --axis M=8192 --no-save --md - --json "$outdir/raw/gemm_providers.json"
   fi
   if [[ -n $peer_debs ]]; then
     rm -rf "$outdir/peer-deps" && mkdir -p "$outdir/peer-deps"
     for deb in "$peer_debs"/*.deb; do dpkg-deb -x "$deb" "$outdir/peer-deps"; done
   fi
-  if [[ -n $babelstream_src ]] && step babelstream_build build_peer babelstream "$babelstream_src" \
-    -DMODEL=cuda -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" -DCUDA_ARCH="sm_$arch"; then
-    step stream_vs_babelstream machine_python "$repo/bench/gpu/stream_vs_babelstream.py" --ironbench "$ib_for_python" \
-      --babelstream "$outdir/peers/babelstream/build/cuda-stream" "${stream_args[@]}"
+  local babelstream_bin=$babelstream_src nvbandwidth_bin=$nvbandwidth_src
+  if ! wanted stream_vs_babelstream; then :
   elif [[ -z $babelstream_src ]]; then
     skip stream_vs_babelstream "no --babelstream source given"
+  elif [[ -f $babelstream_src && -x $babelstream_src ]] || { step babelstream_build build_peer babelstream "$babelstream_src" \
+    -DMODEL=cuda -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" -DCUDA_ARCH="sm_$arch" &&
+    babelstream_bin=$outdir/peers/babelstream/build/cuda-stream; }; then
+    step stream_vs_babelstream machine_python "$repo/bench/gpu/stream_vs_babelstream.py" --ironbench "$ib_for_python" \
+      --babelstream "$babelstream_bin" "${stream_args[@]}"
   fi
-  if [[ -n $nvbandwidth_src ]] && step nvbandwidth_build build_peer nvbandwidth "$nvbandwidth_src" \
-    -DCMAKE_CUDA_ARCHITECTURES="$arch" -DCMAKE_PREFIX_PATH="$outdir/peer-deps/usr" \
-    -DBoost_INCLUDE_DIR="$outdir/peer-deps/usr/include"; then
-    step copy_vs_nvbandwidth machine_python "$repo/bench/gpu/copy_vs_nvbandwidth.py" --ironbench "$ib_for_python" \
-      --nvbandwidth "$outdir/peers/nvbandwidth/build/nvbandwidth" "${stream_args[@]}"
+  if ! wanted copy_vs_nvbandwidth; then :
   elif [[ -z $nvbandwidth_src ]]; then
     skip copy_vs_nvbandwidth "no --nvbandwidth source given"
+  elif [[ -f $nvbandwidth_src && -x $nvbandwidth_src ]] || { step nvbandwidth_build build_peer nvbandwidth "$nvbandwidth_src" \
+    -DCMAKE_CUDA_ARCHITECTURES="$arch" -DCMAKE_PREFIX_PATH="$outdir/peer-deps/usr" \
+    -DBoost_INCLUDE_DIR="$outdir/peer-deps/usr/include" &&
+    nvbandwidth_bin=$outdir/peers/nvbandwidth/build/nvbandwidth; }; then
+    step copy_vs_nvbandwidth machine_python "$repo/bench/gpu/copy_vs_nvbandwidth.py" --ironbench "$ib_for_python" \
+      --nvbandwidth "$nvbandwidth_bin" "${stream_args[@]}"
   fi
-  if [[ -n $torch_why ]]; then
+  if wanted collectives_nccl; then
+    step collectives_nccl "$ib" collectives all -d float -o sum --backend nccl "${sweep[@]}" --no-save \
+      --json "$outdir/raw/collectives_nccl.json"
+  fi
+  if wanted collectives_nccl_graph; then
+    step collectives_nccl_graph "$ib" collectives all -d float -o sum --backend nccl "${sweep[@]}" -G 1 --no-save \
+      --json "$outdir/raw/collectives_nccl_graph.json"
+  fi
+  if wanted tp_infer_nccl; then
+    step tp_infer_nccl "$ib" tp_infer --backend nccl --no-save --json "$outdir/raw/tp_infer.json"
+  fi
+  if ! wanted train_vs_pytorch; then :
+  elif [[ -n $torch_why ]]; then
     skip train_vs_pytorch "PyTorch is needed: $torch_why"
   elif [[ -x $build_dir/ironbench-train ]]; then
     step train_vs_pytorch machine_python "$repo/bench/train_vs_pytorch.py" --ironbench "$ib_for_python" --device cuda \
@@ -200,9 +305,29 @@ run_gpu_steps() {
   else
     skip train_vs_pytorch "ironbench-train was not built (no libtorch found)"
   fi
-  step collectives_nccl "$ib" collectives all -d float -o sum --backend nccl "${sweep[@]}" -G 1 --no-save \
-    --json "$outdir/raw/collectives_nccl.json"
-  step tp_infer_nccl "$ib" tp_infer --backend nccl --no-save --json "$outdir/raw/tp_infer.json"
+  if ! $quick && wanted gemm_cublaslt_vs_cublas; then
+    step gemm_cublaslt_vs_cublas "$ib" run gemm --device cuda:0 --axis dtype=fp16,bf16 --axis provider=cublaslt,cublas \
+      --axis M=8192 --no-save --md - --json "$outdir/raw/gemm_providers.json"
+  fi
+  if wanted validate_quick; then
+    step validate_quick "$ib" validate --level quick --no-save --json "$outdir/raw/validate_quick.json"
+  fi
+}
+# gpu_tests: the GPU tests through ctest where the build directory has them, else (binaries
+# built elsewhere) the test executables themselves.
+gpu_tests() {
+  if [[ -f $build_dir/CTestTestfile.cmake ]] && ! $prebuilt; then
+    ctest --test-dir "$build_dir" -R '^(Gpu|TorchTrainingGpu)' --output-on-failure --timeout 600
+    return
+  fi
+  local rc=0 t
+  for t in "$build_dir"/tests/gpu/gpu_tests "$build_dir"/tests/gpu_tests; do
+    [[ -x $t ]] && { "$t" --gtest_filter='Gpu*' || rc=1; break; }
+  done
+  for t in "$build_dir"/tests/train_torch_tests "$build_dir"/tests/unit/train_torch_tests; do
+    [[ -x $t ]] && { "$t" --gtest_filter='TorchTrainingGpu*' || rc=1; break; }
+  done
+  return $rc
 }
 # build_peer NAME SRC CMAKE_ARGS...: unpacks (or copies) SRC into OUTDIR/peers/NAME and builds it.
 build_peer() {
@@ -214,7 +339,8 @@ build_peer() {
 }
 
 if [[ $vendor == none ]]; then
-  for s in gpu_tests gemm_vs_torch stream_vs_babelstream copy_vs_nvbandwidth train_vs_pytorch collectives_nccl tp_infer_nccl; do
+  for s in gpu_tests gemm_vs_torch stream_vs_babelstream copy_vs_nvbandwidth train_vs_pytorch collectives_nccl \
+    collectives_nccl_graph tp_infer_nccl validate_quick; do
     skip "$s" "$gpu_why"
   done
 else
@@ -222,25 +348,6 @@ else
 fi
 
 # ---- summary
-{
-  echo "# ironbench GPU verification"
-  echo
-  echo "$(date -u +%Y-%m-%dT%H:%MZ), $(git -C "$repo" describe --always --dirty 2>/dev/null || echo "revision unknown"), $((SECONDS - started)) s in all$($quick && echo ", --quick")"
-  echo
-  [[ $vendor == nvidia ]] && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | sed 's/^/GPU: /'
-  echo
-  echo "| step | outcome | time |"
-  echo "| --- | --- | --- |"
-  cat "$steps"
-  for log in gpu_tests gemm_vs_torch gemm_cublaslt_vs_cublas stream_vs_babelstream copy_vs_nvbandwidth train_vs_pytorch \
-    collectives_nccl tp_infer_nccl; do
-    [[ -s $outdir/logs/$log.log ]] || continue
-    echo
-    echo "## $log"
-    echo
-    if [[ $log == gpu_tests ]]; then grep -E 'tests passed|tests failed|\*\*\*|Passed|Failed|Skipped' "$outdir/logs/$log.log" | tail -n 40
-    else grep -E '^\||^[a-z0-9.]+ repeat|^fp|^#' "$outdir/logs/$log.log" | tail -n 80; fi
-  done
-} >"$summary"
-echo "verify: summary in $summary" >&2
+write_summary
+echo "verify: summary in $summary ($((SECONDS - started)) s)" >&2
 exit $failed

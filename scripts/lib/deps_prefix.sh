@@ -83,6 +83,11 @@ export CMAKE_PREFIX_PATH="$prefix/usr\${CMAKE_PREFIX_PATH:+:\$CMAKE_PREFIX_PATH}
 export LD_LIBRARY_PATH="$lib:$lib/openblas-openmp:$lib/openmpi/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
 export OPAL_PREFIX="$prefix/usr"
 ENV
+  # PMIx (Open MPI's launcher interface) looks for its plugins under its install prefix: the
+  # prefix's, not a machine's own PMIx of another version (seen on Ubuntu 24.04: its
+  # pcompress plugin did not load into the prefix's library, with a warning on every start).
+  [[ -d $lib/pmix2 ]] && echo "export PMIX_INSTALL_PREFIX=\"$lib/pmix2\"" >>"$prefix/env.sh"
+  return 0
 }
 
 # Unpacks every .deb under directory $1 into prefix $2 and fixes the prefix.

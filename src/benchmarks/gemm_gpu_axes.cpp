@@ -22,6 +22,14 @@ blas::gpu_dtype dtype_of(const core::parameter_set& params) {
 
 }  // namespace
 
+std::size_t gpu_gemm_min_reps_within(std::size_t min_reps, double max_time_s, double repetition_s) {
+  std::size_t fit = gpu_gemm_min_reps;
+  if (repetition_s > 0 && max_time_s / repetition_s < static_cast<double>(gpu_gemm_min_reps)) {
+    fit = static_cast<std::size_t>(max_time_s / repetition_s);
+  }
+  return std::max(min_reps, fit);
+}
+
 std::vector<core::axis> gpu_gemm_axes(const core::device_info& device) {
   const bool hip = is_hip(device);
   const std::vector<std::string> providers =

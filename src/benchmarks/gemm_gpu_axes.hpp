@@ -25,8 +25,13 @@ inline constexpr std::size_t blaslt_workspace_bytes = std::size_t{32} << 20;
 /// much, and 4 x the L2), as triton's do_bench does with its 256 MB buffer; MI300X's
 /// memory-side Infinity Cache is 256 MiB, hence 512 MiB.
 inline constexpr std::uint64_t min_cache_flush_bytes = std::uint64_t{512} << 20;
-/// Timed repetitions of every case, at least.
+/// Timed repetitions a case aims for (as do_bench's repeat), within the case's --max-time.
 inline constexpr std::size_t gpu_gemm_min_reps = 200;
+
+/// The fewest timed repetitions of a case whose one repetition (flush included) takes
+/// `repetition_s`: gpu_gemm_min_reps where they fit in `max_time_s`, fewer where they do not,
+/// never fewer than the user's `min_reps` (so --max-time is honoured for large shapes).
+[[nodiscard]] std::size_t gpu_gemm_min_reps_within(std::size_t min_reps, double max_time_s, double repetition_s);
 
 /// Axes on a GPU: provider (cublaslt,cublas or hipblaslt,rocblas), dtype, and M, N, K zipped
 /// over the seed's seven Llama-70B training shapes (which include the 4K, 8K and 16K squares).

@@ -55,7 +55,12 @@ placement_result measure(bootstrap& world, collective_backend& backend, const sw
   const std::size_t recv_bytes =
       in_place ? std::max(shape.send_count, shape.recv_count) * element : shape.recv_count * element;
   const auto layout = rotation_of(shape, element, s.max_bytes, backend.rotates_buffers());
-  const std::size_t span = (layout.slices - 1) * layout.stride_bytes;
+  // The slices the iterations reach (one, unless the backend rotates; never more than there
+  // are iterations), made before the clock starts. The input and the check use slice 0.
+  // Only those are allocated: small sizes need a few KiB, not -e bytes each.
+  const std::size_t reached =
+      std::min(layout.slices, static_cast<std::size_t>(std::max({s.warmup_iterations, s.iterations, 1})));
+  const std::size_t span = (reached - 1) * layout.stride_bytes;
   std::unique_ptr<comm_buffer> send_whole;
   std::unique_ptr<comm_buffer> recv_whole = backend.allocate(span + recv_bytes);
   if (!in_place) send_whole = backend.allocate(span + send_bytes);
@@ -66,10 +71,6 @@ placement_result measure(bootstrap& world, collective_backend& backend, const sw
   const auto recv_at = [&](std::size_t slice) {
     return std::make_unique<buffer_slice>(*recv_whole, slice * layout.stride_bytes, recv_bytes);
   };
-  // The slices the iterations reach (one, unless the backend rotates; never more than there
-  // are iterations), made before the clock starts. The input and the check use slice 0.
-  const std::size_t reached =
-      std::min(layout.slices, static_cast<std::size_t>(std::max({s.warmup_iterations, s.iterations, 1})));
   std::vector<std::unique_ptr<comm_buffer>> sends, recvs;
   for (std::size_t slice = 0; slice < reached; ++slice) {
     sends.push_back(send_at(slice));

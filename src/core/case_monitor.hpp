@@ -9,6 +9,7 @@
 #include "core/device_info.hpp"
 #include "core/json.hpp"
 #include "core/result.hpp"
+#include "core/time_window.hpp"
 
 namespace ironbench::core {
 
@@ -22,6 +23,9 @@ struct case_observation {
 class case_monitor {
  public:
   virtual ~case_monitor() = default;
+  /// Tells the monitor when the case's measurement ran, before finish(): the metrics it
+  /// reports (SM clock, power ...) are then those of that window where it sampled it.
+  virtual void measured_between(const time_window& window) { (void)window; }
   /// Stops watching and returns what was seen. Never throws.
   [[nodiscard]] virtual case_observation finish() = 0;
 };

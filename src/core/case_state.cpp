@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+
 #include "core/error.hpp"
 
 namespace ironbench::core {
@@ -12,7 +14,9 @@ case_state::case_state(const parameter_set& params, const device_info& device, c
 
 void case_state::measure(const timed_iterations& work) {
   IRONBENCH_CHECK(!timing_, "a case may be measured only once");
+  const auto begin = std::chrono::steady_clock::now();
   timing_ = run_measurement(settings_, work, cancel_);
+  measured_window_ = time_window{begin, std::chrono::steady_clock::now()};
 }
 
 void case_state::measure_host(std::function<void()> body) { measure(host_timed(std::move(body))); }

@@ -11,6 +11,7 @@
 #include "core/measurement.hpp"
 #include "core/parameter_set.hpp"
 #include "core/result.hpp"
+#include "core/time_window.hpp"
 
 namespace ironbench::core {
 
@@ -44,6 +45,9 @@ class case_state {
   void measure(const timed_iterations& work);
   /// Shorthand: host-clock timing of a synchronous body.
   void measure_host(std::function<void()> body);
+  /// When measure() began and ended (warm-up included), once it has run: what telemetry
+  /// reports for the case is taken over this window, not over setup and checking.
+  [[nodiscard]] const std::optional<time_window>& measured_window() const { return measured_window_; }
 
   /// Marks the case invalid with `reason` (its numbers are kept but flagged untrustworthy).
   void fail_verification(std::string reason);
@@ -69,6 +73,7 @@ class case_state {
   const std::atomic<bool>* cancel_;
   work_declaration work_;
   std::optional<measurement> timing_;
+  std::optional<time_window> measured_window_;
   std::optional<peak_rate> peak_flops_;
   std::optional<peak_rate> peak_bandwidth_;
   std::vector<metric> metrics_;

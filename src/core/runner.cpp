@@ -117,6 +117,7 @@ case_result run_case(const planned_case& planned, const run_options& options, js
   // What the monitor saw goes with the case whatever its outcome (a failure may be thermal).
   const auto observed = [&](case_result result) {
     if (!monitor) return result;
+    if (state.measured_window()) monitor->measured_between(*state.measured_window());
     auto seen = monitor->finish();
     result.telemetry = std::move(seen.summary);
     for (auto& m : seen.metrics) result.metrics.push_back(std::move(m));

@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+#include <optional>
+#include <vector>
+
 #include "telemetry/gpu_sampler.hpp"
 #include "telemetry/series_summary.hpp"
 
@@ -33,6 +37,8 @@ class sampling_monitor final : public core::case_monitor {
                    std::chrono::milliseconds interval)
       : source_(std::move(source)), interval_(interval), sampler_(std::move(device), interval) {}
 
+  void measured_between(const core::time_window& window) override { window_ = window; }
+
   core::case_observation finish() override {
     const auto samples = sampler_.stop();
     core::case_observation seen;
@@ -42,7 +48,19 @@ class sampling_monitor final : public core::case_monitor {
     seen.summary["interval_ms"] = interval_.count();
     seen.series = json::array();
     for (const auto& s : samples) seen.series.push_back(to_json(s));
-    seen.metrics = telemetry_metrics(samples);
+    // The case's metrics (SM clock, power, temperature, energy) are those of its measurement
+    // where at least two samples fell in it, not of its setup and checking.
+    std::vector<gpu_sample> measured;
+    if (window_) {
+      const auto since_start = [&](std::chrono::steady_clock::time_point t) {
+        return std::chrono::duration<double>(t - sampler_.started()).count();
+      };
+      measured = samples_within(samples, since_start(window_->begin), since_start(window_->end));
+    }
+    const bool over_measurement = measured.size() >= 2;
+    seen.metrics = telemetry_metrics(over_measurement ? measured : samples);
+    seen.summary["metrics_over"] = over_measurement ? "the measurement" : "the whole case";
+    if (over_measurement) seen.summary["measurement"] = summarize(measured);
     return seen;
   }
 
@@ -50,6 +68,7 @@ class sampling_monitor final : public core::case_monitor {
   std::string source_;
   std::chrono::milliseconds interval_;
   gpu_sampler sampler_;
+  std::optional<core::time_window> window_;
 };
 
 class unavailable_monitor final : public core::case_monitor {

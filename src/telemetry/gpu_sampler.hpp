@@ -23,6 +23,9 @@ class gpu_sampler {
   gpu_sampler& operator=(const gpu_sampler&) = delete;
   ~gpu_sampler();
 
+  /// When sampling began: each sample's time_s counts from here.
+  [[nodiscard]] std::chrono::steady_clock::time_point started() const { return start_; }
+
   /// Takes a last sample, stops the thread and returns every sample in time order.
   /// Calling it again returns an empty list.
   [[nodiscard]] std::vector<gpu_sample> stop();

@@ -85,6 +85,14 @@ json summarize(const std::vector<gpu_sample>& samples) {
   return j;
 }
 
+std::vector<gpu_sample> samples_within(const std::vector<gpu_sample>& samples, double begin_s, double end_s) {
+  std::vector<gpu_sample> within;
+  for (const auto& s : samples) {
+    if (s.time_s >= begin_s && s.time_s <= end_s) within.push_back(s);
+  }
+  return within;
+}
+
 std::vector<core::metric> telemetry_metrics(const std::vector<gpu_sample>& samples) {
   std::vector<core::metric> out;
   if (const auto m = statistics_of(samples, &gpu_sample::sm_clock_mhz)) {

@@ -17,6 +17,10 @@ namespace ironbench::telemetry {
 ///  "energy_used_j": last - first energy counter, "throttle_reasons": ["sw_power_cap", ...]}.
 [[nodiscard]] json summarize(const std::vector<gpu_sample>& samples);
 
+/// The samples taken from `begin_s` to `end_s` (seconds on the samples' own clock), in order.
+[[nodiscard]] std::vector<gpu_sample> samples_within(const std::vector<gpu_sample>& samples, double begin_s,
+                                                     double end_s);
+
 /// Metrics a case reports from its telemetry: mean SM clock, mean and max power, max
 /// temperature, energy used (those the samples have).
 [[nodiscard]] std::vector<core::metric> telemetry_metrics(const std::vector<gpu_sample>& samples);

@@ -8,6 +8,7 @@
 
 #if IRONBENCH_TORCH_CUDA
 #include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAFunctions.h>
 #include <torch/cuda.h>
 #endif
 
@@ -129,9 +130,20 @@ void fused_adamw_step(std::vector<torch::Tensor>& params, std::vector<torch::Ten
 #endif
 }
 
+#if IRONBENCH_TORCH_CUDA
+namespace {
+// The caching allocator's statistics throw until it has been initialised, which the first
+// allocation on a device does; "cuda" without an index means the current device.
+c10::DeviceIndex initialised_allocator_index(torch::Device device) {
+  (void)torch::empty({1}, torch::TensorOptions().device(device).dtype(torch::kUInt8));
+  return device.has_index() ? device.index() : c10::cuda::current_device();
+}
+}  // namespace
+#endif
+
 void reset_peak_memory(torch::Device device) {
 #if IRONBENCH_TORCH_CUDA
-  if (device.is_cuda()) c10::cuda::CUDACachingAllocator::resetPeakStats(device.index());
+  if (device.is_cuda()) c10::cuda::CUDACachingAllocator::resetPeakStats(initialised_allocator_index(device));
 #else
   (void)device;
 #endif
@@ -140,7 +152,7 @@ void reset_peak_memory(torch::Device device) {
 std::optional<device_memory> peak_memory(torch::Device device) {
 #if IRONBENCH_TORCH_CUDA
   if (device.is_cuda()) {
-    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index());
+    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(initialised_allocator_index(device));
     const auto aggregate = static_cast<std::size_t>(c10::CachingAllocator::StatType::AGGREGATE);
     return device_memory{static_cast<double>(stats.allocated_bytes[aggregate].peak),
                          static_cast<double>(stats.reserved_bytes[aggregate].peak)};

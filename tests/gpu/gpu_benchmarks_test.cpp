@@ -2,6 +2,9 @@
 // verified) or skipped with a reason the device explains. Without a GPU they skip, saying why.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -66,7 +69,7 @@ TEST(GpuGemm, EveryDtypeAndProviderVerifiesOnSmallShapes) {
   EXPECT_GE(valid_cases(doc), 2u * 2 * 4);  // fp32, tf32, fp16, bf16 on both providers, two shapes
   for (const auto& c : doc.at("cases")) {
     if (c.at("status") != "valid") continue;
-    EXPECT_GE(c.at("time").at("samples_s").size(), 200u);
+    EXPECT_GE(c.at("time").at("samples").size(), 200u) << c.dump();
     EXPECT_TRUE(c.at("notes").contains("provider"));
   }
 }
@@ -148,23 +151,44 @@ TEST(GpuTelemetry, NvmlReadingsAgreeWithNvidiaSmi) {
   const auto& nvml = props.at("telemetry");
   ASSERT_TRUE(nvml.value("available", false)) << nvml.dump();
   EXPECT_EQ(nvml.at("driver_version"), smi[0]);
-  EXPECT_NEAR(nvml.at("power_limit_w").get<double>(), std::stod(smi[1]), 1.0);
-  EXPECT_EQ(nvml.at("sm_clock_max_mhz").get<double>(), std::stod(smi[2]));
+  // A field the driver does not expose (often in VMs) reads "[N/A]" and NVML has no value for it.
+  const auto reported = [](const std::string& v) { return v.find("N/A") == std::string::npos && !v.empty(); };
+  if (reported(smi[1])) {
+    EXPECT_NEAR(nvml.at("power_limit_w").get<double>(), std::stod(smi[1]), 1.0);
+  }
+  if (reported(smi[2])) {
+    EXPECT_EQ(nvml.at("sm_clock_max_mhz").get<double>(), std::stod(smi[2]));
+  }
   // nvidia-smi's memory.total is in MiB; the runtime's total may leave out a reserved part.
+  ASSERT_TRUE(reported(smi[3])) << "nvidia-smi reports no memory.total";
   EXPECT_NEAR(device.at("memory_bytes").get<double>() / 1048576.0, std::stod(smi[3]), 0.02 * std::stod(smi[3]));
 
-  // A case's samples lie within what nvidia-smi reads around it (temperature, SM clock range).
-  const auto before = nvidia_smi_query(props.at("pci_bus_id"), "temperature.gpu").values;
+  // A case's samples lie within what nvidia-smi reads while it runs (polled every 100 ms
+  // beside it: the GPU warms during the case and cools after it, so readings taken only
+  // before and after bound neither its mean nor its maximum).
+  const auto poll = start_program("nvidia-smi", {"--query-gpu=temperature.gpu", "--format=csv,noheader,nounits",
+                                                 "--id=" + props.at("pci_bus_id").get<std::string>(), "-lms", "100"});
   const auto doc = run_on_gpu(gpu, {"gemm", "--axis", "dtype=bf16", "--axis", "M=4096", "--max-time", "1s"});
-  const auto after = nvidia_smi_query(props.at("pci_bus_id"), "temperature.gpu").values;
-  ASSERT_FALSE(before.empty() || after.empty());
+  ::kill(poll.pid, SIGTERM);
+  const auto polled = wait_for(poll);
+  std::vector<double> readings;
+  const auto lines = lines_of(polled.out);
+  for (const auto& line : lines) {
+    if (reported(line)) readings.push_back(std::stod(line));
+  }
   const auto& telemetry = doc.at("cases").at(0).at("telemetry");
-  ASSERT_TRUE(telemetry.contains("temperature_c")) << telemetry.dump();
-  const double low = std::min(std::stod(before[0]), std::stod(after[0])) - 3;
-  const double high = std::max(std::stod(before[0]), std::stod(after[0])) + 3;
-  EXPECT_GE(telemetry.at("temperature_c").at("mean").get<double>(), low) << telemetry.dump();
-  EXPECT_LE(telemetry.at("temperature_c").at("max").get<double>(), high) << telemetry.dump();
-  EXPECT_LE(telemetry.at("sm_clock_mhz").at("max").get<double>(), std::stod(smi[2])) << telemetry.dump();
+  const bool temperature_not_reported = !lines.empty() && readings.empty();  // "[N/A]" throughout
+  if (!temperature_not_reported) {
+    ASSERT_GE(readings.size(), 2u) << "nvidia-smi -lms 100 gave: " << polled.out << polled.err;
+    ASSERT_TRUE(telemetry.contains("temperature_c")) << telemetry.dump();
+    const double low = *std::min_element(readings.begin(), readings.end()) - 3;
+    const double high = *std::max_element(readings.begin(), readings.end()) + 3;
+    EXPECT_GE(telemetry.at("temperature_c").at("mean").get<double>(), low) << telemetry.dump() << polled.out;
+    EXPECT_LE(telemetry.at("temperature_c").at("max").get<double>(), high) << telemetry.dump() << polled.out;
+  }
+  if (reported(smi[2])) {
+    EXPECT_LE(telemetry.at("sm_clock_mhz").at("max").get<double>(), std::stod(smi[2])) << telemetry.dump();
+  }
   EXPECT_GT(telemetry.at("power_w").at("max").get<double>(), 0.0) << telemetry.dump();
 }
 

@@ -84,9 +84,10 @@ struct gemm_buffers {
   device::device_buffer<float> scales;
 };
 
-// Times every candidate algorithm (flushed, median of 10) and keeps the fastest.
-void choose_algorithm(case_state& state, blas::gpu_gemm& gemm, std::size_t candidates, cudaStream_t stream,
-                      const std::function<void()>& flush) {
+// Times every candidate algorithm (flushed, median of 10), keeps the fastest and returns its
+// median time (the flush before each repetition not counted).
+double choose_algorithm(case_state& state, blas::gpu_gemm& gemm, std::size_t candidates, cudaStream_t stream,
+                        const std::function<void()>& flush) {
   std::size_t best = 0;
   double best_s = std::numeric_limits<double>::infinity();
   std::vector<std::string> timings;
@@ -109,6 +110,7 @@ void choose_algorithm(case_state& state, blas::gpu_gemm& gemm, std::size_t candi
   if (!(best_s < std::numeric_limits<double>::infinity())) throw error("no candidate algorithm ran: " + first_error);
   gemm.choose(best);
   if (candidates > 1) state.note("algorithm_search", fmt::format("{}", fmt::join(timings, ", ")));
+  return best_s;
 }
 
 void verify(case_state& state, const blas::gpu_gemm_problem& problem, const gemm_buffers& buffers, double scale) {
@@ -201,7 +203,7 @@ class gpu_gemm_benchmark final : public core::benchmark {
       IRONBENCH_GPU_CHECK(cudaMemsetAsync(buffers.flush.data(), 0, buffers.flush.bytes(), stream.get()));
     };
     const auto candidates = gemm->prepare(problem);
-    choose_algorithm(state, *gemm, candidates, stream.get(), flush);
+    const double repetition_s = choose_algorithm(state, *gemm, candidates, stream.get(), flush);
     state.note("provider", gemm->describe());
     state.note("layout", "row-major C[M,N] = A[M,K] * B[N,K]^T (TN)");
     state.note("timing", fmt::format("device events, {} cache flush before every repetition, median",
@@ -213,7 +215,7 @@ class gpu_gemm_benchmark final : public core::benchmark {
                     static_cast<double>(problem.k));
     set_peak(state, params.string("dtype"));
     auto& settings = state.mutable_settings();
-    settings.min_reps = std::max(settings.min_reps, gpu_gemm_min_reps);
+    settings.min_reps = gpu_gemm_min_reps_within(settings.min_reps, settings.max_time_s, repetition_s);
     settings.max_reps = std::max(settings.max_reps, settings.min_reps);
     settings.min_sample_s = 0;  // one repetition per sample, each with its own flush
     state.measure(gpu_event_timed(stream.get(), flush, [&] { gemm->run(stream.get()); }));

@@ -107,6 +107,17 @@ TEST(GpuGemmPlan, MemoryAndParameterChecks) {
   EXPECT_EQ(gpu_cache_flush_bytes(big_l2), 1024ull << 20);
 }
 
+TEST(GpuGemmPlan, RepetitionsAimForTwoHundredWithinTheMaximumTime) {
+  // A 10 us product fits 200 repetitions in 3 s; fp32 16384^3 (about 0.2 s each) fits 15.
+  EXPECT_EQ(gpu_gemm_min_reps_within(5, 3.0, 10e-6), gpu_gemm_min_reps);
+  EXPECT_EQ(gpu_gemm_min_reps_within(5, 3.0, 0.2), 15u);
+  // Never fewer than the user's --min-reps, even where they do not fit.
+  EXPECT_EQ(gpu_gemm_min_reps_within(5, 0.2, 1.0), 5u);
+  EXPECT_EQ(gpu_gemm_min_reps_within(300, 3.0, 10e-6), 300u);
+  // An unknown repetition time keeps the target.
+  EXPECT_EQ(gpu_gemm_min_reps_within(5, 3.0, 0.0), gpu_gemm_min_reps);
+}
+
 TEST(GpuStreamPlan, SizesFromOneMebibyteToFourGibibytesWhileTheyFit) {
   EXPECT_EQ(
       default_gpu_stream_sizes(std::uint64_t{80} << 30),

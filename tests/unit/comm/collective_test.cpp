@@ -283,6 +283,27 @@ TEST(CollectiveSweep, RotatingBackendsTimeEachIterationOnTheNextSliceAsNcclTests
   EXPECT_EQ(fixed.allocated_[0], 1024u);
 }
 
+TEST(CollectiveSweep, OnlyTheSlicesTheIterationsReachAreAllocated) {
+  // 1 KiB calls under -e 64 KiB rotate over 64 slices, but five iterations reach five: five
+  // KiB are allocated, not 64 (a 1 GiB sweep allocated about 1 GiB for every size).
+  hosts_bootstrap world({"node"}, 0);
+  sweep_settings s;
+  s.min_bytes = 1024;
+  s.max_bytes = 64 * 1024;
+  s.factor = 64;
+  s.warmup_iterations = 1;
+  s.iterations = 5;
+  s.in_place = false;
+  recording_backend rotating(true);
+  const auto rows = run_sweep(world, rotating, s);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].out_of_place.wrong, 0);
+  ASSERT_GE(rotating.allocated_.size(), 4u);
+  EXPECT_EQ(rotating.allocated_[0], 5u * 1024);   // receive
+  EXPECT_EQ(rotating.allocated_[1], 5u * 1024);   // send
+  EXPECT_EQ(rotating.allocated_[2], 64u * 1024);  // 64 KiB: one slice
+}
+
 TEST(CollectiveSweep, GraphModeRecordsTheTimedIterationsOnceAndReplaysThemPerLaunch) {
   hosts_bootstrap world({"node"}, 0);
   sweep_settings s;

@@ -178,6 +178,72 @@ TEST(CaseTelemetry, RunnerStoresTheSummaryWithTheCaseAndTheSeriesWithTheRun) {
   EXPECT_GE(run.telemetry[0].at("samples").size(), 2u);
 }
 
+// A GPU at 500 MHz while idle and 1500 MHz while a case measures (phase set by the case).
+std::atomic<bool> measuring_phase{false};
+class phased_device final : public gpu_telemetry_device {
+ public:
+  gpu_sample sample() const override {
+    gpu_sample s;
+    s.sm_clock_mhz = measuring_phase.load() ? 1500 : 500;
+    return s;
+  }
+  json static_info() const override { return {{"library", "phased"}}; }
+};
+class phased_library final : public gpu_telemetry_library {
+ public:
+  std::string description() const override { return "phased"; }
+  std::unique_ptr<gpu_telemetry_device> open_device(const std::string&, std::string&) const override {
+    return std::make_unique<phased_device>();
+  }
+};
+// 60 ms of setup, 60 ms of measurement, 60 ms of checking.
+class setup_measure_check final : public core::benchmark {
+ public:
+  std::string name() const override { return "phases"; }
+  std::string summary() const override { return "setup, measurement, check"; }
+  std::string unsupported_reason(const core::device_info&) const override { return {}; }
+  std::vector<core::axis> axes(const core::device_info&) const override { return {}; }
+  void run(core::case_state& state) const override {
+    std::this_thread::sleep_for(60ms);
+    measuring_phase = true;
+    state.measure_host([] { std::this_thread::sleep_for(1ms); });
+    measuring_phase = false;
+    std::this_thread::sleep_for(60ms);
+  }
+};
+
+TEST(CaseTelemetry, MetricsAreThoseOfTheMeasurementNotOfSetupAndChecking) {
+  core::registry registry;
+  registry.add(std::make_unique<setup_measure_check>());
+  core::run_options options;
+  options.settings.warmup_s = 0;
+  options.settings.min_time_s = options.settings.max_time_s = 0.06;
+  options.settings.target_cv = 0;
+  options.monitor = gpu_case_monitors(opened_library{std::make_shared<phased_library>(), {}}, 5ms);
+  const auto plan = core::plan_run(registry, {gpu_at("0000:01:00.0")}, options);
+  core::run_result run;
+  core::execute_plan(plan, options, run);
+  ASSERT_EQ(run.cases.size(), 1u);
+  const auto& c = run.cases[0];
+  const auto* clock = c.find_metric("sm_clock_mhz");
+  ASSERT_NE(clock, nullptr);
+  // The whole case averages about 830 MHz; its measurement ran at 1500.
+  EXPECT_GE(clock->value, 1400) << c.telemetry.dump();
+  EXPECT_EQ(c.telemetry.at("metrics_over"), "the measurement");
+  EXPECT_LT(c.telemetry.at("sm_clock_mhz").at("mean").get<double>(), 1200) << c.telemetry.dump();
+  EXPECT_GE(c.telemetry.at("measurement").at("sm_clock_mhz").at("mean").get<double>(), 1400);
+}
+
+TEST(SeriesSummary, SamplesWithinAWindow) {
+  std::vector<gpu_sample> samples(5);
+  for (std::size_t i = 0; i < samples.size(); ++i) samples[i].time_s = 0.1 * static_cast<double>(i);
+  const auto within = samples_within(samples, 0.1, 0.35);
+  ASSERT_EQ(within.size(), 3u);
+  EXPECT_DOUBLE_EQ(within.front().time_s, samples[1].time_s);
+  EXPECT_DOUBLE_EQ(within.back().time_s, samples[3].time_s);
+  EXPECT_TRUE(samples_within(samples, 0.45, 0.48).empty());
+}
+
 // The real loaders, against stand-in libraries built by the tests.
 TEST(Nvml, MissingLibraryIsTelemetryUnavailable) {
   setenv("IRONBENCH_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);

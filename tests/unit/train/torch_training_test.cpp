@@ -243,5 +243,26 @@ TEST(TorchTrainingGpu, Fp16LossScalingLearns) {
   expect_learns(train_tiny(workload::gpt, "fp16", true, torch::Device(torch::kCUDA, 0)));
 }
 
+TEST(TorchTrainingGpu, Bf16LoraLearnsWithTheBaseFrozen) {
+  if (compat::gpu_count() == 0) {
+    GTEST_SKIP() << "libtorch " << compat::torch_version()
+                 << " sees no GPU (a CPU-only libtorch, or no device or driver)";
+  }
+  const auto outcome = train_tiny(workload::lora, "bf16", false, torch::Device(torch::kCUDA, 0));
+  expect_learns(outcome);
+  ASSERT_TRUE(outcome.frozen_unchanged.has_value());
+  EXPECT_TRUE(*outcome.frozen_unchanged);
+  ASSERT_TRUE(outcome.gpu_memory.has_value());
+  EXPECT_GT(outcome.gpu_memory->peak_allocated_bytes, 0);
+}
+
+TEST(TorchTrainingGpu, MlpLearns) {
+  if (compat::gpu_count() == 0) {
+    GTEST_SKIP() << "libtorch " << compat::torch_version()
+                 << " sees no GPU (a CPU-only libtorch, or no device or driver)";
+  }
+  expect_learns(train_tiny(workload::mlp, "fp32", false, torch::Device(torch::kCUDA, 0)));
+}
+
 }  // namespace
 }  // namespace ironbench::train
