@@ -285,6 +285,10 @@ run_gpu_steps() {
     step copy_vs_nvbandwidth machine_python "$repo/bench/gpu/copy_vs_nvbandwidth.py" --ironbench "$ib_for_python" \
       --nvbandwidth "$nvbandwidth_bin" "${stream_args[@]}"
   fi
+  # One process drives every GPU of the node (nccl-tests' -g), without MPI.
+  local gpus=1
+  [[ $vendor == nvidia ]] && gpus=$(nvidia-smi -L | grep -c '^GPU')
+  sweep+=(-g "$gpus")
   if wanted collectives_nccl; then
     step collectives_nccl "$ib" collectives all -d float -o sum --backend nccl "${sweep[@]}" --no-save \
       --json "$outdir/raw/collectives_nccl.json"

@@ -50,15 +50,14 @@ backend_factory nccl() {
 }
 
 collective_backend_kind gpu_collectives_row(const std::string& name) {
-  return {name,
-          "one GPU per rank, chosen by local rank",
-          IRONBENCH_WITH_NCCL != 0,
-          fmt::format("--backend {}: this build has no GPU collectives (it needs CUDA with NCCL or ROCm with RCCL, and "
-                      "MPI)",
-                      name),
-          true,
-          true,
-          nccl()};
+  return {
+      name,
+      "one GPU per rank, chosen by local rank",
+      IRONBENCH_WITH_NCCL != 0,
+      fmt::format("--backend {}: this build has no GPU collectives (it needs CUDA with NCCL or ROCm with RCCL)", name),
+      true,
+      true,
+      nccl()};
 }
 
 }  // namespace
@@ -72,9 +71,12 @@ const std::vector<collective_backend_kind>& collective_backends() {
        IRONBENCH_WITH_NCCL != 0,
        false,
        {}},
-      {"mpi", "host buffers", true, "", false, false, mpi_host()},
-      {"mpi-gpu", "GPU buffers handed to a GPU-aware MPI", IRONBENCH_WITH_GPU != 0,
-       "--backend mpi-gpu: this build has no GPU runtime (it needs CUDA or ROCm)", true, false, mpi_gpu()},
+      {"mpi", "host buffers", IRONBENCH_WITH_MPI != 0,
+       "--backend mpi: this build has no MPI (install libopenmpi-dev and rebuild)", false, false, mpi_host()},
+      {"mpi-gpu", "GPU buffers handed to a GPU-aware MPI", IRONBENCH_WITH_GPU != 0 && IRONBENCH_WITH_MPI != 0,
+       IRONBENCH_WITH_MPI != 0 ? "--backend mpi-gpu: this build has no GPU runtime (it needs CUDA or ROCm)"
+                               : "--backend mpi-gpu: this build has no MPI (install libopenmpi-dev and rebuild)",
+       true, false, mpi_gpu()},
       gpu_collectives_row("nccl"),
       gpu_collectives_row("rccl"),
   };

@@ -9,6 +9,7 @@
 #include "comm/collective_backends.hpp"
 #include "comm/collectives_results.hpp"
 #include "comm/gpu_ranks.hpp"
+#include "comm/job_world.hpp"
 #include "comm/launch_environment.hpp"
 #include "comm/node_ranks.hpp"
 #include "comm/thread_ranks.hpp"
@@ -38,7 +39,6 @@ std::vector<T> parse_list(const std::string& text, const std::vector<T>& all, Pa
   return values;
 }
 
-#if IRONBENCH_WITH_MPI
 // Everything one rank does: its backend, its description, the sweeps of every trial.
 struct rank_outcome {
   std::vector<std::vector<sweep_row>> trials;
@@ -78,6 +78,10 @@ std::vector<core::device_info> devices_of_ranks(bootstrap& world, const launch_i
 // GPU-aware builds answer no (Open MPI's query is known to), so the user may overrule.
 // Every rank decides together, so that none goes on alone.
 void require_gpu_aware_mpi(bootstrap& world, const std::vector<core::device_info>& gpus) {
+#if !IRONBENCH_WITH_MPI
+  (void)world, (void)gpus;
+  throw usage_error("--backend mpi-gpu needs MPI, and this build has none");
+#else
   std::string why;
   const auto aware = mpi_gpu_aware(core::to_string(gpus.front().kind), why);
   const char* asserted = std::getenv("IRONBENCH_MPI_GPU_AWARE");
@@ -90,8 +94,8 @@ void require_gpu_aware_mpi(bootstrap& world, const std::vector<core::device_info
                     aware.has_value() ? "this MPI says it is not GPU-aware (" + why + ")" : why, world.rank(),
                     ok ? " (another rank's MPI said no)" : ""));
   }
-}
 #endif
+}
 
 }  // namespace
 
@@ -146,14 +150,13 @@ std::vector<sweep_settings> plan(const std::vector<collective>& collectives, con
 }
 
 collectives_outcome run_collectives(const collectives_settings& a, const std::atomic<bool>* cancel) {
-#if !IRONBENCH_WITH_MPI
-  (void)a;
-  (void)cancel;
-  throw usage_error("collectives need MPI, and this build has none (install libopenmpi-dev and rebuild)");
-#else
   const auto sweeps = plan(a.collectives, a.types, a.ops, a.base);
   const auto& base = a.base;
-  auto world = mpi_world();
+  // MPI only where ranks live in several processes or exchange host buffers through it.
+  const auto& asked = collective_backend_named(a.backend);
+  auto launch = detect_launch();
+  auto host = session::detect_live_host();
+  auto world = make_job_world(job_world_for(launch, asked, !gpus_of(host.devices.devices).empty(), IRONBENCH_WITH_MPI));
   const int rank = world->rank();
   const int per_process = a.threads * a.gpus_per_thread;
   if (a.threads < 1 || a.gpus_per_thread < 1) throw usage_error("--nthreads and --ngpus must be at least 1");
@@ -175,13 +178,11 @@ collectives_outcome run_collectives(const collectives_settings& a, const std::at
   }
 
   guard.heartbeat("start-up: describing every rank");
-  auto launch = detect_launch();
   assign_local_ranks_by_host(launch, *world, this_host_name());
-  out.host = session::detect_live_host();
-  const auto& host = out.host;
-  const auto& asked = collective_backend_named(a.backend);
+  out.host = std::move(host);
+  const auto& live = out.host;
   const bool use_gpu =
-      every_rank_takes_gpus(*world, a.backend, asked.takes_gpus, host.devices.devices, host.devices.notes);
+      every_rank_takes_gpus(*world, a.backend, asked.takes_gpus, live.devices.devices, live.devices.notes);
   const auto& backend_kind = resolve_backend(a.backend, use_gpu);
   if (per_process > 1 && !backend_kind.gpu_collectives) {
     throw usage_error(
@@ -190,10 +191,10 @@ collectives_outcome run_collectives(const collectives_settings& a, const std::at
   if (base.graph_launches > 0 && !backend_kind.gpu_collectives) {
     throw usage_error(fmt::format("--cudagraph {}: MPI backends have no GPU graphs", base.graph_launches));
   }
-  if (backend_kind.name == "mpi-gpu") require_gpu_aware_mpi(*world, gpus_of(host.devices.devices));
-  const auto devices = devices_of_ranks(*world, launch, host, use_gpu, per_process);
+  if (backend_kind.name == "mpi-gpu") require_gpu_aware_mpi(*world, gpus_of(live.devices.devices));
+  const auto devices = devices_of_ranks(*world, launch, live, use_gpu, per_process);
   out.start = std::chrono::system_clock::now();
-  const auto host_facts = session::host_json(host.fingerprint);
+  const auto host_facts = session::host_json(live.fingerprint);
 
   const auto run_rank = [&](const std::shared_ptr<bootstrap>& view, const core::device_info& device) {
     rank_outcome outcome;
@@ -258,7 +259,6 @@ collectives_outcome run_collectives(const collectives_settings& a, const std::at
   out.measured = devices.front();
   guard.heartbeat("writing results");
   return out;
-#endif
 }
 
 }  // namespace ironbench::comm

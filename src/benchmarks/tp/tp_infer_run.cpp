@@ -12,27 +12,15 @@
 #include "blas/openblas.hpp"
 #include "comm/collectives_results.hpp"
 #include "comm/gpu_ranks.hpp"
+#include "comm/job_world.hpp"
 #include "comm/launch_environment.hpp"
 #include "comm/node_ranks.hpp"
 #include "core/error.hpp"
 #include "core/json_text.hpp"
 #include "report/text_table.hpp"
 
-#if IRONBENCH_WITH_MPI
-#include "comm/mpi/mpi_communicator.hpp"
-#endif
-
 namespace ironbench::benchmarks {
 namespace {
-
-// The ranks of the MPI job.
-std::shared_ptr<comm::bootstrap> mpi_job() {
-#if IRONBENCH_WITH_MPI
-  return comm::mpi_world();
-#else
-  throw usage_error("tp_infer needs MPI, and this build has none (install libopenmpi-dev and rebuild)");
-#endif
-}
 
 // Ranks on one node share its cores, unless the environment sets the threads.
 void share_cores(const comm::launch_info& launch) {
@@ -49,9 +37,13 @@ std::vector<comm::collective_backend_kind> tp_infer_backends() {
 
 tp_infer_outcome run_tp_infer(const tp_infer_settings& settings, const tp_infer_callbacks& callbacks,
                               const std::atomic<bool>* cancel) {
-  if (!IRONBENCH_WITH_MPI) (void)mpi_job();  // a build without MPI says so before anything else
   comm::validate_backend(settings.backend, tp_infer_backends());
-  auto world = mpi_job();
+  // MPI only where the ranks live in several processes or the gather goes through it.
+  auto launch = comm::detect_launch();
+  auto host = session::detect_live_host();
+  auto world =
+      comm::make_job_world(comm::job_world_for(launch, comm::collective_backend_named(settings.backend),
+                                               !comm::gpus_of(host.devices.devices).empty(), IRONBENCH_WITH_MPI));
   tp_infer_outcome outcome;
   outcome.rank = world->rank();
   outcome.ranks = world->size();
@@ -63,11 +55,10 @@ tp_infer_outcome run_tp_infer(const tp_infer_settings& settings, const tp_infer_
     outcome.watchdog->heartbeat(step);
     if (callbacks.on_progress) callbacks.on_progress(step);
   };
-  auto launch = comm::detect_launch();
   comm::assign_local_ranks_by_host(launch, *world, comm::this_host_name());
   share_cores(launch);
   progress("start-up: describing every rank");
-  outcome.host = session::detect_live_host();
+  outcome.host = std::move(host);
   // GPUs (NCCL/RCCL for the gather) when every rank has one, as collectives decides.
   const bool use_gpus =
       comm::every_rank_takes_gpus(*world, settings.backend, comm::collective_backend_named(settings.backend).takes_gpus,

@@ -29,7 +29,7 @@ TEST(TpInferBackends, UnknownAndUnbuiltBackendsAreUsageErrors) {
   EXPECT_EQ(usage_message([] { comm::validate_backend("rccl", tp_infer_backends()); }),
             gpu_collectives ? testing::no_usage_error
                             : "--backend rccl: this build has no GPU collectives (it needs CUDA with NCCL or ROCm "
-                              "with RCCL, and MPI)");
+                              "with RCCL)");
   // auto takes GPUs exactly when the build has GPU collectives; mpi never does.
   EXPECT_EQ(comm::collective_backend_named("auto").takes_gpus, gpu_collectives);
   EXPECT_FALSE(comm::collective_backend_named("mpi").takes_gpus);

@@ -55,7 +55,7 @@ TEST(CollectiveBackends, RcclAndNcclAreTakenExactlyWhenTheBuildHasGpuCollectives
   } catch (const usage_error& e) {
     EXPECT_STREQ(e.what(),
                  "--backend rccl: this build has no GPU collectives (it needs CUDA with NCCL or ROCm with "
-                 "RCCL, and MPI)");
+                 "RCCL)");
   }
 }
 
