@@ -220,13 +220,17 @@ TEST(TorchTraining, SameSeedSameLossCurve) {
   for (std::size_t i = 0; i < a.steps.size(); ++i) EXPECT_DOUBLE_EQ(a.steps[i].loss, b.steps[i].loss) << i;
 }
 
+// Skips a test where this libtorch has no GPU to run on.
+#define REQUIRE_TORCH_GPU()                                                       \
+  if (compat::gpu_count() == 0) {                                                 \
+    GTEST_SKIP() << "libtorch " << compat::torch_version()                        \
+                 << " sees no GPU (a CPU-only libtorch, or no device or driver)"; \
+  }
+
 // On a GPU (where this libtorch has CUDA or ROCm and sees a device): bf16 autocast, fused
 // AdamW, flash / memory-efficient attention and the caching allocator's peaks.
 TEST(TorchTrainingGpu, Bf16GptLearnsWithMemoryPeaks) {
-  if (compat::gpu_count() == 0) {
-    GTEST_SKIP() << "libtorch " << compat::torch_version()
-                 << " sees no GPU (a CPU-only libtorch, or no device or driver)";
-  }
+  REQUIRE_TORCH_GPU();
   const auto outcome = train_tiny(workload::gpt, "bf16", false, torch::Device(torch::kCUDA, 0));
   expect_learns(outcome);
   ASSERT_TRUE(outcome.gpu_memory.has_value());
@@ -236,18 +240,12 @@ TEST(TorchTrainingGpu, Bf16GptLearnsWithMemoryPeaks) {
 }
 
 TEST(TorchTrainingGpu, Fp16LossScalingLearns) {
-  if (compat::gpu_count() == 0) {
-    GTEST_SKIP() << "libtorch " << compat::torch_version()
-                 << " sees no GPU (a CPU-only libtorch, or no device or driver)";
-  }
+  REQUIRE_TORCH_GPU();
   expect_learns(train_tiny(workload::gpt, "fp16", true, torch::Device(torch::kCUDA, 0)));
 }
 
 TEST(TorchTrainingGpu, Bf16LoraLearnsWithTheBaseFrozen) {
-  if (compat::gpu_count() == 0) {
-    GTEST_SKIP() << "libtorch " << compat::torch_version()
-                 << " sees no GPU (a CPU-only libtorch, or no device or driver)";
-  }
+  REQUIRE_TORCH_GPU();
   const auto outcome = train_tiny(workload::lora, "bf16", false, torch::Device(torch::kCUDA, 0));
   expect_learns(outcome);
   ASSERT_TRUE(outcome.frozen_unchanged.has_value());
@@ -257,10 +255,7 @@ TEST(TorchTrainingGpu, Bf16LoraLearnsWithTheBaseFrozen) {
 }
 
 TEST(TorchTrainingGpu, MlpLearns) {
-  if (compat::gpu_count() == 0) {
-    GTEST_SKIP() << "libtorch " << compat::torch_version()
-                 << " sees no GPU (a CPU-only libtorch, or no device or driver)";
-  }
+  REQUIRE_TORCH_GPU();
   expect_learns(train_tiny(workload::mlp, "fp32", false, torch::Device(torch::kCUDA, 0)));
 }
 
