@@ -251,6 +251,18 @@ class recording_backend final : public collective_backend {
   std::vector<unsigned char*> bases_;
 };
 
+// An out-of-place sweep from `min` to `max` bytes, one warm-up and five timed iterations.
+sweep_settings out_of_place_sweep(std::size_t min, std::size_t max, double factor) {
+  sweep_settings s;
+  s.min_bytes = min;
+  s.max_bytes = max;
+  s.factor = factor;
+  s.warmup_iterations = 1;
+  s.iterations = 5;
+  s.in_place = false;
+  return s;
+}
+
 TEST(CollectiveSweep, RotatingBackendsTimeEachIterationOnTheNextSliceAsNcclTests) {
   EXPECT_EQ(rotation_of(shape_of(collective::all_reduce, 1024, element_type::fp32, 1), 4, 4096, true).slices, 4u);
   EXPECT_EQ(rotation_of(shape_of(collective::all_reduce, 1024, element_type::fp32, 1), 4, 4096, false).slices, 1u);
@@ -260,12 +272,7 @@ TEST(CollectiveSweep, RotatingBackendsTimeEachIterationOnTheNextSliceAsNcclTests
   EXPECT_EQ(gather.slices, 8u);
 
   hosts_bootstrap world({"node"}, 0);
-  sweep_settings s;
-  s.min_bytes = 1024;
-  s.max_bytes = 4096;
-  s.warmup_iterations = 1;
-  s.iterations = 5;
-  s.in_place = false;
+  const auto s = out_of_place_sweep(1024, 4096, 2);
   recording_backend rotating(true);
   const auto rows = run_sweep(world, rotating, s);
   ASSERT_EQ(rows.size(), 3u);
@@ -287,13 +294,7 @@ TEST(CollectiveSweep, OnlyTheSlicesTheIterationsReachAreAllocated) {
   // 1 KiB calls under -e 64 KiB rotate over 64 slices, but five iterations reach five: five
   // KiB are allocated, not 64 (a 1 GiB sweep allocated about 1 GiB for every size).
   hosts_bootstrap world({"node"}, 0);
-  sweep_settings s;
-  s.min_bytes = 1024;
-  s.max_bytes = 64 * 1024;
-  s.factor = 64;
-  s.warmup_iterations = 1;
-  s.iterations = 5;
-  s.in_place = false;
+  const auto s = out_of_place_sweep(1024, 64 * 1024, 64);
   recording_backend rotating(true);
   const auto rows = run_sweep(world, rotating, s);
   ASSERT_EQ(rows.size(), 2u);
