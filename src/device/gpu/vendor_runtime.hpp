@@ -34,10 +34,10 @@
 #define cudaEventSynchronize hipEventSynchronize
 #define cudaEvent_t hipEvent_t
 #define cudaFree hipFree
-#if HIP_VERSION >= 60300000
-#define cudaFreeHost hipFreeHost  // ROCm 6.3 deprecates hipHostFree for it; 6.2 the reverse
+#if defined(hipExtHostAllocCoherent)  // only headers that declare hipExtHostAlloc (6.3 pre-release)
+#define cudaFreeHost hipFreeHost  // those deprecate hipHostFree for it
 #else
-#define cudaFreeHost hipHostFree
+#define cudaFreeHost hipHostFree  // 6.2 and the 6.4 and 7.x releases: not deprecated
 #endif
 #define cudaGetDevice hipGetDevice
 #define cudaGraphDestroy hipGraphDestroy
@@ -51,10 +51,10 @@
 #define cudaGetErrorName hipGetErrorName
 #define cudaGetErrorString hipGetErrorString
 #define cudaGetLastError hipGetLastError
-#if HIP_VERSION >= 60300000
-#define cudaHostAlloc hipExtHostAlloc  // ROCm 6.3 deprecates hipHostMalloc for it
+#if defined(hipExtHostAllocCoherent)
+#define cudaHostAlloc hipExtHostAlloc  // 6.3 pre-release headers deprecate hipHostMalloc for it
 #else
-#define cudaHostAlloc hipHostMalloc
+#define cudaHostAlloc hipHostMalloc  // released 6.4/7.x have no hipExtHostAlloc declaration
 #endif
 #define cudaHostAllocDefault hipHostMallocDefault
 #define cudaHostAllocMapped hipHostMallocMapped
