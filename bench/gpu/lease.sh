@@ -8,7 +8,7 @@
 # Usage: bench/gpu/lease.sh CARRY OUT DEADLINE_S [verify.sh options, e.g. --only a,b]
 set -uo pipefail
 (($# >= 3)) || { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
-carry=$(cd "$1" && pwd) || exit 2
+carry=$(cd "$1" 2>/dev/null && pwd) || { echo "lease: no carried folder '$1' (bench/gpu/prepare_carry.sh makes it)" >&2; exit 2; }
 out=$2 deadline=$3
 shift 3
 repo=$(cd "$(dirname "$0")/../.." && pwd)

@@ -13,7 +13,7 @@
 set -euo pipefail
 (($# == 2)) || { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-build_dir=$(cd "$1" && pwd)
+build_dir=$(cd "$1" 2>/dev/null && pwd) || { echo "prepare_carry: no build directory '$1'" >&2; exit 2; }
 carry=$2
 mkdir -p "$carry"
 [[ $build_dir == "$repo"/* ]] || { echo "prepare_carry: $build_dir is not inside $repo" >&2; exit 2; }

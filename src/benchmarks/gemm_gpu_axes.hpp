@@ -28,7 +28,7 @@ inline constexpr std::uint64_t min_cache_flush_bytes = std::uint64_t{512} << 20;
 /// Timed repetitions a case aims for (as do_bench's repeat), within the case's --max-time.
 inline constexpr std::size_t gpu_gemm_min_reps = 200;
 
-/// The fewest timed repetitions of a case whose one repetition (flush included) takes
+/// The fewest timed repetitions of a case whose one repetition (the flush before it not counted) takes
 /// `repetition_s`: gpu_gemm_min_reps where they fit in `max_time_s`, fewer where they do not,
 /// never fewer than the user's `min_reps` (so --max-time is honoured for large shapes).
 [[nodiscard]] std::size_t gpu_gemm_min_reps_within(std::size_t min_reps, double max_time_s, double repetition_s);

@@ -154,9 +154,9 @@ collectives_outcome run_collectives(const collectives_settings& a, const std::at
   const auto& base = a.base;
   // MPI only where ranks live in several processes or exchange host buffers through it.
   const auto& asked = collective_backend_named(a.backend);
-  auto launch = detect_launch();
-  auto host = session::detect_live_host();
-  auto world = make_job_world(job_world_for(launch, asked, !gpus_of(host.devices.devices).empty(), IRONBENCH_WITH_MPI));
+  auto job = start_job(asked);
+  auto& launch = job.launch;
+  const auto& world = job.world;
   const int rank = world->rank();
   const int per_process = a.threads * a.gpus_per_thread;
   if (a.threads < 1 || a.gpus_per_thread < 1) throw usage_error("--nthreads and --ngpus must be at least 1");
@@ -179,7 +179,7 @@ collectives_outcome run_collectives(const collectives_settings& a, const std::at
 
   guard.heartbeat("start-up: describing every rank");
   assign_local_ranks_by_host(launch, *world, this_host_name());
-  out.host = std::move(host);
+  out.host = std::move(job.host);
   const auto& live = out.host;
   const bool use_gpu =
       every_rank_takes_gpus(*world, a.backend, asked.takes_gpus, live.devices.devices, live.devices.notes);

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "comm/gpu_ranks.hpp"
 #include "core/error.hpp"
 #if IRONBENCH_WITH_MPI
 #include "comm/mpi/mpi_communicator.hpp"
@@ -55,6 +56,13 @@ job_world_kind job_world_for(const launch_info& launch, const collective_backend
 }
 
 std::shared_ptr<bootstrap> one_process_world() { return std::make_shared<one_process>(); }
+
+job_start start_job(const collective_backend_kind& asked) {
+  job_start job{detect_launch(), session::detect_live_host(), nullptr};
+  const bool host_has_gpus = !gpus_of(job.host.devices.devices).empty();
+  job.world = make_job_world(job_world_for(job.launch, asked, host_has_gpus, IRONBENCH_WITH_MPI));
+  return job;
+}
 
 std::shared_ptr<bootstrap> make_job_world(job_world_kind kind) {
   if (kind == job_world_kind::one_process) return one_process_world();

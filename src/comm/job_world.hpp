@@ -9,6 +9,7 @@
 #include "comm/collective_backends.hpp"
 #include "comm/communicator.hpp"
 #include "comm/launch_environment.hpp"
+#include "session/live_host.hpp"
 
 namespace ironbench::comm {
 
@@ -30,5 +31,14 @@ enum class job_world_kind {
 
 /// The world of `kind` (MPI's only where the build has MPI).
 [[nodiscard]] std::shared_ptr<bootstrap> make_job_world(job_world_kind kind);
+
+/// What a multi-rank workload starts from: the launcher's layout, this host, and the world
+/// job_world_for chose for `asked` (made, so MPI is initialised where it is needed).
+struct job_start {
+  launch_info launch;
+  session::live_host host;
+  std::shared_ptr<bootstrap> world;
+};
+[[nodiscard]] job_start start_job(const collective_backend_kind& asked);
 
 }  // namespace ironbench::comm

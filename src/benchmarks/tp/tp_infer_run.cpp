@@ -39,11 +39,9 @@ tp_infer_outcome run_tp_infer(const tp_infer_settings& settings, const tp_infer_
                               const std::atomic<bool>* cancel) {
   comm::validate_backend(settings.backend, tp_infer_backends());
   // MPI only where the ranks live in several processes or the gather goes through it.
-  auto launch = comm::detect_launch();
-  auto host = session::detect_live_host();
-  auto world =
-      comm::make_job_world(comm::job_world_for(launch, comm::collective_backend_named(settings.backend),
-                                               !comm::gpus_of(host.devices.devices).empty(), IRONBENCH_WITH_MPI));
+  auto job = comm::start_job(comm::collective_backend_named(settings.backend));
+  auto& launch = job.launch;
+  const auto& world = job.world;
   tp_infer_outcome outcome;
   outcome.rank = world->rank();
   outcome.ranks = world->size();
@@ -58,7 +56,7 @@ tp_infer_outcome run_tp_infer(const tp_infer_settings& settings, const tp_infer_
   comm::assign_local_ranks_by_host(launch, *world, comm::this_host_name());
   share_cores(launch);
   progress("start-up: describing every rank");
-  outcome.host = std::move(host);
+  outcome.host = std::move(job.host);
   // GPUs (NCCL/RCCL for the gather) when every rank has one, as collectives decides.
   const bool use_gpus =
       comm::every_rank_takes_gpus(*world, settings.backend, comm::collective_backend_named(settings.backend).takes_gpus,
