@@ -35,7 +35,7 @@
 #define cudaEvent_t hipEvent_t
 #define cudaFree hipFree
 #if defined(hipExtHostAllocCoherent)  // only headers that declare hipExtHostAlloc (6.3 pre-release)
-#define cudaFreeHost hipFreeHost  // those deprecate hipHostFree for it
+#define cudaFreeHost hipFreeHost      // those deprecate hipHostFree for it
 #else
 #define cudaFreeHost hipHostFree  // 6.2 and the 6.4 and 7.x releases: not deprecated
 #endif
