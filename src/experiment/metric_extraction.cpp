@@ -3,9 +3,8 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "core/bounded_file.hpp"
 #include "core/json.hpp"
 #include "core/text.hpp"
 #include "core/text_match.hpp"
@@ -49,14 +48,12 @@ std::optional<double> number_of(const std::string& printed) {
 std::optional<std::string> read_rule_file(const planned_metric& rule, const std::string& workdir,
                                           extracted_metrics& out) {
   const auto path = path_in(workdir, rule.file);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    out.missing.push_back(fmt::format("metric '{}': cannot read '{}'", rule.name, path));
+  try {
+    return core::read_bounded_file(path, core::file_kinds::metric_file);
+  } catch (const usage_error& e) {
+    out.missing.push_back(fmt::format("metric '{}': {}", rule.name, e.what()));
     return std::nullopt;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 void from_regex(const planned_metric& rule, const std::string& log, extracted_metrics& out) {

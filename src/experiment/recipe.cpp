@@ -3,10 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
 #include <set>
-#include <sstream>
 
+#include "core/bounded_file.hpp"
 #include "core/text.hpp"
 
 namespace ironbench::experiment {
@@ -351,11 +350,8 @@ recipe recipe_from_node(const recipe_node& document, const std::string& path, co
 }
 
 recipe load_recipe(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw usage_error(fmt::format("cannot read recipe '{}'", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return recipe_from_node(parse_recipe_document(text.str(), path), path, text.str());
+  const auto text = core::read_bounded_file(path, core::file_kinds::recipe);
+  return recipe_from_node(parse_recipe_document(text, path), path, text);
 }
 
 }  // namespace ironbench::experiment

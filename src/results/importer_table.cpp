@@ -2,10 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
+#include "core/bounded_file.hpp"
 #include "core/error.hpp"
 #include "results/babelstream_import.hpp"
 #include "results/nccl_tests_import.hpp"
@@ -27,16 +24,6 @@ std::vector<core::case_result> nccl_tests_file_cases(const std::string& text, co
   return all;
 }
 
-std::string read_text(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw usage_error(fmt::format("cannot read {}: a directory", path));
-  std::ifstream in(path);
-  if (!in) throw usage_error(fmt::format("cannot read {}", path));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
 template <typename Pick>
 std::string joined(Pick pick, const char* separator) {
   std::string text;
@@ -53,16 +40,16 @@ std::string joined(Pick pick, const char* separator) {
 
 const std::vector<importer>& importers() {
   static const std::vector<importer> table = {
-      {"perftest", "ib_write_bw, ib_read_bw, ib_send_bw output", false,
+      {"perftest", "ib_write_bw, ib_read_bw, ib_send_bw output", false, 16 * core::mebibyte,
        [](const std::string& text, const std::string& source, const import_options&) {
          return perftest_cases(parse_perftest(text, source), source);
        }},
-      {"vllm", "vllm bench serve --save-result JSON", false,
+      {"vllm", "vllm bench serve --save-result JSON", false, 512 * core::mebibyte,
        [](const std::string& text, const std::string& source, const import_options&) {
          return vllm_cases(parse_vllm_results(text, source), source);
        }},
-      {"nccl-tests", "nccl-tests/rccl-tests output or -J JSON", true, nccl_tests_file_cases},
-      {"babelstream", "BabelStream --csv output", false,
+      {"nccl-tests", "nccl-tests/rccl-tests output or -J JSON", true, 64 * core::mebibyte, nccl_tests_file_cases},
+      {"babelstream", "BabelStream --csv output", false, 16 * core::mebibyte,
        [](const std::string& text, const std::string& source, const import_options&) {
          return babelstream_cases(parse_babelstream(text, source), source);
        }},
@@ -107,9 +94,11 @@ void check_import_request(const import_request& request) {
 std::vector<core::case_result> import_cases(const import_request& request) {
   check_import_request(request);
   const auto& row = *find_importer(request.format);
+  const auto kind_name = fmt::format("{} output", row.name);
+  const core::file_kind kind{kind_name, row.max_bytes, true};
   cases all;
   for (const auto& file : request.files) {
-    for (auto& c : row.cases(read_text(file), file, request.options)) {
+    for (auto& c : row.cases(core::read_bounded_file(file, kind), file, request.options)) {
       if (!request.device.empty()) c.device = request.device;
       all.push_back(std::move(c));
     }

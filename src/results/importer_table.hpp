@@ -4,6 +4,7 @@
 // results/X_import.{hpp,cpp} pair (the parser and its cases) and one row in importer_table.cpp.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,9 @@ struct importer {
   std::string_view name;            ///< the `format` argument: "perftest", "vllm", "nccl-tests", "babelstream"
   std::string_view help;            ///< what files it reads, for the `format` argument's help
   bool takes_collective_and_ranks;  ///< whether --collective and --ranks apply
+  /// The largest file of this format that is read (docs/reliability.md, "Files read whole");
+  /// a file is read whole by core::read_bounded_file, a pipe (`<(command)`) as well.
+  std::uint64_t max_bytes;
   /// The cases of one file's text; `source` names the file in errors and notes. Throws
   /// usage_error when the text is not this format's output.
   std::vector<core::case_result> (*cases)(const std::string& text, const std::string& source,
@@ -56,8 +60,8 @@ struct import_request {
 /// --collective or --ranks given to a format they do not apply to, or negative ranks.
 void check_import_request(const import_request& request);
 
-/// The cases of every file, in order. Throws usage_error when a file cannot be read or is not
-/// the format's output.
+/// The cases of every file, in order. Throws usage_error when a file cannot be read (missing,
+/// not a regular file or pipe, larger than the format's max_bytes) or is not the format's output.
 [[nodiscard]] std::vector<core::case_result> import_cases(const import_request& request);
 
 }  // namespace ironbench::results

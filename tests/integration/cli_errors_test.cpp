@@ -1,6 +1,8 @@
 // Bad input to the real binary: a one-line error on stderr and exit code 2, nothing run.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "process.hpp"
@@ -103,6 +105,44 @@ TEST(CliErrors, ExperimentRecipesThatCannotRunNameFileLineAndColumn) {
   const auto r = run_ironbench({"experiment", "plan", recipe});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("  command      echo world\n"), std::string::npos) << r.out;
+}
+
+// Every file ironbench reads whole goes through one bounded reader: a device, a FIFO nobody
+// writes or a directory is refused at once with the reason, a file past its kind's limit too.
+TEST(CliErrors, FilesReadWholeAreRegularFilesWithinTheirKindsLimit) {
+  const temp_dir dir("ironbench-bounded");
+  const auto fifo = dir.str() + "/fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const auto big = dir.str() + "/big.yaml";
+  std::filesystem::resize_file(dir.write("big.yaml", "schema_version: 1\n"), 2 * 1024 * 1024);  // sparse
+  expect_usage_error({"experiment", "plan", "/dev/zero"},
+                     "cannot read recipe '/dev/zero': it is a character device, not a regular file");
+  expect_usage_error(
+      {"experiment", "plan", fifo},
+      "cannot read recipe '" + fifo + "': it is a named pipe (FIFO); a recipe is read from a regular file");
+  expect_usage_error({"experiment", "plan", dir.str()}, "cannot read recipe '" + dir.str() + "': it is a directory");
+  expect_usage_error({"experiment", "run", "/dev/zero", "--dry-run"}, "cannot read recipe '/dev/zero'");
+  expect_usage_error({"experiment", "plan", big},
+                     "cannot read recipe '" + big + "': it holds more than the 1 MiB a recipe may be");
+  for (const char* format : {"perftest", "nccl-tests", "vllm", "babelstream"}) {
+    expect_usage_error({"import", format, "/dev/zero", "--no-save"},
+                       std::string("cannot read ") + format + " output '/dev/zero': it is a character device");
+    expect_usage_error({"import", format, dir.str(), "--no-save"}, "it is a directory");
+  }
+  const std::string tokenizer = std::string(IRONBENCH_TOKENIZER_FIXTURES) + "/gpt2.tokenizer.json";
+  const std::vector<std::string> serve = {"serve", "--base-url", "http://127.0.0.1:9", "--model", "m"};
+  auto with = [&](std::vector<std::string> more) {
+    auto args = serve;
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  };
+  expect_usage_error(with({"--tokenizer", "/dev/zero"}), "cannot read tokenizer '/dev/zero': it is a character device");
+  expect_usage_error(with({"--tokenizer", fifo}), "cannot read tokenizer '" + fifo + "': it is a named pipe");
+  expect_usage_error(
+      with({"--endpoint", "/v1/chat/completions", "--tokenizer", tokenizer, "--chat-template", "/dev/zero"}),
+      "cannot read chat template '/dev/zero': it is a character device");
+  expect_usage_error(with({"--endpoint", "/v1/chat/completions", "--tokenizer", tokenizer, "--chat-template", fifo}),
+                     "cannot read chat template '" + fifo + "': it is a named pipe");
 }
 
 }  // namespace

@@ -5,17 +5,14 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/bounded_file.hpp"
 #include "core/error.hpp"
 
 namespace ironbench::serve::chat {
 namespace {
 
 std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw usage_error(fmt::format("cannot read the chat template file {}", path.string()));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return core::read_bounded_file(path.string(), core::file_kinds::chat_template);
 }
 
 json read_config(const std::filesystem::path& path) {

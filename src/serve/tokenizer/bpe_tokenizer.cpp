@@ -14,6 +14,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "core/bounded_file.hpp"
 #include "core/error.hpp"
 #include "core/json.hpp"
 #include "core/json_text.hpp"
@@ -243,11 +244,7 @@ std::size_t bpe_tokenizer::cache_bytes() const {
 }
 
 std::unique_ptr<bpe_tokenizer> bpe_tokenizer::load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw usage_error(fmt::format("cannot read tokenizer {}", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return from_json(text.str(), path);
+  return from_json(core::read_bounded_file(path, core::file_kinds::tokenizer), path);
 }
 
 std::unique_ptr<bpe_tokenizer> bpe_tokenizer::from_json(std::string_view text, const std::string& path) {
