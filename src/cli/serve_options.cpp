@@ -145,6 +145,9 @@ void add_options(CLI::App& c, serve_arguments& a) {
       ->capture_default_str();
   c.add_option("--itl-limit-metric", s.limit.metric, "itl (pooled gaps) or tpot (per request) for --max-itl-ms")
       ->capture_default_str();
+  c.add_option("--max-failed-share", s.max_failed_share,
+               "A point in which a larger share of the requests failed is INVALID (0 to 1; 0: any failure)")
+      ->capture_default_str();
   c.add_option("--max-lateness-ms", s.load.max_lateness_p99_ms, "p99 send lateness above which a point is INVALID")
       ->capture_default_str();
   c.add_option("--slo", a.slo,

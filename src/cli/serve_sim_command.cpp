@@ -18,6 +18,8 @@ struct sim_arguments {
   serve::sim_server_settings settings;
   std::string fault = "none";
   std::string fault_bytes = "50000000";
+  std::string max_body_bytes = "32M";
+  std::string idle_timeout = "60s";
   bool batch_writes = false;
 };
 
@@ -27,6 +29,8 @@ int execute(const sim_arguments& a) {
   settings.fault_bytes = parse_size(a.fault_bytes, "--fault-bytes");
   if (settings.fault_bytes < 1) throw usage_error("--fault-bytes must be at least 1");
   settings.write_each_event = !a.batch_writes;
+  settings.max_body_bytes = parse_size(a.max_body_bytes, "--max-body-bytes");
+  settings.idle_timeout_s = parse_duration_s(a.idle_timeout, "--idle-timeout");
   const auto& e = settings.engine;
   if (!(e.prefill_tokens_per_s > 0) || e.decode_base_ms < 0 || e.decode_per_seq_ms < 0 || e.max_num_seqs < 1 ||
       e.kv_cache_tokens < 2 || e.jitter < 0) {
@@ -83,6 +87,15 @@ command_action add_serve_sim_command(CLI::App& app) {
   command->add_option("--fault", a->fault, "Inject a fault: " + serve::sim_fault_help())->capture_default_str();
   command->add_option("--fault-every", s.fault_every, "Every N-th request gets the fault")->capture_default_str();
   command->add_option("--fault-bytes", a->fault_bytes, "Bytes of the huge-chunk fault's text (e.g. 50000000, 64M)")
+      ->capture_default_str();
+  command
+      ->add_option("--max-body-bytes", a->max_body_bytes,
+                   "Refuse a request body larger than this with HTTP 413 (e.g. 32M; 0: no limit)")
+      ->capture_default_str();
+  command
+      ->add_option("--idle-timeout", a->idle_timeout,
+                   "Close a connection that sends nothing for this long between requests (0: never; a request "
+                   "being answered is never idle)")
       ->capture_default_str();
   command->add_option(
       "--request-log", s.request_log,

@@ -1,5 +1,7 @@
 #include "serve/arrival_schedule.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <random>
 
@@ -19,7 +21,19 @@ std::vector<double> arrival_times(std::size_t count, double rate, double burstin
     times[i] = t;
     t += gap(generator);
   }
+  check_schedule_span(times, fmt::format("--request-rate {:g} with --burstiness {:g}", rate, burstiness));
   return times;
+}
+
+void check_schedule_span(const std::vector<double>& times, const std::string& what) {
+  if (times.empty()) return;
+  const double last = times.back();
+  if (!(last <= max_schedule_s)) {
+    throw usage_error(
+        fmt::format("{}: the last of {} requests would be sent {:.3g} s after the first; a point's "
+                    "schedule may last {:g} days at most",
+                    what, times.size(), last, max_schedule_s / 86400));
+  }
 }
 
 }  // namespace ironbench::serve

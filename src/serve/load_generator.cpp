@@ -148,6 +148,7 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
     for (const auto& r : all_requests) {
       full_schedule.push_back((r.send_at_s - all_requests.front().send_at_s) / s.trace_speed);
     }
+    check_schedule_span(full_schedule, fmt::format("the trace's times at --trace-speed {:g}", s.trace_speed));
   } else {
     full_schedule = arrival_times(starters.size(), s.request_rate, s.burstiness, s.seed);
   }
@@ -231,6 +232,10 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
       } else if (!st->timing.has_first_token()) {
         r.error_class = "empty";
         r.error = "no token in the response";
+      } else if (!st->timing.saw_end()) {
+        r.error_class = "truncated";
+        r.error = fmt::format("the stream ended after {} token events without a finish_reason, [DONE] or usage",
+                              st->timing.token_events());
       }
     } else {
       const auto chunk = parse_openai_chunk(st->body, s.api);

@@ -141,6 +141,7 @@ void request_timing::on_chunk(double time_s, const openai_chunk& chunk) {
   if (chunk.invalid_utf8) invalid_utf8_ = true;
   if (chunk.completion_tokens) completion_tokens_ = chunk.completion_tokens;
   if (chunk.prompt_tokens) prompt_tokens_ = chunk.prompt_tokens;
+  if (!chunk.finish_reason.empty()) finished_ = true;
   if (!chunk.has_choices) return;
   ++events_;
   if (!first_s_) {

@@ -70,6 +70,10 @@ class request_timing {
   /// and no tokenizer is given (exact for servers that stream one token per chunk).
   [[nodiscard]] std::size_t text_events() const { return text_events_; }
   [[nodiscard]] bool done() const { return done_; }
+  /// Whether the stream said that it ended: "[DONE]", a choice's finish_reason or a usage
+  /// object. A stream that stops without any of them (the connection closed cleanly after
+  /// some tokens) was cut short: the request is "truncated", not completed.
+  [[nodiscard]] bool saw_end() const { return done_ || finished_ || completion_tokens_.has_value(); }
 
  private:
   double send_s_;
@@ -84,6 +88,7 @@ class request_timing {
   std::size_t events_ = 0;
   std::size_t text_events_ = 0;
   bool done_ = false;
+  bool finished_ = false;  ///< a finish_reason was seen
 };
 
 }  // namespace ironbench::serve

@@ -7,14 +7,17 @@
 #include <memory>
 #include <sstream>
 
+#include "core/error.hpp"
 #include "core/json_text.hpp"
 #include "core/utc_time.hpp"
 #include "schema/serving.hpp"
+#include "serve/arrival_schedule.hpp"
 #include "serve/client_ranks.hpp"
 #include "serve/metrics/engine_metric_names.hpp"
 #include "serve/metrics/metrics_scraper.hpp"
 #include "serve/metrics/server_metrics_summary.hpp"
 #include "serve/point_timeline.hpp"
+#include "serve/point_verdict.hpp"
 #include "serve/progress_line.hpp"
 #include "serve/serve_report.hpp"
 
@@ -100,6 +103,16 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
                const std::atomic<bool>* cancel, const sweep_callbacks& callbacks, sweep_outcome& out) {
   const double concurrency = load.max_concurrency, rate = load.request_rate;
   const auto& ranks = s.ranks;
+  // A trace's schedule is checked before anything is sent (run_load checks it again).
+  if (!requests.empty() && requests.front().send_at_s >= 0) {
+    std::vector<double> times;
+    for (const auto& r : requests) times.push_back((r.send_at_s - requests.front().send_at_s) / load.trace_speed);
+    check_schedule_span(times, fmt::format("the trace's times at --trace-speed {:g}", load.trace_speed));
+  }
+  if (static_cast<std::size_t>(std::max(0, s.num_warmups)) >= requests.size()) {
+    throw usage_error(fmt::format("--num-warmups {} leaves none of the dataset's {} requests to measure", s.num_warmups,
+                                  requests.size()));
+  }
   if (s.num_warmups > 0) {
     std::vector<prepared_request> warm(requests.begin(), requests.begin() + s.num_warmups);
     requests.erase(requests.begin(), requests.begin() + s.num_warmups);
@@ -134,8 +147,9 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
         scrape_settings{scrape_urls, s.server_metrics.interval_s,
                         scrape_headers(scrape_urls, load.base_urls, load.headers), load.ca_file, load.verify_tls});
   }
-  const auto result = gather_ranks(ranks, run_load(requests, measured, cancel), load);
+  auto result = gather_ranks(ranks, run_load(requests, measured, cancel), load);
   if (ranks.rank != 0) return result.interrupted;  // rank 0 reports the point
+  judge_point(result, s.max_failed_share);
   // The GPUs stop being watched when the load ends.
   double output_tokens = 0;
   for (const auto& r : result.records) output_tokens += r.success ? static_cast<double>(r.output_len) : 0;

@@ -14,7 +14,9 @@
 #include "core/text.hpp"
 #include "core/units.hpp"
 #include "schema/serving.hpp"
+#include "serve/arrival_schedule.hpp"
 #include "serve/chat/chat_template.hpp"
+#include "serve/chat/chat_template_check.hpp"
 #include "serve/client_memory.hpp"
 #include "serve/serve_report.hpp"
 #include "serve/sweep_strategies.hpp"
@@ -137,6 +139,26 @@ void check_sweep_settings(const sweep_settings& s) {
     if (c < 0 || c != std::floor(c) || std::isinf(c)) throw usage_error("--max-concurrency takes whole numbers");
   }
   if (s.num_prompts < 1) throw usage_error("--num-prompts must be at least 1");
+  if (s.num_warmups < 0) throw usage_error(fmt::format("--num-warmups must be 0 or more, not {}", s.num_warmups));
+  if (s.num_prompts_per_concurrency < 0) throw usage_error("--num-prompts-per-concurrency must be 0 or more");
+  if (!(s.max_failed_share >= 0 && s.max_failed_share <= 1)) {
+    throw usage_error("--max-failed-share must be from 0 to 1 (the share of a point's requests that may fail)");
+  }
+  // A rate so low that the point's schedule could not end (its expected span; the schedule
+  // itself is checked again when it is drawn).
+  for (double c : s.concurrencies) {
+    const double count = s.num_prompts_per_concurrency > 0 && c > 0
+                             ? static_cast<double>(s.num_prompts_per_concurrency) * c
+                             : static_cast<double>(s.num_prompts);
+    for (double r : s.rates) {
+      if (r > 0 && !((count - 1) / r <= max_schedule_s)) {
+        throw usage_error(
+            fmt::format("--request-rate {:g}: {:g} requests would take {:.3g} s to send; a point's "
+                        "schedule may last {:g} days at most",
+                        r, count, (count - 1) / r, max_schedule_s / 86400));
+      }
+    }
+  }
   const auto& dataset = dataset_named(s.dataset_name);
   if (dataset.needs_path && s.dataset_path.empty()) {
     throw usage_error(fmt::format("--dataset-name {} needs --dataset-path", s.dataset_name));
@@ -181,10 +203,15 @@ namespace {
 // the tokenizer's own (none without a tokenizer, or on /v1/completions).
 std::shared_ptr<const chat::chat_template> chat_template_of(const sweep_settings& s, bool have_tokenizer) {
   if (s.chat_template == "none" || s.body.api != openai_api::chat || !have_tokenizer) return nullptr;
-  if (s.chat_template != "auto")
-    return std::make_shared<const chat::chat_template>(chat::chat_template::load(s.chat_template));
-  auto found = chat::chat_template::find_for_tokenizer(tokenizer_file(s.tokenizer));
-  return found ? std::make_shared<const chat::chat_template>(std::move(*found)) : nullptr;
+  std::optional<chat::chat_template> found;
+  if (s.chat_template != "auto") {
+    found = chat::chat_template::load(s.chat_template);
+  } else {
+    found = chat::chat_template::find_for_tokenizer(tokenizer_file(s.tokenizer));
+  }
+  if (!found) return nullptr;
+  chat::require_rendered_content(*found);
+  return std::make_shared<const chat::chat_template>(std::move(*found));
 }
 
 }  // namespace

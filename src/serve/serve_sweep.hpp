@@ -19,6 +19,7 @@
 #include "serve/datasets.hpp"
 #include "serve/load_generator.hpp"
 #include "serve/point_energy.hpp"
+#include "serve/point_verdict.hpp"
 #include "serve/serving_metrics.hpp"
 #include "serve/slo_search.hpp"
 #include "serve/vllm_result_file.hpp"
@@ -53,6 +54,8 @@ struct sweep_settings {
   std::int64_t num_prompts = 1000;
   std::int64_t num_prompts_per_concurrency = 0;  ///< positive: requests per point = this x max concurrency
   int num_warmups = 0;                           ///< requests sent first at full speed, not measured
+  /// A point in which a larger share of the requests sent failed is INVALID (point_verdict.hpp).
+  double max_failed_share = default_max_failed_share;
   metric_selection selection;
   goodput_slo slo;
   result_file_options save;
@@ -91,8 +94,9 @@ struct sweep_settings {
 void normalize_base_urls(std::vector<std::string>& urls);
 
 /// Checks `settings` before anything is sent and throws usage_error with the flag's message:
-/// base URLs, --ca-cert, --header, --tokenizer, percentile metrics and percentiles, rates,
-/// concurrencies, --num-prompts, the dataset (known, with --dataset-path when it needs one),
+/// base URLs, --ca-cert, --header, --tokenizer, percentile metrics and percentiles, rates
+/// (and that each point's schedule ends within max_schedule_s), concurrencies, --num-prompts,
+/// --num-warmups, --max-failed-share, the dataset (known, with --dataset-path when it needs one),
 /// --metrics-url and --metrics-interval.
 void check_sweep_settings(const sweep_settings& settings);
 

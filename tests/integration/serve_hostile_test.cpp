@@ -3,12 +3,14 @@
 // page with status 200). Every run must finish, account for every request (completed + failed
 // by class = sent), keep its memory bounded and say in its verdict what it could not trust.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -236,6 +238,70 @@ TEST(ServeHostile, ImpossibleSizesAndInjectedHeadersAreRefusedBeforeAnythingIsSe
     EXPECT_NE(r.err.find("--header"), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find("X-Injected"), std::string::npos) << "the value is not repeated: " << r.err;
   }
+}
+
+// A stream that ends cleanly after some tokens, without a finish_reason, [DONE] or usage, was
+// cut short: truncated, not completed. Above --max-failed-share the point is INVALID.
+TEST(ServeHostile, AStreamEndingWithoutItsEndIsTruncatedAndTooManyFailuresAreInvalid) {
+  sim_process sim({"--fault", "end-early", "--fault-every", "3", "--decode-base-ms", "2"});
+  ASSERT_GT(sim.port(), 0);
+  const auto r = serve_against(sim, {});
+  EXPECT_EQ(r.exit_code, 0) << "3 of 9 is within the default share, 0.5\n" << r.err;
+  expect_every_request_accounted_for(r.point, 9);
+  EXPECT_EQ(r.point.at("completed"), 6);
+  EXPECT_EQ(r.point.at("errors_by_class").value("truncated", 0), 3) << r.point.at("errors_by_class").dump();
+  EXPECT_EQ(r.point.at("total_output_tokens"), 6 * 6);
+  const auto strict = serve_against(sim, {"--max-failed-share", "0.2"});
+  EXPECT_EQ(strict.exit_code, 1) << strict.err;
+  EXPECT_EQ(strict.run.at("cases").at(0).at("status"), "invalid");
+  const auto reason = strict.point.at("client").at("invalid_reason").get<std::string>();
+  EXPECT_NE(reason.find("3 of 9 requests failed (33 %), more than --max-failed-share 0.2"), std::string::npos)
+      << reason;
+  EXPECT_NE(reason.find("truncated"), std::string::npos) << reason;
+}
+
+// Settings no one can mean are refused in one line before anything is sent.
+TEST(ServeHostile, SettingsThatCannotBeMeantAreUsageErrors) {
+  const auto dir = make_temp_dir("ironbench_hostile_settings_");
+  {
+    std::ofstream far(dir + "/far.jsonl");
+    far << "{\"timestamp\": 0, \"input_length\": 8, \"output_length\": 4}\n"
+        << "{\"timestamp\": 1e18, \"input_length\": 8, \"output_length\": 4}\n";
+    std::ofstream near(dir + "/near.jsonl");
+    near << "{\"timestamp\": 0, \"input_length\": 8, \"output_length\": 4}\n"
+         << "{\"timestamp\": 10, \"input_length\": 8, \"output_length\": 4}\n";
+  }
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--num-warmups", "-1"}, "--num-warmups must be 0 or more"},
+      {{"--max-failed-share", "1.5"}, "--max-failed-share"},
+      {{"--request-rate", "1e-300"}, "7 days at most"},
+      {{"--dataset-name", "trace", "--dataset-path", dir + "/far.jsonl"}, "7 days at most"},
+      {{"--dataset-name", "trace", "--dataset-path", dir + "/near.jsonl", "--trace-speed", "1e-300"}, "7 days at most"},
+  };
+  for (const auto& [extra, message] : cases) {
+    std::vector<std::string> args = {"serve", "--base-url", "http://127.0.0.1:1", "--no-save"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = run_ironbench(args);
+    EXPECT_EQ(r.exit_code, 2) << extra.at(0) << ": " << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("no request"), std::string::npos) << "nothing was sent: " << r.err;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// Ctrl-C during a point: what it measured so far is shown, never as VALID.
+TEST(ServeHostile, AnInterruptedPointIsNeverValid) {
+  sim_process sim({"--decode-base-ms", "2"});
+  ASSERT_GT(sim.port(), 0);
+  const auto process =
+      start_ironbench({"serve", "--base-url", sim.url(), "--no-save", "--num-prompts", "100", "--request-rate", "4",
+                       "--random-input-len", "8", "--random-output-len", "4", "--max-lateness-ms", "1000"});
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  kill(process.pid, SIGINT);
+  const auto r = wait_for(process);
+  EXPECT_NE(r.exit_code, 0) << r.out << r.err;
+  EXPECT_FALSE(std::regex_search(r.out, std::regex(R"(Verdict:\s+VALID)"))) << r.out;
+  EXPECT_NE(r.out.find("INVALID: interrupted (Ctrl-C) with"), std::string::npos) << r.out;
 }
 
 }  // namespace

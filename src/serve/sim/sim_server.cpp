@@ -5,6 +5,7 @@
 #include <event2/event.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
+#include <event2/listener.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/resource.h>
@@ -12,16 +13,21 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <mutex>
 
 #include "core/error.hpp"
 #include "core/json.hpp"
 #include "core/json_text.hpp"
 #include "serve/sim/sim_metrics.hpp"
+#include "serve/sim/sim_request_body.hpp"
 #include "serve/text_units.hpp"
 
 namespace ironbench::serve {
@@ -74,12 +80,25 @@ class sim_server {
     http_ = evhttp_new(base_);
     evhttp_set_allowed_methods(http_, EVHTTP_REQ_GET | EVHTTP_REQ_POST);
     evhttp_set_gencb(http_, &sim_server::on_request, this);
+    evhttp_set_bevcb(http_, &sim_server::on_accepted, this);
+    if (s.max_body_bytes > 0) evhttp_set_max_body_size(http_, static_cast<ev_ssize_t>(s.max_body_bytes));
+    evhttp_set_max_headers_size(http_, max_headers_bytes);
+    if (s.idle_timeout_s > 0) {
+      idle_timeout_ = to_timeval(s.idle_timeout_s);
+      evhttp_set_timeout_tv(http_, &idle_timeout_);
+    }
+    accept_timer_ = evtimer_new(base_, &sim_server::on_accept_resume, this);
     step_timer_ = evtimer_new(base_, &sim_server::on_step, this);
     stop_timer_ = event_new(base_, -1, EV_PERSIST, &sim_server::on_stop_check, this);
   }
   sim_server(const sim_server&) = delete;
   sim_server& operator=(const sim_server&) = delete;
   ~sim_server() {
+    if (listener_ != nullptr) {
+      const std::lock_guard lock(listening_mutex());
+      listening().erase(listener_);
+    }
+    event_free(accept_timer_);
     event_free(stop_timer_);
     event_free(step_timer_);
     evhttp_free(http_);
@@ -98,6 +117,12 @@ class sim_server {
     getsockname(evhttp_bound_socket_get_fd(bound), reinterpret_cast<sockaddr*>(&address), &length);
     const int port = address.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&address)->sin6_port)
                                                    : ntohs(reinterpret_cast<sockaddr_in*>(&address)->sin_port);
+    listener_ = evhttp_bound_socket_get_listener(bound);
+    {
+      const std::lock_guard lock(listening_mutex());
+      listening()[listener_] = this;
+    }
+    evconnlistener_set_error_cb(listener_, &sim_server::on_accept_error);
     stop_ = &stop;
     timeval period{0, 50000};
     event_add(stop_timer_, &period);
@@ -106,6 +131,67 @@ class sim_server {
   }
 
  private:
+  static constexpr ev_ssize_t max_headers_bytes = 64 * 1024;
+
+  static timeval to_timeval(double seconds) {
+    const auto micros = static_cast<long long>(seconds * 1e6);
+    return {static_cast<time_t>(micros / 1000000), static_cast<suseconds_t>(micros % 1000000)};
+  }
+
+  // accept() failed for a reason libevent does not retry (EMFILE, ENFILE, ENOBUFS, ENOMEM):
+  // the listening socket stays readable, so accepting again at once would spin. Accepting
+  // pauses for 100 ms instead (the pending connections wait in the backlog), with one line on
+  // stderr for the whole shortage: the next accepted connection ends it.
+  static void on_accept_error(evconnlistener* listener, void*) {
+    auto* s = server_of(listener);
+    if (s == nullptr) return;
+    const int code = EVUTIL_SOCKET_ERROR();
+    evconnlistener_disable(listener);
+    if (!s->accept_failing_) {
+      s->accept_failing_ = true;
+      std::fprintf(stderr, "serve-sim: accept() failed (%s): new connections wait, accepting again every 100 ms\n",
+                   std::strerror(code));
+      std::fflush(stderr);
+    }
+    timeval pause{0, 100000};
+    evtimer_add(s->accept_timer_, &pause);
+  }
+
+  // The server listening with `listener` (whose callback argument is evhttp's, not ours).
+  static std::map<evconnlistener*, sim_server*>& listening() {
+    static std::map<evconnlistener*, sim_server*> servers;
+    return servers;
+  }
+  static sim_server* server_of(evconnlistener* listener) {
+    const std::lock_guard lock(listening_mutex());
+    const auto it = listening().find(listener);
+    return it == listening().end() ? nullptr : it->second;
+  }
+  static std::mutex& listening_mutex() {
+    static std::mutex mutex;
+    return mutex;
+  }
+
+  static void on_accept_resume(evutil_socket_t, short, void* self) {
+    evconnlistener_enable(static_cast<sim_server*>(self)->listener_);
+  }
+
+  // Every accepted connection's buffer, made as evhttp makes it; a connection accepted ends a
+  // shortage of descriptors.
+  static bufferevent* on_accepted(event_base* base, void* self) {
+    static_cast<sim_server*>(self)->accept_failing_ = false;
+    return bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
+  }
+
+  // A connection whose request is being answered is not idle, however long its stream (or a
+  // stall) lasts: its timeouts are off until the answer's end, then idle again.
+  void set_idle_timeout(evhttp_connection* connection, bool answering) const {
+    if (connection == nullptr || !evutil_timerisset(&idle_timeout_)) return;
+    if (auto* channel = evhttp_connection_get_bufferevent(connection)) {
+      bufferevent_set_timeouts(channel, answering ? nullptr : &idle_timeout_, answering ? nullptr : &idle_timeout_);
+    }
+  }
+
   static void on_stop_check(evutil_socket_t, short, void* self) {
     auto* s = static_cast<sim_server*>(self);
     if (s->request_log_.is_open()) s->request_log_.flush();  // readable while it runs
@@ -181,6 +267,8 @@ class sim_server {
     evbuffer_copyout(input, body.data(), size);
     const auto j = json::parse(body, nullptr, false);
     if (j.is_discarded() || !j.is_object()) return reply_error(request, 400, "Bad Request", "the body is not JSON");
+    const auto reading = read_sim_body(j);
+    if (!reading.error.empty()) return reply_error(request, 400, "Bad Request", reading.error);
 
     const auto number = ++requests_;
     sim_fault fault = sim_fault::none;
@@ -203,12 +291,10 @@ class sim_server {
     a.request = request;
     a.connection = evhttp_request_get_connection(request);
     a.chat = chat;
-    a.stream = j.value("stream", false);
-    a.include_usage = j.contains("stream_options") && j.at("stream_options").is_object() &&
-                      j.at("stream_options").value("include_usage", false);
+    a.stream = reading.request.stream;
+    a.include_usage = reading.request.include_usage;
     a.prompt_tokens = sim_prompt_tokens(body);
-    a.max_tokens = j.value("max_completion_tokens", j.value("max_tokens", std::int64_t{16}));
-    if (a.max_tokens < 1) return reply_error(request, 400, "Bad Request", "max_tokens must be at least 1");
+    a.max_tokens = reading.request.max_tokens;
     a.id = fmt::format("{}-{}", chat ? "chatcmpl" : "cmpl", number);
     a.created = static_cast<long long>(unix_seconds());
     a.fault = fault;
@@ -219,6 +305,7 @@ class sim_server {
                                      a.max_tokens, settings_.engine.kv_cache_tokens));
     }
     evhttp_connection_set_closecb(a.connection, &sim_server::on_close, this);
+    set_idle_timeout(a.connection, true);
     if (a.stream) {
       evkeyvalq* headers = evhttp_request_get_output_headers(request);
       evhttp_add_header(headers, "Content-Type", "text/event-stream");
@@ -336,6 +423,15 @@ class sim_server {
         evhttp_connection_free(connection);  // closes the socket mid-stream
         return;
       }
+      if (a.fault == sim_fault::end_early && e.token_index == 1 && !e.finished) {
+        engine_.cancel(e.id);
+        evhttp_connection_set_closecb(a.connection, nullptr, nullptr);
+        set_idle_timeout(a.connection, false);
+        evhttp_send_reply_end(a.request);  // a well-formed end of the reply, with no end of the answer
+        log_request(e.id, a, "ended early");
+        active_.erase(it);
+        return;
+      }
       if (a.fault == sim_fault::stall && e.token_index == 0) a.stalled = true;
     }
     if (!a.stream) a.text += word;
@@ -376,6 +472,7 @@ class sim_server {
   void usage_done(std::map<std::uint64_t, active_request>::iterator it) {
     auto& a = it->second;
     const auto completion_tokens = reported_completion_tokens(a);
+    set_idle_timeout(a.connection, false);  // before the reply's end, which may free the connection
     const json usage = {{"prompt_tokens", a.prompt_tokens},
                         {"completion_tokens", completion_tokens},
                         {"total_tokens", a.prompt_tokens + completion_tokens}};
@@ -461,6 +558,10 @@ class sim_server {
   evhttp* http_ = nullptr;
   event* step_timer_ = nullptr;
   event* stop_timer_ = nullptr;
+  event* accept_timer_ = nullptr;
+  evconnlistener* listener_ = nullptr;
+  bool accept_failing_ = false;
+  timeval idle_timeout_{};
   const std::atomic<bool>* stop_ = nullptr;
   bool stepping_ = false;
   std::chrono::steady_clock::time_point planned_end_;
@@ -478,6 +579,8 @@ const std::vector<sim_fault_entry>& sim_faults() {
       {sim_fault::http_429, "http-429", "HTTP 429 Too Many Requests"},
       {sim_fault::http_500, "http-500", "HTTP 500 Internal Server Error"},
       {sim_fault::truncate, "truncate", "the connection closed after 2 tokens"},
+      {sim_fault::end_early, "end-early",
+       "the stream ended cleanly after 2 tokens, without a finish_reason, usage or [DONE]"},
       {sim_fault::malformed, "malformed", "a chunk that is not JSON"},
       {sim_fault::stall, "stall", "no more bytes after the first token, the connection left open"},
       {sim_fault::invalid_utf8, "invalid-utf8", "a raw 0xFF byte in the second token's text"},

@@ -25,6 +25,7 @@ enum class sim_fault {
   http_429,
   http_500,
   truncate,
+  end_early,
   malformed,
   stall,
   invalid_utf8,
@@ -71,10 +72,20 @@ struct sim_server_settings {
   /// admitted, finished or cancelled): {"t_ns", "running", "waiting", "kv_used", "kv_total"},
   /// CLOCK_MONOTONIC ns: the ground truth of what /metrics reports.
   std::string state_log;
+  /// A request body larger than this is refused with HTTP 413 before it is read (0: no limit).
+  std::int64_t max_body_bytes = 32 * 1024 * 1024;
+  /// A connection that has sent nothing and been sent nothing for this long is closed
+  /// (seconds; 0: never). A request being answered keeps its connection whatever the time:
+  /// only connections between requests, or sending a request slowly, are idle.
+  double idle_timeout_s = 60;
 };
 
 /// Serves until `stop` becomes true (checked every 50 ms). `on_listening` gets the bound port
 /// once the socket listens. Throws ironbench::error when the address cannot be bound.
+/// A request body of the wrong shape (sim_request.hpp) is answered with HTTP 400 naming the
+/// field, one over max_body_bytes with 413. When accept() fails for want of file descriptors
+/// (EMFILE, ENFILE) or memory, new connections wait: accepting pauses for 100 ms at a time and
+/// one line goes to stderr for each such shortage (not one per attempt).
 void run_sim_server(const sim_server_settings& settings, const std::atomic<bool>& stop,
                     const std::function<void(int port)>& on_listening);
 

@@ -56,5 +56,31 @@ TEST(RequestTiming, VllmRulesHandComputed) {
   EXPECT_TRUE(t.done());
 }
 
+// A stream that stops after some tokens without saying it ended (no finish_reason, no
+// "[DONE]", no usage) was cut short; any one of the three is an end.
+TEST(RequestTiming, AStreamWithoutAnEndDidNotEnd) {
+  const auto token =
+      parse_openai_chunk(R"({"choices":[{"index":0,"text":" a","finish_reason":null}]})", openai_api::completions);
+  request_timing cut(0);
+  cut.on_chunk(0.1, token);
+  cut.on_chunk(0.2, token);
+  EXPECT_TRUE(cut.has_first_token());
+  EXPECT_FALSE(cut.saw_end());
+  request_timing finished(0);
+  finished.on_chunk(0.1, token);
+  finished.on_chunk(0.2, parse_openai_chunk(R"({"choices":[{"index":0,"text":"","finish_reason":"stop"}]})",
+                                            openai_api::completions));
+  EXPECT_TRUE(finished.saw_end());
+  request_timing done(0);
+  done.on_chunk(0.1, token);
+  done.on_chunk(0.2, parse_openai_chunk("[DONE]", openai_api::completions));
+  EXPECT_TRUE(done.saw_end());
+  request_timing usage(0);
+  usage.on_chunk(0.1, token);
+  usage.on_chunk(0.2, parse_openai_chunk(R"({"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1}})",
+                                         openai_api::completions));
+  EXPECT_TRUE(usage.saw_end());
+}
+
 }  // namespace
 }  // namespace ironbench::serve

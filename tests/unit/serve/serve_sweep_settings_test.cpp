@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "serve/arrival_schedule.hpp"
 #include "serve/serve_sweep.hpp"
 #include "usage_message.hpp"
 
@@ -133,6 +134,41 @@ TEST(ServeSweepSettings, RunSweepChecksBeforeSending) {
   auto s = good_settings();
   s.num_prompts = 0;
   EXPECT_EQ(usage_message([&] { (void)run_sweep(s, nullptr, {}); }), "--num-prompts must be at least 1");
+}
+
+// Settings that cannot be meant: a negative warm-up count (which changed the number of
+// prompts), a failed share outside 0..1, and schedules that could not end.
+TEST(ServeSweepSettings, SettingsThatCannotBeMeantAreUsageErrors) {
+  EXPECT_EQ(check_message([](sweep_settings& s) { s.num_warmups = -1; }), "--num-warmups must be 0 or more, not -1");
+  for (double share : {-0.1, 1.5, std::numeric_limits<double>::quiet_NaN()}) {
+    EXPECT_NE(check_message([&](sweep_settings& s) { s.max_failed_share = share; }).find("--max-failed-share"),
+              std::string::npos)
+        << share;
+  }
+  EXPECT_EQ(check_message([](sweep_settings& s) { s.max_failed_share = 0; }), "no usage_error");
+  EXPECT_EQ(check_message([](sweep_settings& s) { s.max_failed_share = 1; }), "no usage_error");
+  const auto slow = check_message([](sweep_settings& s) { s.rates = {1e-300}; });
+  EXPECT_NE(slow.find("--request-rate 1e-300"), std::string::npos) << slow;
+  EXPECT_NE(slow.find("7 days at most"), std::string::npos) << slow;
+  // 1000 requests at 0.002/s take 5.8 days: allowed; 0.001/s, 11.6 days: not.
+  EXPECT_EQ(check_message([](sweep_settings& s) { s.rates = {0.002}; }), "no usage_error");
+  EXPECT_NE(check_message([](sweep_settings& s) { s.rates = {10, 0.001}; }), "no usage_error");
+  EXPECT_NE(check_message([](sweep_settings& s) {
+              s.num_prompts_per_concurrency = 100;
+              s.concurrencies = {1, 64};
+              s.rates = {0.01};
+            }),
+            "no usage_error");
+}
+
+TEST(ArrivalSchedule, AScheduleThatCouldNotEndIsAUsageError) {
+  EXPECT_NO_THROW((void)arrival_times(1000, 0.002, 1, 0));
+  const auto message = usage_message([] { (void)arrival_times(10, 1e-300, 1, 0); });
+  EXPECT_NE(message.find("7 days at most"), std::string::npos) << message;
+  // Two requests a mean 30 years apart: the drawn gap, not only the mean, is checked.
+  EXPECT_NE(usage_message([] { (void)arrival_times(2, 1e-9, 1, 0); }), "no usage_error");
+  EXPECT_NE(usage_message([] { check_schedule_span({0, 1e15}, "a trace"); }), "no usage_error");
+  EXPECT_EQ(usage_message([] { check_schedule_span({0, max_schedule_s}, "a trace"); }), "no usage_error");
 }
 
 }  // namespace
