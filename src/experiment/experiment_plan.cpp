@@ -10,6 +10,7 @@
 #include "core/text.hpp"
 #include "core/units.hpp"
 #include "experiment/log_pattern.hpp"
+#include "experiment/recipe_limits.hpp"
 
 namespace ironbench::experiment {
 namespace {
@@ -24,20 +25,21 @@ auto located(const source_location& where, Parse parse) {
   }
 }
 
-double duration_of(const located_text& text, const variable_map& vars, double fallback, const char* what) {
+double duration_of(const located_text& text, const variable_map& vars, double fallback, const char* what,
+                   expansion_budget& budget) {
   if (text.text.empty()) return fallback;
-  const auto value = expand(text.text, text.where, vars);
+  const auto value = expand(text.text, text.where, vars, budget);
   return located(text.where, [&] { return parse_duration_s(value, what); });
 }
 
-planned_step plan_step(const recipe_step& s, const variable_map& vars) {
-  const auto x = [&](const located_text& t) { return expand(t.text, t.where, vars); };
+planned_step plan_step(const recipe_step& s, const variable_map& vars, expansion_budget& budget) {
+  const auto x = [&](const located_text& t) { return expand(t.text, t.where, vars, budget); };
   planned_step p;
   p.kind = s.kind;
   p.name = s.name;
-  p.timeout_s = duration_of(s.timeout, vars, 0, "timeout");
+  p.timeout_s = duration_of(s.timeout, vars, 0, "timeout", budget);
   if (!s.repeat.text.empty()) {
-    const auto text = expand(s.repeat.text, s.repeat.where, vars);
+    const auto text = x(s.repeat);
     p.repeat = static_cast<int>(located(s.repeat.where, [&] { return parse_integer(text, "repeat"); }));
     if (p.repeat < 1) throw recipe_error(s.repeat.where, "repeat must be at least 1");
   }
@@ -47,8 +49,8 @@ planned_step plan_step(const recipe_step& s, const variable_map& vars) {
   for (const auto& [k, v] : s.env) p.env.emplace_back(k, x(v));
   p.ready_url = x(s.ready.url);
   p.ready_model = x(s.ready.model);
-  p.ready_timeout_s = duration_of(s.ready.timeout, vars, 600, "ready timeout");
-  p.stop_grace_s = duration_of(s.stop_grace, vars, 10, "stop_grace");
+  p.ready_timeout_s = duration_of(s.ready.timeout, vars, 600, "ready timeout", budget);
+  p.stop_grace_s = duration_of(s.stop_grace, vars, 10, "stop_grace", budget);
   for (const auto& [k, v] : s.options) p.options.emplace_back(k, x(v));
   for (const auto& a : s.arguments) p.arguments.push_back(x(a));
   p.url = x(s.url);
@@ -87,11 +89,29 @@ std::vector<std::vector<std::pair<std::string, std::string>>> grid(
   return points;
 }
 
+// The number of points is the product of the matrix variables' numbers of values: checked
+// before the grid is built (recipe_limits.hpp), at the variable that passes the limit.
+void check_point_count(const std::vector<std::pair<std::string, std::vector<located_text>>>& matrix,
+                       const std::vector<std::pair<std::string, std::vector<std::string>>>& values) {
+  double points = 1;
+  std::vector<std::string> factors;
+  const source_location* where = nullptr;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    points *= static_cast<double>(values[i].second.size());
+    factors.push_back(fmt::format("{} {}", values[i].second.size(), values[i].first));
+    if (where == nullptr && points > static_cast<double>(max_plan_points)) where = &matrix[i].second.front().where;
+  }
+  if (where == nullptr) return;
+  throw recipe_error(*where, fmt::format("the matrix has {:.0f} points ({}), more than {} (the limit of points in a "
+                                         "plan)",
+                                         points, join(factors, " x "), max_plan_points));
+}
+
 // Whether a step runs at a point: its `when`, expanded, is true (default) or false, or
 // compares two texts: "A == B", "A != B", or finds A in a comma-separated list: "A in B,C".
-bool step_enabled(const recipe_step& s, const variable_map& vars) {
+bool step_enabled(const recipe_step& s, const variable_map& vars, expansion_budget& budget) {
   if (s.when.text.empty()) return true;
-  const auto value = expand(s.when.text, s.when.where, vars);
+  const auto value = expand(s.when.text, s.when.where, vars, budget);
   if (value == "true") return true;
   if (value == "false") return false;
   for (const std::string op : {" == ", " != ", " in "}) {
@@ -111,8 +131,9 @@ bool step_enabled(const recipe_step& s, const variable_map& vars) {
 
 // The variables of the profile the variable `profile` names, over the recipe's own variables
 // and under --set (`set_names`).
-void apply_profile(const recipe& r, const std::vector<std::string>& set_names, variable_map& base) {
-  const auto name = expand_variable("profile", base);
+void apply_profile(const recipe& r, const std::vector<std::string>& set_names, variable_map& base,
+                   expansion_budget& budget) {
+  const auto name = expand_variable("profile", base, budget);
   const auto chosen =
       std::find_if(r.profiles.begin(), r.profiles.end(), [&](const auto& p) { return p.first == name; });
   if (chosen == r.profiles.end()) {
@@ -240,7 +261,8 @@ experiment_plan plan_experiment(const recipe& r, const std::vector<std::pair<std
       throw usage_error(fmt::format("--set {}: the recipe has no variable '{}'", name, name));
     }
   }
-  if (!r.profiles.empty()) apply_profile(r, set_names, base);
+  expansion_budget budget;  // of the whole plan
+  if (!r.profiles.empty()) apply_profile(r, set_names, base, budget);
   experiment_plan plan;
   plan.name = r.name;
   plan.description = r.description;
@@ -248,19 +270,19 @@ experiment_plan plan_experiment(const recipe& r, const std::vector<std::pair<std
   // Every variable must expand (no undefined names, no cycles), used or not.
   std::string identity = r.text + "\n";
   for (const auto& [name, def] : base) {
-    const auto value = expand_variable(name, base);
+    const auto value = expand_variable(name, base, budget);
     plan.variables.emplace_back(name, value);
     const bool builtin = std::find(builtin_names.begin(), builtin_names.end(), name) != builtin_names.end();
     if (!builtin || base.at(name).where.file == "--set") identity += name + "=" + value + "\n";
   }
-  for (const auto& [name, value] : r.tags) plan.tags.emplace_back(name, expand(value.text, value.where, base));
+  for (const auto& [name, value] : r.tags) plan.tags.emplace_back(name, expand(value.text, value.where, base, budget));
   if (!r.repeat.text.empty()) {
-    const auto text = expand(r.repeat.text, r.repeat.where, base);
+    const auto text = expand(r.repeat.text, r.repeat.where, base, budget);
     plan.repeat = static_cast<int>(located(r.repeat.where, [&] { return parse_integer(text, "repeat"); }));
     if (plan.repeat < 1) throw recipe_error(r.repeat.where, "repeat must be at least 1");
   }
   if (!r.trim.text.empty()) {
-    const auto text = expand(r.trim.text, r.trim.where, base);
+    const auto text = expand(r.trim.text, r.trim.where, base, budget);
     plan.trim = located(r.trim.where, [&] { return parse_number(text, "trim"); });
     if (!(plan.trim >= 0 && plan.trim < 0.5)) throw recipe_error(r.trim.where, "trim must be in [0, 0.5)");
   }
@@ -271,7 +293,7 @@ experiment_plan plan_experiment(const recipe& r, const std::vector<std::pair<std
   for (const auto& [name, values] : matrix) {
     std::vector<std::string> expanded;
     for (const auto& v : values) {
-      auto value = expand(v.text, v.where, base);
+      auto value = expand(v.text, v.where, base, budget);
       if (std::find(split_matrix.begin(), split_matrix.end(), name) == split_matrix.end()) {
         expanded.push_back(std::move(value));
         continue;
@@ -284,15 +306,17 @@ experiment_plan plan_experiment(const recipe& r, const std::vector<std::pair<std
     }
     matrix_values.emplace_back(name, std::move(expanded));
   }
+  check_point_count(matrix, matrix_values);
+  for (const auto& [name, values] : matrix_values) plan.matrix_sizes.emplace_back(name, values.size());
   std::vector<std::string> recipe_fail_on = default_fail_on();
   if (!r.fail_on.empty()) recipe_fail_on.clear();
-  for (const auto& f : r.fail_on) recipe_fail_on.push_back(expand(f.text, f.where, base));
+  for (const auto& f : r.fail_on) recipe_fail_on.push_back(expand(f.text, f.where, base, budget));
   int index = 0;
+  auto vars = base;  // every point sets every matrix variable
   for (const auto& values : grid(matrix_values)) {
     experiment_point point;
     point.index = index++;
     point.values = values;
-    auto vars = base;
     std::string point_identity = plan.hash;
     for (const auto& [name, value] : values) {
       vars[name] = {value, {"matrix", 1, 1}};
@@ -301,8 +325,8 @@ experiment_plan plan_experiment(const recipe& r, const std::vector<std::pair<std
     point.key = stable_hash(point_identity);
     std::string service_url;  // a serve step without url drives the last service started before it
     for (const auto& s : r.steps) {
-      if (!step_enabled(s, vars)) continue;
-      auto step = plan_step(s, vars);
+      if (!step_enabled(s, vars, budget)) continue;
+      auto step = plan_step(s, vars, budget);
       if (s.fail_on.empty() && (s.kind == "command" || s.kind == "import")) step.fail_on = recipe_fail_on;
       if (step.kind == "service" && !step.ready_url.empty()) service_url = step.ready_url;
       if (step.kind == "serve" && step.url.empty()) {

@@ -64,6 +64,9 @@ struct experiment_plan {
       variables;  ///< every variable's resolved value (matrix ones excluded)
   int repeat = 1;
   double trim = 0.1;
+  /// Each matrix variable with its number of values (their product is points.size(), at most
+  /// max_plan_points of recipe_limits.hpp).
+  std::vector<std::pair<std::string, std::size_t>> matrix_sizes;
   std::vector<experiment_point> points;
 };
 
@@ -81,7 +84,9 @@ using builtin_variables = std::vector<std::pair<std::string, std::string>>;
 /// Plans `r` with `sets` (--set; a matrix variable set this way takes that one value) for a
 /// host described by `host_identity` (mixed into the hash with `version`). Throws recipe_error
 /// for undefined or cyclic variables, bad numbers or durations, a profile the recipe does not
-/// have; usage_error for a --set of a variable the recipe does not have.
+/// have, and for a plan past a bound of recipe_limits.hpp (an expanded value's length, the
+/// expansion's references and text, the number of points), before the memory is spent;
+/// usage_error for a --set of a variable the recipe does not have.
 [[nodiscard]] experiment_plan plan_experiment(const recipe& r,
                                               const std::vector<std::pair<std::string, std::string>>& sets,
                                               const std::string& version, const std::string& host_identity,

@@ -35,8 +35,12 @@ std::string checks_of(const planned_step& s) {
 }  // namespace
 
 void write_plan(const experiment_plan& plan, std::ostream& out) {
-  out << fmt::format("experiment {} ({}), hash {}: {} point{} x {} repeat{}\n", plan.name, plan.recipe_path, plan.hash,
-                     plan.points.size(), plan.points.size() == 1 ? "" : "s", plan.repeat, plan.repeat == 1 ? "" : "s");
+  std::vector<std::string> factors;
+  for (const auto& [name, count] : plan.matrix_sizes) factors.push_back(fmt::format("{} {}", count, name));
+  const auto grid = factors.empty() ? std::string() : " (" + join(factors, " x ") + ")";
+  out << fmt::format("experiment {} ({}), hash {}: {} point{}{} x {} repeat{}\n", plan.name, plan.recipe_path,
+                     plan.hash, plan.points.size(), plan.points.size() == 1 ? "" : "s", grid, plan.repeat,
+                     plan.repeat == 1 ? "" : "s");
   if (!plan.description.empty()) out << plan.description << "\n";
   std::vector<std::string> tags;
   for (const auto& [k, v] : plan.tags) tags.push_back(k + "=" + v);

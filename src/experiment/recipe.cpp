@@ -257,6 +257,32 @@ recipe_step step_of(const recipe_node& node) {
   return s;
 }
 
+// `text` on one line for a message: control bytes as \n, \t or \xNN, cut after 60 bytes.
+std::string printable(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size() && i < 60; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      out += fmt::format("\\x{:02x}", c);
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return text.size() > 60 ? out + "..." : out;
+}
+
+// A recipe's or step's name becomes a folder or file name under --results-dir: checked here.
+void check_name(const std::string& name, const source_location& where, const char* what) {
+  if (is_recipe_name(name)) return;
+  throw recipe_error(where, fmt::format("{} '{}' cannot name a file: use letters, digits, '.', '_' and '-' (not "
+                                        "'.' or '-' first), at most {} characters",
+                                        what, printable(name), max_name_length));
+}
+
 // Names steps without one after their kind (serve, serve-2, ...) and rejects duplicates.
 void name_steps(std::vector<recipe_step>& steps) {
   std::map<std::string, int> seen_kinds;
@@ -266,11 +292,20 @@ void name_steps(std::vector<recipe_step>& steps) {
       const int n = ++seen_kinds[s.kind];
       s.name = n == 1 ? s.kind : fmt::format("{}-{}", s.kind, n);
     }
+    check_name(s.name, s.where, "step name");
     if (!names.insert(s.name).second) throw recipe_error(s.where, fmt::format("two steps are named '{}'", s.name));
   }
 }
 
 }  // namespace
+
+bool is_recipe_name(std::string_view name) {
+  if (name.empty() || name.size() > max_name_length || name.front() == '.' || name.front() == '-') return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+           c == '-';
+  });
+}
 
 const std::vector<std::string>& step_kinds() {
   static const std::vector<std::string> kinds = {"service", "serve",   "bench", "collectives",
@@ -302,6 +337,7 @@ recipe recipe_from_node(const recipe_node& document, const std::string& path, co
   }
   r.name = document.find("name")->scalar;
   if (r.name.empty()) throw recipe_error(document.find("name")->where, "name must not be empty");
+  check_name(r.name, document.find("name")->where, "the recipe's name");
   r.description = text_of(document.find("description")).text;
   r.tags = pairs_of(document.find("tags"), "tags");
   for (const auto& [name, value] : pairs_of(document.find("variables"), "variables")) {

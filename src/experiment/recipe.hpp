@@ -3,8 +3,10 @@
 // and reads it; strings keep their ${variables} until a point is planned (experiment_plan.hpp).
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -95,6 +97,14 @@ struct recipe {
   std::vector<located_text> fail_on;  ///< default failure patterns of command and import steps
   std::vector<recipe_step> steps;
 };
+
+/// The longest name a recipe or a step may have.
+inline constexpr std::size_t max_name_length = 100;
+
+/// Whether `name` may name a recipe or a step: it becomes a folder or file name under
+/// --results-dir (NAME-HASH/, STEP-N.log), so letters, digits, '.', '_' and '-' only, not
+/// starting with '.' or '-' (no "..", no '/', no newline), at most max_name_length characters.
+[[nodiscard]] bool is_recipe_name(std::string_view name);
 
 /// The step kinds, in the order docs/experiments.md lists them.
 [[nodiscard]] const std::vector<std::string>& step_kinds();

@@ -49,8 +49,9 @@ struct recipe_entry {
 /// "scalar", "map", "list" or "nothing", for messages.
 [[nodiscard]] const char* kind_name(recipe_node::kind type);
 
-/// Parses YAML `text` read from `file`. Throws recipe_error on a syntax error or a duplicate
-/// key, at its location.
+/// Parses YAML `text` read from `file`, expanding its aliases. Throws recipe_error on a syntax
+/// error or a duplicate key, at its location, and when the expanded document passes one of the
+/// bounds of recipe_limits.hpp (nodes, text, depth), before it is built further.
 [[nodiscard]] recipe_node parse_recipe_document(const std::string& text, const std::string& file);
 
 }  // namespace ironbench::experiment

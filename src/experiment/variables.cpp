@@ -6,6 +6,8 @@
 #include <cctype>
 #include <vector>
 
+#include "experiment/recipe_limits.hpp"
+
 namespace ironbench::experiment {
 namespace {
 
@@ -47,13 +49,33 @@ std::vector<piece> split_references(const std::string& text, const source_locati
   return pieces;
 }
 
+// Appends `part` to `out`, within the bounds of one value and of the budget.
+void append(std::string& out, const std::string& part, const source_location& where, expansion_budget& budget) {
+  if (out.size() + part.size() > max_expanded_value_bytes) {
+    throw recipe_error(where, fmt::format("a value expands to more than {} (the limit of an expanded value)",
+                                          core::limit_text(max_expanded_value_bytes)));
+  }
+  budget.bytes += part.size();
+  if (budget.bytes > max_plan_expansion_bytes) {
+    throw recipe_error(where, fmt::format("the recipe's variables expand to more than {} of text (the limit of "
+                                          "a plan's expansion)",
+                                          core::limit_text(max_plan_expansion_bytes)));
+  }
+  out += part;
+}
+
 std::string expand_with_path(const std::string& text, const source_location& where, const variable_map& variables,
-                             std::vector<std::string>& path) {
+                             std::vector<std::string>& path, expansion_budget& budget) {
   std::string out;
   for (const auto& p : split_references(text, where)) {
     if (!p.variable) {
-      out += p.text;
+      append(out, p.text, where, budget);
       continue;
+    }
+    if (++budget.references > max_plan_expansion_references) {
+      throw recipe_error(where, fmt::format("the recipe's variables expand more than {} references (the limit of a "
+                                            "plan's expansion)",
+                                            max_plan_expansion_references));
     }
     const auto found = variables.find(p.text);
     if (found == variables.end()) throw recipe_error(where, fmt::format("undefined variable '{}'", p.text));
@@ -65,7 +87,7 @@ std::string expand_with_path(const std::string& text, const source_location& whe
       throw recipe_error(variables.at(p.text).where, fmt::format("variable '{}' refers to itself: {}", p.text, chain));
     }
     path.push_back(p.text);
-    out += expand_with_path(found->second.value, found->second.where, variables, path);
+    append(out, expand_with_path(found->second.value, found->second.where, variables, path, budget), where, budget);
     path.pop_back();
   }
   return out;
@@ -87,15 +109,26 @@ std::vector<std::string> referenced_variables(const std::string& text, const sou
   return names;
 }
 
-std::string expand(const std::string& text, const source_location& where, const variable_map& variables) {
+std::string expand(const std::string& text, const source_location& where, const variable_map& variables,
+                   expansion_budget& budget) {
   std::vector<std::string> path;
-  return expand_with_path(text, where, variables, path);
+  return expand_with_path(text, where, variables, path, budget);
+}
+
+std::string expand(const std::string& text, const source_location& where, const variable_map& variables) {
+  expansion_budget budget;
+  return expand(text, where, variables, budget);
+}
+
+std::string expand_variable(const std::string& name, const variable_map& variables, expansion_budget& budget) {
+  std::vector<std::string> path = {name};
+  const auto& def = variables.at(name);
+  return expand_with_path(def.value, def.where, variables, path, budget);
 }
 
 std::string expand_variable(const std::string& name, const variable_map& variables) {
-  std::vector<std::string> path = {name};
-  const auto& def = variables.at(name);
-  return expand_with_path(def.value, def.where, variables, path);
+  expansion_budget budget;
+  return expand_variable(name, variables, budget);
 }
 
 }  // namespace ironbench::experiment

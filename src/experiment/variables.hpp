@@ -3,6 +3,7 @@
 // then the matrix point, then --set (each overriding the one before). "$$" is a literal "$".
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <string>
 
@@ -26,12 +27,26 @@ using variable_map = std::map<std::string, variable_definition>;
 /// unterminated "${" or a malformed name.
 [[nodiscard]] std::vector<std::string> referenced_variables(const std::string& text, const source_location& where);
 
+/// The work of the expansions that share it (those of one plan), bounded by recipe_limits.hpp.
+struct expansion_budget {
+  std::size_t references = 0;  ///< ${name} replaced so far
+  std::size_t bytes = 0;       ///< bytes of text produced so far, a nested value at every level
+};
+
 /// `text` (written at `where`) with every ${name} replaced, recursively. Throws recipe_error:
 /// at `where` for an undefined variable ("undefined variable 'x'"), at a definition for a
-/// cycle ("variable 'a' refers to itself: a -> b -> a").
+/// cycle ("variable 'a' refers to itself: a -> b -> a"); at the text being expanded when the
+/// value would pass max_expanded_value_bytes, or `budget` max_plan_expansion_references or
+/// max_plan_expansion_bytes (recipe_limits.hpp), before the text grows further.
+[[nodiscard]] std::string expand(const std::string& text, const source_location& where, const variable_map& variables,
+                                 expansion_budget& budget);
+/// expand() with a budget of its own.
 [[nodiscard]] std::string expand(const std::string& text, const source_location& where, const variable_map& variables);
 
 /// The value of variable `name` expanded (a cycle through it names it first).
+[[nodiscard]] std::string expand_variable(const std::string& name, const variable_map& variables,
+                                          expansion_budget& budget);
+/// expand_variable() with a budget of its own.
 [[nodiscard]] std::string expand_variable(const std::string& name, const variable_map& variables);
 
 }  // namespace ironbench::experiment

@@ -387,11 +387,54 @@ TEST(Experiment, AServeStepThatReachesNoServerFailsThePoint) {
   EXPECT_NE(again.out.find("point 1/1: would run"), std::string::npos) << again.out;
 }
 
+// Recipes that grow past a bound of experiment/recipe_limits.hpp: nine levels of ten YAML
+// aliases (10^9 scalars), variables that double each other 40 times, a matrix of 10 variables
+// of 100 values (10^20 points).
+std::string aliases_nine_levels_deep() {
+  std::string text = "schema_version: 1\nname: laughs\nx0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
+  for (int i = 1; i < 9; ++i) {
+    const auto prev = "*l" + std::to_string(i - 1);
+    text += "x" + std::to_string(i) + ": &l" + std::to_string(i) + " [" + prev;
+    for (int j = 1; j < 10; ++j) text += ", " + prev;
+    text += "]\n";
+  }
+  return text;
+}
+
+std::string doubling_variables() {
+  std::string text = "schema_version: 1\nname: doubling\nvariables:\n  a0: " + std::string(1024, 'x') + "\n";
+  for (int i = 1; i <= 40; ++i) {
+    text += "  a" + std::to_string(i) + ": '${a" + std::to_string(i - 1) + "}${a" + std::to_string(i - 1) + "}'\n";
+  }
+  return text;
+}
+
+std::string ten_by_hundred_matrix() {
+  std::string text = "schema_version: 1\nname: grid\nmatrix:\n";
+  for (int i = 0; i < 10; ++i) {
+    text += "  v" + std::to_string(i) + ": [0";
+    for (int v = 1; v < 100; ++v) text += ", " + std::to_string(v);
+    text += "]\n";
+  }
+  return text;
+}
+
 // Each class of recipe error through `experiment run`: one line with file, line and column,
 // exit 2, and nothing started (no results folder, no database row).
 TEST(Experiment, BadRecipesStopWithTheirLocationBeforeAnythingStarts) {
   const std::string service = "steps:\n  - service: {command: 'sleep 30', ready: {log: up}}\n";
   const std::vector<std::pair<std::string, std::string>> cases = {
+      {aliases_nine_levels_deep() + service,
+       R"(recipe.yaml:\d+:\d+: the recipe expands to more than 100000 YAML nodes)"},
+      {doubling_variables() + service,
+       R"(recipe.yaml:\d+:\d+: a value expands to more than 1 MiB \(the limit of an expanded value\))"},
+      {ten_by_hundred_matrix() + service,
+       R"(recipe.yaml:6:\d+: the matrix has 100000000000000000000 points \(100 v0 x 100 v1 x 100 v2 x .*\), more )"
+       R"(than 10000 \(the limit of points in a plan\))"},
+      {"schema_version: 1\nname: ../../escape\n" + service,
+       R"(recipe.yaml:2:7: the recipe's name '\.\./\.\./escape' cannot name a file)"},
+      {"schema_version: 1\nname: x\nsteps:\n  - service: {name: \"a\\nb\", command: x, ready: {log: up}}\n",
+       R"(recipe.yaml:4:5: step name 'a\\nb' cannot name a file)"},
       {"schema_version: 1\nname: x\ncolour: red\n" + service, R"(recipe.yaml:3:1: unknown key 'colour')"},
       {"schema_version: 1\nname: x\nrepeat: [1]\n" + service,
        R"(recipe.yaml:3:9: 'repeat' in the recipe must be a scalar)"},
@@ -414,6 +457,17 @@ TEST(Experiment, BadRecipesStopWithTheirLocationBeforeAnythingStarts) {
     EXPECT_FALSE(std::filesystem::exists(e.dir / "results")) << "nothing may start";
     EXPECT_FALSE(std::filesystem::exists(e.dir / "results.db"));
   }
+}
+
+// `experiment plan` names the number of points and the grid they come from.
+TEST(Experiment, PlanShowsThePointCountAndTheGrid) {
+  experiment_dir e;
+  e.recipe(
+      "schema_version: 1\nname: grid\nmatrix: {c: [1, 2, 3], n: [a, b]}\nsteps:\n"
+      "  - command: {command: 'echo ${c}${n}', metrics: [{performance: true}]}\n");
+  const auto r = run_ironbench({"experiment", "plan", (e.dir / "recipe.yaml").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(": 6 points (3 c x 2 n) x 1 repeat\n"), std::string::npos) << r.out;
 }
 
 // Every recipe of examples/recipes runs in its CPU profile: each point done, every case valid,

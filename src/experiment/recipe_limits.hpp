@@ -1,0 +1,38 @@
+// The bounds of what a recipe may grow into (docs/experiments.md, "Bounds"). A recipe is a few
+// kilobytes, but YAML aliases, variables that refer to each other and the matrix multiply it:
+// a billion-laughs document, `a2: "${a1}${a1}"` doubling thirty times or ten variables of a
+// hundred values each would fill memory. Each bound is checked while the recipe grows, before
+// the memory is spent, and is a usage error (exit 2) naming the bound when reached.
+#pragma once
+
+#include <cstddef>
+
+#include "core/bounded_file.hpp"
+
+namespace ironbench::experiment {
+
+/// YAML nodes (maps, lists, scalars) of the document once its aliases are expanded. The
+/// shipped recipes have at most about 500.
+inline constexpr std::size_t max_document_nodes = 100'000;
+
+/// Bytes of text (keys and scalars) of the document once its aliases are expanded.
+inline constexpr std::size_t max_document_text_bytes = 4 * core::mebibyte;
+
+/// Maps and lists inside each other, aliases expanded (a self-referring alias is caught here).
+inline constexpr int max_document_depth = 64;
+
+/// Bytes of one string once its ${variables} are expanded.
+inline constexpr std::size_t max_expanded_value_bytes = core::mebibyte;
+
+/// ${variable} references replaced while planning (every variable, tag and step of every
+/// point): variables that refer to each other twice, `a2: "${a1}${a1}"`, double this at every
+/// level even when their values are empty. A plan of the shipped recipes takes a few thousand.
+inline constexpr std::size_t max_plan_expansion_references = 4'000'000;
+
+/// Bytes of text produced while planning, a value used inside another counted at every level.
+inline constexpr std::size_t max_plan_expansion_bytes = 256 * core::mebibyte;
+
+/// Points of a plan: the product of the matrix variables' numbers of values.
+inline constexpr std::size_t max_plan_points = 10'000;
+
+}  // namespace ironbench::experiment
