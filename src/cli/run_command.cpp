@@ -21,9 +21,9 @@
 #include "doctor/examine.hpp"
 #include "doctor/live_facts.hpp"
 #include "report/output.hpp"
+#include "session/case_monitors.hpp"
 #include "session/live_host.hpp"
 #include "session/run_setup.hpp"
-#include "telemetry/case_telemetry.hpp"
 
 namespace ironbench::cli {
 namespace {
@@ -35,7 +35,7 @@ struct run_arguments {
   report::output_options outputs;
   bool quiet = false;
   std::string warmup = "0.1s", min_time, max_time = "3s", min_sample_time = "100us";
-  std::string min_reps = "5", max_reps = "1000", target_cv = "0.01";
+  std::string min_reps = "5", max_reps = "1000", target_cv = "0.01", unstable_cv = "0.5";
   int telemetry_interval_ms = 50;
 };
 
@@ -54,6 +54,11 @@ void add_options(CLI::App& command, run_arguments& a) {
   command.add_option("--min-reps", a.min_reps, "Fewest timed samples per case")->capture_default_str();
   command.add_option("--max-reps", a.max_reps, "Most timed samples per case")->capture_default_str();
   command.add_option("--target-cv", a.target_cv, "Stop once stddev/mean of the samples is at most this")
+      ->capture_default_str();
+  command
+      .add_option("--unstable-cv", a.unstable_cv,
+                  "Mark a valid case unstable when the robust CV of its samples, (p90-p10)/(2.5631 median), is above "
+                  "this (0: never)")
       ->capture_default_str();
   command.add_option("--min-sample-time", a.min_sample_time, "Batch repetitions so one sample lasts at least this")
       ->capture_default_str();
@@ -80,6 +85,8 @@ core::measurement_settings parse_settings(const run_arguments& a) {
   s.max_reps = static_cast<std::size_t>(max_reps);
   s.target_cv = parse_number(a.target_cv, "--target-cv");
   if (s.target_cv < 0) throw usage_error("--target-cv must not be negative");
+  s.unstable_cv = parse_number(a.unstable_cv, "--unstable-cv");
+  if (s.unstable_cv < 0) throw usage_error("--unstable-cv must not be negative");
   if (s.max_time_s < s.min_time_s) throw usage_error("--max-time must be at least --min-time");
   return s;
 }
@@ -104,7 +111,7 @@ void measure(const run_arguments& a, const session::live_host& host, const std::
     if (!a.quiet) progress << "note: " << note << '\n';
   }
   options.cancel = &cancel;
-  options.monitor = telemetry::gpu_case_monitors(std::chrono::milliseconds(a.telemetry_interval_ms));
+  options.monitor = session::case_monitors(std::chrono::milliseconds(a.telemetry_interval_ms));
   const auto before = doctor::live_host_counters();
   core::execute_plan(plan, options, run, progress_printer(progress, a.quiet));
   run.findings = doctor::run_findings(run, before, core::host_memory_needed(plan));

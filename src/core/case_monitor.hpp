@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/device_info.hpp"
@@ -15,9 +16,10 @@ namespace ironbench::core {
 
 /// What a monitor saw during one case.
 struct case_observation {
-  json summary = nullptr;       ///< stored with the case (null: nothing to store)
-  json series = nullptr;        ///< stored with the run (null: nothing to store)
-  std::vector<metric> metrics;  ///< added to the case's metrics
+  json summary = nullptr;         ///< stored with the case (null: nothing to store)
+  json series = nullptr;          ///< stored with the run (null: nothing to store)
+  std::vector<metric> metrics;    ///< added to the case's metrics
+  std::optional<host_load> load;  ///< what else used the host's CPUs meanwhile (host_load_monitors)
 };
 
 class case_monitor {
@@ -32,5 +34,10 @@ class case_monitor {
 
 /// Makes the monitor of a case on `device` (started when made), or nullptr for none.
 using case_monitor_factory = std::function<std::unique_ptr<case_monitor>(const device_info& device)>;
+
+/// Monitors from every factory at once (empty ones left out): each sees the window, and their
+/// observations are merged (summaries and series from the first that has one, metrics from all,
+/// the host load from the first that saw it).
+[[nodiscard]] case_monitor_factory combine_monitors(std::vector<case_monitor_factory> factories);
 
 }  // namespace ironbench::core

@@ -21,6 +21,7 @@ struct measurement_settings {
   double max_time_s = 3.0;          ///< stop after this long (once min_reps are taken)
   double target_cv = 0.01;          ///< stop when stddev/mean of the samples is at or below this
   double min_sample_s = 100e-6;     ///< batch repetitions so each sample lasts at least this
+  double unstable_cv = 0.5;         ///< mark a measured case unstable above this CV (case_stability.hpp); 0: never
 };
 
 enum class stop_reason { target_noise, max_time, max_reps, cancelled };

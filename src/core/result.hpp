@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/case_stability.hpp"
 #include "core/device_info.hpp"
 #include "core/json.hpp"
 #include "core/measurement.hpp"
@@ -53,6 +54,11 @@ struct case_result {
   std::vector<metric> metrics;               ///< derived and benchmark-specific numbers
   std::map<std::string, std::string> notes;  ///< context: library, threads, peak source
   json telemetry = nullptr;                  ///< device telemetry summary (mean/max per sensor), or why there is none
+  /// What else used the host's CPUs while the case ran; absent where it was not watched.
+  std::optional<host_load> load;
+  /// Set when a valid case's samples scatter beyond measurement_settings::unstable_cv: its
+  /// numbers are verified but its median cannot be trusted to stand for it.
+  std::optional<instability> unstable;
   /// Per-step series the case recorded, by name (training: "loss", "step_time_ms"), in order.
   std::map<std::string, std::vector<double>> series;
 

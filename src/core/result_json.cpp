@@ -20,6 +20,10 @@ json summary_to_json(const summary& s) {
               {"max", s.max},     {"mean", s.mean},     {"stddev", s.stddev}, {"cv", s.cv}};
 }
 
+json load_to_json(const host_load& load) {
+  return json{{"others_percent", load.others_percent}, {"steal_percent", load.steal_percent}};
+}
+
 json measurement_to_json(const measurement& m) {
   return json{{"unit", "s"},
               {"statistics", summary_to_json(m.time_s)},
@@ -72,6 +76,11 @@ axis_value value_from_json(const json& value, const std::string& context) {
   if (value.is_number()) return value.get<double>();
   if (value.is_string()) return value.get<std::string>();
   malformed(context, "a parameter value is neither a number nor a string");
+}
+
+host_load load_from_json(const json& j, const std::string& context) {
+  if (!j.is_object()) malformed(context, "field 'host_load' is not an object");
+  return host_load{get_number(j, "others_percent", context), get_number(j, "steal_percent", context)};
 }
 
 summary summary_from_json(const json& j, const std::string& context) {
@@ -143,6 +152,17 @@ case_result case_from_json(const json& j, const std::string& context) {
     }
   }
   if (j.contains("telemetry") && j.at("telemetry").is_object()) c.telemetry = j.at("telemetry");
+  if (j.contains("host_load")) c.load = load_from_json(j.at("host_load"), context);
+  if (j.contains("unstable")) {
+    const auto& u = j.at("unstable");
+    instability unstable;
+    unstable.cv = get_number(u, "cv", context);
+    unstable.robust_cv = get_number(u, "robust_cv", context);
+    unstable.max_cv = get_number(u, "max_cv", context);
+    unstable.samples = get_count(u, "samples", context);
+    if (u.contains("host_load")) unstable.load = load_from_json(u.at("host_load"), context);
+    c.unstable = unstable;
+  }
   if (j.contains("series") && j.at("series").is_object()) {
     for (const auto& [name, values] : j.at("series").items()) {
       if (!values.is_array()) malformed(context, fmt::format("series '{}' is not an array", name));
@@ -179,7 +199,7 @@ device_info device_from_json(const json& j, const std::string& context) {
 json to_json(const measurement_settings& s) {
   return json{{"warmup_s", s.warmup_s},   {"min_warmup_reps", s.min_warmup_reps}, {"min_reps", s.min_reps},
               {"max_reps", s.max_reps},   {"min_time_s", s.min_time_s},           {"max_time_s", s.max_time_s},
-              {"target_cv", s.target_cv}, {"min_sample_s", s.min_sample_s}};
+              {"target_cv", s.target_cv}, {"min_sample_s", s.min_sample_s},       {"unstable_cv", s.unstable_cv}};
 }
 
 json to_json(const parameter_set& params) {
@@ -205,6 +225,15 @@ json to_json(const case_result& c) {
   j["metrics"] = std::move(metrics);
   j["notes"] = json(c.notes);
   if (!c.telemetry.is_null()) j["telemetry"] = c.telemetry;
+  if (c.load) j["host_load"] = load_to_json(*c.load);
+  if (c.unstable) {
+    j["unstable"] = {{"cv", c.unstable->cv},
+                     {"robust_cv", c.unstable->robust_cv},
+                     {"max_cv", c.unstable->max_cv},
+                     {"samples", c.unstable->samples},
+                     {"reason", c.unstable->describe()}};
+    if (c.unstable->load) j["unstable"]["host_load"] = load_to_json(*c.unstable->load);
+  }
   if (!c.series.empty()) {
     json series = json::object();
     for (const auto& [name, values] : c.series) {

@@ -121,6 +121,7 @@ case_result run_case(const planned_case& planned, const run_options& options, js
     auto seen = monitor->finish();
     result.telemetry = std::move(seen.summary);
     for (auto& m : seen.metrics) result.metrics.push_back(std::move(m));
+    result.load = seen.load;
     if (series != nullptr) *series = std::move(seen.series);
     return result;
   };
@@ -131,7 +132,11 @@ case_result run_case(const planned_case& planned, const run_options& options, js
     if (!result.timing && result.status == case_status::valid) {
       return observed(skipped_or_failed(case_status::failed, "the benchmark measured nothing"));
     }
-    return observed(std::move(result));
+    result = observed(std::move(result));
+    if (result.status == case_status::valid && result.timing) {
+      result.unstable = judge_stability(*result.timing, options.settings.unstable_cv, result.load);
+    }
+    return result;
   } catch (const skip_case& skip) {
     return observed(skipped_or_failed(case_status::skipped, skip.what()));
   } catch (const std::bad_alloc&) {

@@ -74,7 +74,9 @@ std::string display_param(const core::case_result& result, const std::string& na
 
 std::string status_cell(const core::case_result& result) {
   switch (result.status) {
-    case core::case_status::valid: return "valid";
+    case core::case_status::valid:
+      return result.unstable ? fmt::format("valid, UNSTABLE (robust CV {:.0f} %)", result.unstable->robust_cv * 100)
+                             : "valid";
     case core::case_status::invalid: return "INVALID: " + result.reason;
     case core::case_status::skipped: return "skipped: " + result.reason;
     case core::case_status::failed: return "FAILED: " + result.reason;
@@ -93,7 +95,20 @@ std::vector<titled_table> case_tables(const core::run_result& run) {
 std::string status_counts(const core::run_result& run) {
   std::size_t counts[4] = {0, 0, 0, 0};
   for (const auto& c : run.cases) ++counts[static_cast<int>(c.status)];
-  return fmt::format("{} valid, {} invalid, {} skipped, {} failed", counts[0], counts[1], counts[2], counts[3]);
+  const auto unstable = std::count_if(run.cases.begin(), run.cases.end(), [](const core::case_result& c) {
+    return c.status == core::case_status::valid && c.unstable;
+  });
+  return fmt::format("{} valid{}, {} invalid, {} skipped, {} failed", counts[0],
+                     unstable > 0 ? fmt::format(" ({} unstable)", unstable) : "", counts[1], counts[2], counts[3]);
+}
+
+std::vector<std::string> unstable_lines(const core::run_result& run) {
+  std::vector<std::string> lines;
+  for (const auto& c : run.cases) {
+    if (c.status != core::case_status::valid || !c.unstable) continue;
+    lines.push_back(fmt::format("{} on {} {}: {}", c.benchmark, c.device, c.params.label(), c.unstable->describe()));
+  }
+  return lines;
 }
 
 }  // namespace ironbench::report

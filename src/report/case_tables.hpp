@@ -22,10 +22,13 @@ struct titled_table {
 [[nodiscard]] std::string display_param(const core::case_result& result, const std::string& name,
                                         const core::axis_value& value);
 
-/// "valid", "INVALID: reason", "skipped: reason", "FAILED: reason".
+/// "valid", "valid, UNSTABLE (robust CV 85 %)", "INVALID: reason", "skipped: reason", "FAILED: reason".
 [[nodiscard]] std::string status_cell(const core::case_result& result);
 
-/// "12 valid, 1 invalid, 2 skipped, 0 failed"
+/// "12 valid, 1 invalid, 2 skipped, 0 failed", or "12 valid (3 unstable), ..." when some are.
 [[nodiscard]] std::string status_counts(const core::run_result& run);
+
+/// One line per unstable valid case: "stream on cpu size=128M kernel=copy: robust CV 85 % (CV 679 %) ...".
+[[nodiscard]] std::vector<std::string> unstable_lines(const core::run_result& run);
 
 }  // namespace ironbench::report

@@ -70,9 +70,10 @@ std::vector<std::string> summary_lines(const results::comparison& c) {
   for (const auto& b : c.benchmarks) {
     for (std::size_t s = 1; s < c.labels.size(); ++s) {
       if (b.cases[s] == 0) continue;
-      lines.push_back(fmt::format(
-          "{}: {} vs {}: geometric mean speedup {:.3f} over {} case(s): {} faster, {} slower, {} same", b.benchmark,
-          c.labels[s], c.labels[0], b.geomean_speedup[s], b.cases[s], b.faster[s], b.slower[s], b.same[s]));
+      lines.push_back(
+          fmt::format("{}: {} vs {}: geometric mean speedup {:.3f} over {} case(s): {} faster, {} slower, {} same{}",
+                      b.benchmark, c.labels[s], c.labels[0], b.geomean_speedup[s], b.cases[s], b.faster[s], b.slower[s],
+                      b.same[s], b.unstable[s] > 0 ? fmt::format(", {} unstable", b.unstable[s]) : ""));
     }
   }
   return lines;
@@ -85,7 +86,8 @@ void write_text(const results::comparison& c, std::ostream& out, bool markdown) 
   out << fmt::format(
       "{}p: two-sided Mann-Whitney U on the timing samples; CI: bootstrap of the ratio of median times; same: p >= "
       "{:g} or "
-      "|speedup - 1| < {:g}%; untested: no repeated samples on one side\n",
+      "|speedup - 1| < {:g}%; untested: no repeated samples on one side; unstable: a side's samples scatter beyond "
+      "its run's --unstable-cv, so no verdict\n",
       markdown ? "\n" : "", c.options.alpha, c.options.min_difference * 100);
   for (const auto& table : tables_of(c)) {
     out << '\n';

@@ -130,7 +130,8 @@ void comparison_section(const results::comparison& c, std::ostream& out) {
       << escape_html(fmt::format(
              "Baseline: {}. Speedup > 1 means better than the baseline. p: two-sided Mann-Whitney U on the timing "
              "samples; "
-             "interval: bootstrap of the ratio of median times ({:g}%); same: p >= {:g} or |speedup - 1| < {:g}%.",
+             "interval: bootstrap of the ratio of median times ({:g}%); same: p >= {:g} or |speedup - 1| < {:g}%; "
+             "unstable: a side's samples scatter too widely for a verdict.",
              c.labels[0], c.options.confidence * 100, c.options.alpha, c.options.min_difference * 100))
       << "</p>\n";
   std::vector<std::string> headers = {"benchmark", "case", "metric"};
@@ -164,9 +165,9 @@ void comparison_section(const results::comparison& c, std::ostream& out) {
       if (b.cases[s] == 0) continue;
       out << "<li>"
           << escape_html(fmt::format(
-                 "{}: {} vs {}: geometric mean speedup {:.3f} over {} case(s) ({} faster, {} slower, {} same)",
+                 "{}: {} vs {}: geometric mean speedup {:.3f} over {} case(s) ({} faster, {} slower, {} same{})",
                  b.benchmark, c.labels[s], c.labels[0], b.geomean_speedup[s], b.cases[s], b.faster[s], b.slower[s],
-                 b.same[s]))
+                 b.same[s], b.unstable[s] > 0 ? fmt::format(", {} unstable", b.unstable[s]) : ""))
           << "</li>\n";
     }
   }
@@ -297,6 +298,11 @@ void cases_section(const html_report_input& input, std::ostream& out) {
             cell(out, m ? format_value(m->value) + (m->unit.empty() ? "" : " " + m->unit) : "");
           }
           const std::string status = core::to_string(c.status);
+          if (c.status == core::case_status::valid && c.unstable) {
+            out << "<td class=\"text status-unstable\">" << escape_html("valid, unstable: " + c.unstable->describe())
+                << "</td></tr>\n";
+            continue;
+          }
           out << "<td class=\"text status-" << status << "\">"
               << escape_html(c.reason.empty() ? status : status + ": " + c.reason) << "</td></tr>\n";
         }

@@ -36,6 +36,10 @@ void write_console(const core::run_result& run, std::ostream& out) {
     out << '\n' << t.title << '\n';
     t.table.render_text(out);
   }
+  if (const auto unstable = unstable_lines(run); !unstable.empty()) {
+    out << "\nunstable cases (their samples scatter too widely for the median to stand for them):\n";
+    for (const auto& line : unstable) out << "  " << line << '\n';
+  }
   out << '\n' << fmt::format("run {}: {}", core::to_string(run.status), status_counts(run));
   if (!run.status_reason.empty()) out << " (" << run.status_reason << ')';
   out << '\n';
@@ -73,7 +77,10 @@ void write_csv(const core::run_result& run, std::ostream& out) {
   for (const auto& h : header) line += (line.empty() ? "" : ",") + csv_field(h);
   out << line << '\n';
   for (const auto& c : run.cases) {
-    std::vector<std::string> cells{c.benchmark, c.device, core::to_string(c.status), c.reason};
+    // A valid case has no reason, unless it is unstable: then the reason says so.
+    const auto reason =
+        c.status == core::case_status::valid && c.unstable ? "unstable: " + c.unstable->describe() : c.reason;
+    std::vector<std::string> cells{c.benchmark, c.device, core::to_string(c.status), reason};
     for (const auto& p : params) cells.push_back(c.params.contains(p) ? core::to_string(c.params.at(p)) : "");
     if (c.timing) {
       const auto& s = c.timing->time_s;
@@ -103,6 +110,10 @@ void write_markdown(const core::run_result& run, std::ostream& out) {
   for (const auto& t : case_tables(run)) {
     out << "\n## " << t.title << "\n\n";
     t.table.render_markdown(out);
+  }
+  if (const auto unstable = unstable_lines(run); !unstable.empty()) {
+    out << "\nUnstable cases (their samples scatter too widely for the median to stand for them):\n\n";
+    for (const auto& line : unstable) out << "- " << line << '\n';
   }
   out << fmt::format("\nRun {}: {}.", core::to_string(run.status), status_counts(run));
   if (!run.status_reason.empty()) out << ' ' << run.status_reason << '.';

@@ -25,6 +25,7 @@ struct pooled_case {
   std::map<std::string, std::string> units;
   std::vector<double> samples_s;
   std::size_t cases = 0;
+  std::string unstable;  ///< why one of the pooled cases is unstable (empty: none is)
 };
 
 const std::vector<std::string> preferred_metrics = {
@@ -61,6 +62,7 @@ std::vector<pooled_case> pool(const comparison_side& side) {
         p.params = std::move(params);
       }
       ++p.cases;
+      if (c.unstable && p.unstable.empty()) p.unstable = c.unstable->describe();
       for (const auto& m : c.metrics) {
         if (!std::isfinite(m.value)) continue;
         p.metric_values[m.name].push_back(m.value);
@@ -121,6 +123,7 @@ const char* to_string(verdict v) {
     case verdict::same: return "same";
     case verdict::faster: return "faster";
     case verdict::slower: return "slower";
+    case verdict::unstable: return "unstable";
     case verdict::not_comparable: return "not comparable";
   }
   return "?";
@@ -229,6 +232,7 @@ comparison compare_sides(const std::vector<comparison_side>& sides, const compar
     row.speedup_low.resize(n);
     row.speedup_high.resize(n);
     row.verdicts.assign(n, verdict::not_comparable);
+    row.unstable.assign(n, "");
     if (row.metric.empty()) {
       for (std::size_t s = 0; s < n; ++s) {
         if (!entry.per_side[s].empty()) result.only_in[s].push_back(label + " (no metric in common)");
@@ -255,7 +259,10 @@ comparison compare_sides(const std::vector<comparison_side>& sides, const compar
           chosen[s] = p;
         }
       }
-      if (chosen[s] != nullptr) row.values[s] = side_value{best, cases, chosen[s]->samples_s.size()};
+      if (chosen[s] != nullptr) {
+        row.values[s] = side_value{best, cases, chosen[s]->samples_s.size()};
+        row.unstable[s] = chosen[s]->unstable;
+      }
     }
     if (!row.values[0]) continue;
     const double base = row.values[0]->value;
@@ -280,6 +287,7 @@ comparison compare_sides(const std::vector<comparison_side>& sides, const compar
       } else {
         row.verdicts[s] = row.speedup[s] > 1 ? verdict::faster : verdict::slower;
       }
+      if (!row.unstable[0].empty() || !row.unstable[s].empty()) row.verdicts[s] = verdict::unstable;
     }
     for (std::size_t s = 1; s < n; ++s) {
       if (row.values[s]) continue;
@@ -294,6 +302,7 @@ comparison compare_sides(const std::vector<comparison_side>& sides, const compar
       summary.faster.assign(n, 0);
       summary.slower.assign(n, 0);
       summary.same.assign(n, 0);
+      summary.unstable.assign(n, 0);
     }
     auto& summary = summaries[benchmark];
     for (std::size_t s = 1; s < n; ++s) {
@@ -303,6 +312,7 @@ comparison compare_sides(const std::vector<comparison_side>& sides, const compar
       summary.faster[s] += row.verdicts[s] == verdict::faster ? 1 : 0;
       summary.slower[s] += row.verdicts[s] == verdict::slower ? 1 : 0;
       summary.same[s] += row.verdicts[s] == verdict::same ? 1 : 0;
+      summary.unstable[s] += row.verdicts[s] == verdict::unstable ? 1 : 0;
     }
     result.cases.push_back(std::move(row));
   }

@@ -32,7 +32,9 @@ struct comparison_options {
   std::vector<std::string> collapsed_params = {"provider"};
 };
 
-enum class verdict { same, faster, slower, not_comparable };
+/// unstable: a side's case is unstable (core/case_stability.hpp), so its median cannot carry a
+/// verdict; the speedup is still shown.
+enum class verdict { same, faster, slower, unstable, not_comparable };
 
 [[nodiscard]] const char* to_string(verdict v);
 
@@ -57,13 +59,15 @@ struct compared_case {
   std::vector<double> speedup, percent;
   std::vector<std::optional<double>> p_value, speedup_low, speedup_high;
   std::vector<verdict> verdicts;
+  /// Per side: why its case is unstable (empty when it is not).
+  std::vector<std::string> unstable;
 };
 
 struct benchmark_summary {
   std::string benchmark;
   std::vector<double> geomean_speedup;  ///< per side (index 0 = 1)
   std::vector<std::size_t> cases;       ///< aligned cases behind each geomean
-  std::vector<std::size_t> faster, slower, same;
+  std::vector<std::size_t> faster, slower, same, unstable;
 };
 
 struct comparison {

@@ -74,7 +74,7 @@ class sampling_monitor final : public core::case_monitor {
 class unavailable_monitor final : public core::case_monitor {
  public:
   explicit unavailable_monitor(std::string reason) : reason_(std::move(reason)) {}
-  core::case_observation finish() override { return {unavailable(reason_), nullptr, {}}; }
+  core::case_observation finish() override { return {unavailable(reason_), nullptr, {}, std::nullopt}; }
 
  private:
   std::string reason_;

@@ -18,9 +18,9 @@
 #include "doctor/gather_facts.hpp"
 #include "doctor/live_facts.hpp"
 #include "platform/cpu_info.hpp"
+#include "session/case_monitors.hpp"
 #include "session/live_host.hpp"
 #include "session/run_setup.hpp"
-#include "telemetry/case_telemetry.hpp"
 #include "validate/expected_values.hpp"
 
 namespace ironbench::validate {
@@ -96,6 +96,12 @@ check_row case_row(const core::case_result& c, const core::run_result& run, cons
     row.rule = expectations != nullptr ? "verified; the reference has no matching case"
                                        : "verified; no expected value for this device, benchmark and dtype";
   }
+  // An unstable case's median cannot vouch for the machine: a pass becomes a warning; a low
+  // result stays as judged (the scatter is then one more sign of trouble).
+  if (c.unstable) {
+    if (row.result == verdict::pass) row.result = verdict::warn;
+    row.rule += "; unstable: " + c.unstable->describe() + (row.result == verdict::warn ? ": WARN" : "");
+  }
   return row;
 }
 
@@ -123,7 +129,8 @@ json rules_json(const verdict_rules& rules) {
   return {{"warn_below", rules.warn_below},
           {"fail_below", rules.fail_below},
           {"text", fmt::format("PASS at or above {:g} x expected; WARN below it; FAIL below {:g} x expected; a case "
-                               "that fails or does not verify FAILs; doctor: critical FAIL, warning WARN, info PASS",
+                               "that fails or does not verify FAILs; an unstable case that would PASS WARNs; doctor: "
+                               "critical FAIL, warning WARN, info PASS",
                                rules.warn_below, rules.fail_below)}};
 }
 
@@ -178,7 +185,7 @@ validation_report validate_this_machine(const validation_settings& s, const std:
   core::run_options options;
   options.settings = settings_of(s.lvl);
   options.cancel = cancel;
-  options.monitor = telemetry::gpu_case_monitors(std::chrono::milliseconds(100));
+  options.monitor = session::case_monitors(std::chrono::milliseconds(100));
   run.settings = core::to_json(options.settings);
   const auto before = doctor::live_host_counters();
   core::execute_plan(plan, options, run, progress);

@@ -1,8 +1,10 @@
 // Runs the real binary end to end and checks what it writes.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -124,6 +126,51 @@ TEST(EndToEnd, JsonToStdoutKeepsStdoutPure) {
   EXPECT_EQ(run.at("cases").size(), 1u);
   EXPECT_NE(r.err.find("run valid"), std::string::npos);  // the console summary moved to stderr
   EXPECT_NE(r.err.find("[1/1] stream on cpu"), std::string::npos);
+}
+
+TEST(EndToEnd, AnUnstableCaseCarriesItsCvAndTheLoadOfABusyHost) {
+  // A process spinning on every CPU beside the run: the load every case records.
+  std::vector<pid_t> spinners;
+  for (unsigned i = 0; i < std::max(1u, std::thread::hardware_concurrency()); ++i) {
+    const pid_t spinner = fork();
+    ASSERT_GE(spinner, 0);
+    if (spinner == 0) {
+      volatile unsigned long spins = 0;
+      for (;;) spins = spins + 1;
+    }
+    spinners.push_back(spinner);
+  }
+  // A threshold no real timing stays under marks the case, so the whole path is seen.
+  std::vector<std::string> args{"run",           "stream", "--axis", "size=1M", "--axis",   "kernel=triad",
+                                "--unstable-cv", "1e-9",   "--json", "-",       "--no-save"};
+  args.insert(args.end(), quick.begin(), quick.end());
+  const auto r = run_ironbench(args);
+  for (const pid_t spinner : spinners) {
+    kill(spinner, SIGKILL);
+    waitpid(spinner, nullptr, 0);
+  }
+  ASSERT_EQ(r.exit_code, 0) << r.err;  // unstable cases are still valid
+  const auto run = json::parse(r.out);
+  EXPECT_DOUBLE_EQ(run.at("settings").at("unstable_cv").get<double>(), 1e-9);
+  const auto& c = run.at("cases").at(0);
+  EXPECT_EQ(c.at("status"), "valid");
+  ASSERT_TRUE(c.contains("unstable")) << c.dump();
+  // Half the CPUs' time or more goes to the spinners (the run's own threads share them).
+  EXPECT_GT(c.at("host_load").at("others_percent").get<double>(), 20.0) << c.at("host_load").dump();
+  EXPECT_EQ(c.at("unstable").at("host_load"), c.at("host_load"));
+  EXPECT_NE(c.at("unstable").at("reason").get<std::string>().find("other processes used"), std::string::npos);
+  EXPECT_NE(r.err.find("valid, UNSTABLE (robust CV"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("run valid: 1 valid (1 unstable)"), std::string::npos) << r.err;
+
+  // The default threshold (50 %) and a usage error for a negative one.
+  const auto steady = run_ironbench({"run", "stream", "--axis", "size=1M", "--axis", "kernel=triad", "--max-time",
+                                     "0.2s", "--json", "-", "--no-save", "-q"});
+  ASSERT_EQ(steady.exit_code, 0) << steady.err;
+  EXPECT_DOUBLE_EQ(json::parse(steady.out).at("settings").at("unstable_cv").get<double>(), 0.5);
+  EXPECT_TRUE(json::parse(steady.out).at("cases").at(0).contains("host_load"));
+  const auto negative = run_ironbench({"run", "stream", "--unstable-cv", "-1", "--no-save"});
+  EXPECT_EQ(negative.exit_code, 2);
+  EXPECT_NE(negative.err.find("--unstable-cv must not be negative"), std::string::npos) << negative.err;
 }
 
 TEST(EndToEnd, MaxTimeAloneShortensTheMinimumTime) {

@@ -40,6 +40,8 @@ run_result sample_run() {
   c.timing = m;
   c.metrics.push_back({"tflops", 0.18, "TFLOP/s", "derived"});
   c.notes["provider"] = "openblas";
+  c.load = host_load{12.5, 0.5};
+  c.unstable = instability{0.42, 0.3, 0.1, 3, host_load{12.5, 0.5}};
   run.cases.push_back(c);
 
   case_result skipped;
@@ -64,6 +66,13 @@ TEST(ResultJson, RoundTripKeepsEveryField) {
   EXPECT_DOUBLE_EQ(back.cases[0].params.floating("ratio"), 0.5);
   EXPECT_EQ(back.cases[0].timing->samples_s.size(), 3u);
   EXPECT_EQ(back.cases[0].timing->stop, stop_reason::target_noise);
+  ASSERT_TRUE(back.cases[0].unstable.has_value());
+  EXPECT_DOUBLE_EQ(back.cases[0].unstable->cv, 0.42);
+  EXPECT_EQ(back.cases[0].unstable->samples, 3u);
+  EXPECT_DOUBLE_EQ(back.cases[0].unstable->load->others_percent, 12.5);
+  EXPECT_EQ(document.at("cases")[0].at("unstable").at("reason"), back.cases[0].unstable->describe());
+  EXPECT_DOUBLE_EQ(back.cases[0].load->steal_percent, 0.5);
+  EXPECT_FALSE(back.cases[1].unstable.has_value());
   EXPECT_EQ(back.cases[1].status, case_status::skipped);
   EXPECT_EQ(back.status, run_status::valid);
 }

@@ -1,7 +1,11 @@
 #include "core/runner.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <random>
+
+#include "core/case_stability.hpp"
 #include "core/error.hpp"
 
 namespace ironbench::core {
@@ -18,7 +22,7 @@ class scripted_benchmark final : public benchmark {
     return d.kind == device_kind::cpu ? "" : "cpu only";
   }
   std::vector<axis> axes(const device_info&) const override {
-    return {string_axis("mode", {"ok"}, "", {"ok", "wrong", "skip", "throw", "nothing"}),
+    return {string_axis("mode", {"ok"}, "", {"ok", "wrong", "skip", "throw", "nothing", "scatter"}),
             size_axis("size", {1024}, "")};
   }
   std::uint64_t memory_required(const parameter_set& p, const device_info&) const override {
@@ -33,7 +37,12 @@ class scripted_benchmark final : public benchmark {
     state.add_bytes_read(3e9);
     state.add_bytes_written(1e9);
     state.set_peak_flops({1e12, "test peak"});
-    state.measure([](std::size_t n) { return 0.01 * static_cast<double>(n); });
+    // "scatter": every other sample takes 100 times as long, as on a host another job shares.
+    std::size_t sample = 0;
+    state.measure([&](std::size_t n) {
+      const double each = mode == "scatter" && sample++ % 2 == 1 ? 1.0 : 0.01;
+      return each * static_cast<double>(n);
+    });
     state.require(mode != "wrong", "wrong answer");
   }
   bool in_default_suite() const override { return default_suite_; }
@@ -151,6 +160,113 @@ TEST_F(fixture, CancelMarksTheRunInterruptedAndKeepsResults) {
   EXPECT_EQ(run.cases.size(), 2u);
   EXPECT_EQ(run.status, run_status::interrupted);
   EXPECT_EQ(run.status_reason, "interrupted after 2 of 4 cases");
+}
+
+// A monitor that reports a fixed host load, as the host-load monitor would on a busy host.
+class fixed_load_monitor final : public case_monitor {
+ public:
+  case_observation finish() override {
+    case_observation seen;
+    seen.load = host_load{48, 3};
+    return seen;
+  }
+};
+
+TEST_F(fixture, ACaseAsNoisyAsNoiseIsMarkedUnstableWithWhatElseRan) {
+  options.benchmarks = {"alpha"};
+  override_axis("mode=ok,scatter");
+  options.settings.max_reps = 10;
+  options.monitor = [](const device_info&) { return std::make_unique<fixed_load_monitor>(); };
+  run_result run;
+  execute_plan(plan_run(benchmarks, {devices[0]}, options), options, run);
+  ASSERT_EQ(run.cases.size(), 2u);
+  EXPECT_FALSE(run.cases[0].unstable.has_value());  // steady samples: CV 0
+  ASSERT_TRUE(run.cases[0].load.has_value());
+  EXPECT_DOUBLE_EQ(run.cases[0].load->others_percent, 48);
+  const auto& noisy = run.cases[1];
+  EXPECT_EQ(noisy.status, case_status::valid);  // verified, so still valid, but marked
+  ASSERT_TRUE(noisy.unstable.has_value());
+  EXPECT_GT(noisy.unstable->cv, 0.9);
+  EXPECT_GT(noisy.unstable->robust_cv, 0.5);
+  EXPECT_DOUBLE_EQ(noisy.unstable->max_cv, 0.5);
+  ASSERT_TRUE(noisy.unstable->load.has_value());
+  EXPECT_DOUBLE_EQ(noisy.unstable->load->steal_percent, 3);
+  EXPECT_EQ(run.status, run_status::valid);
+
+  options.settings.unstable_cv = 0;  // the rule turned off
+  run_result unjudged;
+  execute_plan(plan_run(benchmarks, {devices[0]}, options), options, unjudged);
+  EXPECT_FALSE(unjudged.cases[1].unstable.has_value());
+}
+
+TEST(CombinedMonitors, EachSeesTheCaseAndTheirObservationsMerge) {
+  struct recording final : case_monitor {
+    explicit recording(int id, int* windows) : id(id), windows(windows) {}
+    void measured_between(const time_window&) override { ++*windows; }
+    case_observation finish() override {
+      case_observation seen;
+      if (id == 1) seen.summary = json{{"from", 1}};
+      if (id == 2) seen.load = host_load{10, 0};
+      seen.metrics.push_back({"m" + std::to_string(id), 1.0, "", ""});
+      return seen;
+    }
+    int id;
+    int* windows;
+  };
+  int windows = 0;
+  const auto combined = combine_monitors(
+      {[&](const device_info&) { return std::make_unique<recording>(1, &windows); }, case_monitor_factory{},
+       [&](const device_info&) { return std::make_unique<recording>(2, &windows); }});
+  const device_info cpu{"cpu", device_kind::cpu, 0, "CPU", 1u << 20, json::object()};
+  auto monitor = combined(cpu);
+  ASSERT_NE(monitor, nullptr);
+  monitor->measured_between(time_window{});
+  const auto seen = monitor->finish();
+  EXPECT_EQ(windows, 2);
+  EXPECT_EQ(seen.summary, (json{{"from", 1}}));
+  ASSERT_TRUE(seen.load.has_value());
+  EXPECT_DOUBLE_EQ(seen.load->others_percent, 10);
+  ASSERT_EQ(seen.metrics.size(), 2u);
+  EXPECT_EQ(combine_monitors({})(cpu), nullptr);
+}
+
+measurement timed(std::vector<double> samples) {
+  measurement m;
+  m.samples_s = std::move(samples);
+  m.time_s = summarize(m.samples_s);
+  return m;
+}
+
+TEST(CaseStability, TheRuleJudgesTheSpreadOfTheMiddleSamples) {
+  // Normal samples: the robust CV estimates the CV.
+  std::mt19937 random(7);
+  std::normal_distribution<double> around_one(1.0, 0.05);
+  std::vector<double> normal;
+  for (int i = 0; i < 10000; ++i) normal.push_back(around_one(random));
+  const auto n = timed(normal);
+  EXPECT_NEAR(robust_cv(n.time_s) / n.time_s.cv, 1.0, 0.05);
+
+  // 2 % of the samples preempted a hundredfold: a huge CV, the median and middle untouched.
+  std::vector<double> preempted(980, 40e-6);
+  for (int i = 0; i < 20; ++i) preempted.push_back(4e-3);
+  const auto p = timed(preempted);
+  EXPECT_GT(p.time_s.cv, 1.0);
+  EXPECT_FALSE(judge_stability(p, 0.5, std::nullopt).has_value());
+
+  // Half the samples slowed tenfold by a job sharing the CPU: as noisy as noise.
+  std::vector<double> shared;
+  for (int i = 0; i < 100; ++i) shared.push_back(i % 2 == 0 ? 1e-3 : 1e-2);
+  const auto unstable = judge_stability(timed(shared), 0.5, host_load{48.4, 0.2});
+  ASSERT_TRUE(unstable.has_value());
+  EXPECT_EQ(unstable->samples, 100u);
+  EXPECT_GT(unstable->robust_cv, 0.5);
+  EXPECT_EQ(unstable->describe(),
+            fmt::format("robust CV {:.0f} % (CV {:.0f} %) over 100 samples (unstable above 50 %); other processes used "
+                        "48 % of the host's CPUs and the hypervisor stole 0 % meanwhile",
+                        unstable->robust_cv * 100, unstable->cv * 100));
+  EXPECT_FALSE(judge_stability(timed(shared), 0, std::nullopt).has_value());          // 0 turns the rule off
+  EXPECT_FALSE(judge_stability(timed({1e-3, 1e-2}), 0.5, std::nullopt).has_value());  // two samples say nothing
+  EXPECT_DOUBLE_EQ(robust_cv(summary{}), 0);
 }
 
 }  // namespace

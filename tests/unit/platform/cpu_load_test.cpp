@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "platform/host_load_monitor.hpp"
 #include "scenarios.hpp"
 
 namespace ironbench::platform {
@@ -41,6 +42,24 @@ TEST(CpuLoad, SharesOfStolenOwnAndOtherCpuTime) {
   EXPECT_GT(clock_ticks_per_second(), 0);
   EXPECT_GE(process_cpu_seconds(), 0);
   EXPECT_TRUE(read_cpu_times(sysfs_reader("/"))) << "this machine's /proc/stat";
+}
+
+TEST(HostLoadMonitor, ReportsWhatOthersAndTheHypervisorTookDuringTheCase) {
+  test::temp_dir dir;
+  dir.write("proc/stat", "cpu  0 0 0 1000 0 0 0 0 0 0\n");
+  const core::device_info cpu{"cpu", core::device_kind::cpu, 0, "CPU", 1u << 30, json::object()};
+  auto monitor = host_load_monitors(std::make_shared<const sysfs_reader>(dir.path()))(cpu);
+  ASSERT_NE(monitor, nullptr);
+  // Meanwhile another process ran 600 of 1,000 ticks and the hypervisor took 100.
+  dir.write("proc/stat", "cpu  600 0 0 1300 0 0 0 100 0 0\n");
+  const auto seen = monitor->finish();
+  ASSERT_TRUE(seen.load.has_value());
+  EXPECT_NEAR(seen.load->others_percent, 60, 1.0) << "less this test's own few milliseconds of CPU";
+  EXPECT_DOUBLE_EQ(seen.load->steal_percent, 10);
+
+  dir.write("proc/stat", "garbage\n");
+  auto unreadable = host_load_monitors(std::make_shared<const sysfs_reader>(dir.path()))(cpu);
+  EXPECT_FALSE(unreadable->finish().load.has_value());
 }
 
 }  // namespace

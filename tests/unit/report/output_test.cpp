@@ -89,6 +89,27 @@ TEST(Console, HeaderTablesAndVerdict) {
   EXPECT_NE(text.find("run invalid: 1 valid, 1 invalid, 0 skipped, 0 failed"), std::string::npos) << text;
 }
 
+TEST(Console, AnUnstableCaseIsMarkedInTheTableTheListAndTheCounts) {
+  auto run = sample_run();
+  run.cases[0].unstable = core::instability{6.79, 0.85, 0.5, 12, core::host_load{48, 0}};
+  std::ostringstream console, markdown, csv;
+  write_console(run, console);
+  EXPECT_NE(console.str().find("valid, UNSTABLE (robust CV 85 %)"), std::string::npos) << console.str();
+  EXPECT_NE(console.str().find("stream on cpu size=134217728 kernel=triad: robust CV 85 % (CV 679 %) over 12 samples "
+                               "(unstable above 50 %); other processes used 48 % of the host's CPUs"),
+            std::string::npos)
+      << console.str();
+  EXPECT_NE(console.str().find("run invalid: 1 valid (1 unstable), 1 invalid"), std::string::npos) << console.str();
+  write_markdown(run, markdown);
+  EXPECT_NE(markdown.str().find("- stream on cpu"), std::string::npos) << markdown.str();
+  write_csv(run, csv);
+  EXPECT_NE(csv.str().find("stream,cpu,valid,unstable: robust CV 85 %"), std::string::npos) << csv.str();
+  run.cases[0].unstable.reset();
+  std::ostringstream steady;
+  write_console(run, steady);
+  EXPECT_EQ(steady.str().find("nstable"), std::string::npos) << steady.str();
+}
+
 TEST(Outputs, FilesAreWrittenWholeAndPathsChecked) {
   const testing::temp_dir dir("ironbench_output_");
   const auto path = (dir / "run.json").string();

@@ -149,6 +149,26 @@ TEST(CompareSides, FasterSlowerSameAndUntested) {
   EXPECT_EQ(c.only_in[1][0], "copy size=1");
 }
 
+TEST(CompareSides, AnUnstableCaseOnEitherSideGetsNoVerdict) {
+  auto base = run_of({{"gemm", {{"M", "1"}}, "tflops", 100, times(1.0, 50, 1)},
+                      {"gemm", {{"M", "2"}}, "tflops", 100, times(1.0, 50, 2)}});
+  auto other = run_of({{"gemm", {{"M", "1"}}, "tflops", 125, times(0.8, 50, 3)},
+                       {"gemm", {{"M", "2"}}, "tflops", 125, times(0.8, 50, 4)}});
+  other.cases[1].unstable = core::instability{2.0, 0.9, 0.5, 50, std::nullopt};
+  auto c = compare_sides({{"A", {base}}, {"B", {other}}}, {});
+  ASSERT_EQ(c.cases.size(), 2u);
+  EXPECT_EQ(c.cases[0].verdicts[1], verdict::faster);
+  EXPECT_EQ(c.cases[1].verdicts[1], verdict::unstable);
+  EXPECT_NEAR(c.cases[1].speedup[1], 1.25, 1e-12);  // the numbers are still shown
+  EXPECT_EQ(c.cases[1].unstable[1], "robust CV 90 % (CV 200 %) over 50 samples (unstable above 50 %)");
+  EXPECT_EQ(c.benchmarks[0].faster[1], 1u);
+  EXPECT_EQ(c.benchmarks[0].unstable[1], 1u);
+
+  base.cases[0].unstable = core::instability{0.9, 0.6, 0.5, 50, std::nullopt};  // the baseline's side too
+  c = compare_sides({{"A", {base}}, {"B", {other}}}, {});
+  EXPECT_EQ(c.cases[0].verdicts[1], verdict::unstable);
+}
+
 TEST(CompareSides, LowerIsBetterMetricsInvertTheSpeedup) {
   const auto a = run_of({{"tp_infer", {{"batch", "64"}}, "latency_ms", 10, {}, "cpu", "ms"}});
   const auto b = run_of({{"tp_infer", {{"batch", "64"}}, "latency_ms", 5, {}, "cpu", "ms"}});

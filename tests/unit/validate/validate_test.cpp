@@ -163,6 +163,24 @@ TEST(Verdicts, ARunGivesARowPerCaseAndPerDoctorCheck) {
   EXPECT_EQ(summary_verdict(rows), verdict::fail);
 }
 
+TEST(Verdicts, AnUnstableCaseThatWouldPassWarnsAndALowOneStillFails) {
+  core::run_result run;
+  core::device_info cpu;
+  cpu.id = "cpu";
+  cpu.kind = core::device_kind::cpu;
+  run.devices = {cpu};
+  run.cases.push_back(gemm_case("cpu", "fp64", 0.1, 50));   // would PASS
+  run.cases.push_back(gemm_case("cpu", "fp32", 0.05, 15));  // FAILs anyway
+  for (auto& c : run.cases) c.unstable = core::instability{0.9, 0.7, 0.5, 20, core::host_load{70, 0}};
+  const auto rows = judge_run(run, {0.9, 0.75}, nullptr, "AVX-512");
+  EXPECT_EQ(rows[0].result, verdict::warn);
+  EXPECT_NE(rows[0].rule.find(": PASS; unstable: robust CV 70 % (CV 90 %) over 20 samples"), std::string::npos)
+      << rows[0].rule;
+  EXPECT_NE(rows[0].rule.find("other processes used 70 %"), std::string::npos) << rows[0].rule;
+  EXPECT_EQ(rows[1].result, verdict::fail);
+  EXPECT_NE(rows[1].rule.find("FAIL; unstable: robust CV 70 %"), std::string::npos) << rows[1].rule;
+}
+
 TEST(RunExpectations, APublishedBaselineAndAGoldenNodesRuns) {
   const auto published = load_run_expectations("ref:h100-gemm-cited", 1.0, "");
   const auto bf16 = published.find(gemm_case("cuda:0", "bf16", 700));
