@@ -98,8 +98,8 @@ std::string status_counts(const core::run_result& run) {
   const auto unstable = std::count_if(run.cases.begin(), run.cases.end(), [](const core::case_result& c) {
     return c.status == core::case_status::valid && c.unstable;
   });
-  return fmt::format("{} valid{}, {} invalid, {} skipped, {} failed", counts[0],
-                     unstable > 0 ? fmt::format(" ({} unstable)", unstable) : "", counts[1], counts[2], counts[3]);
+  return fmt::format("{} valid, {} invalid, {} skipped, {} failed{}", counts[0], counts[1], counts[2], counts[3],
+                     unstable > 0 ? fmt::format("; {} of the valid unstable", unstable) : "");
 }
 
 std::vector<std::string> unstable_lines(const core::run_result& run) {

@@ -25,7 +25,7 @@ struct titled_table {
 /// "valid", "valid, UNSTABLE (robust CV 85 %)", "INVALID: reason", "skipped: reason", "FAILED: reason".
 [[nodiscard]] std::string status_cell(const core::case_result& result);
 
-/// "12 valid, 1 invalid, 2 skipped, 0 failed", or "12 valid (3 unstable), ..." when some are.
+/// "12 valid, 1 invalid, 2 skipped, 0 failed", and "; 3 of the valid unstable" when some are.
 [[nodiscard]] std::string status_counts(const core::run_result& run);
 
 /// One line per unstable valid case: "stream on cpu size=128M kernel=copy: robust CV 85 % (CV 679 %) ...".
