@@ -17,8 +17,8 @@ serve::sweep_settings to_settings(const serve_arguments& a) {
   load.base_urls = a.base_urls;
   if (load.base_urls.empty()) load.base_urls = {fmt::format("http://{}:{}", a.host, a.port)};
   serve::normalize_base_urls(load.base_urls);
-  // A password in a URL is sent as a header and never recorded with the URL.
-  if (auto authorization = serve::take_url_credentials(load.base_urls)) load.headers.push_back(*authorization);
+  // A password in a URL is sent as a header (unless --header gives one) and never recorded with the URL.
+  s.url_authorization = serve::take_url_credentials(load.base_urls);
   load.api = load.endpoint.find("chat") != std::string::npos ? serve::openai_api::chat : serve::openai_api::completions;
   load.stream = !a.no_stream;
   load.timeout_s = parse_duration_s(a.timeout, "--timeout");
@@ -125,9 +125,13 @@ void add_options(CLI::App& c, serve_arguments& a) {
   c.add_flag("--save-detailed", s.save.save_detailed, "Also per-request arrays and a .requests.jsonl file");
   c.add_option("--result-dir", s.save.result_dir, "Directory of --save-result files")->capture_default_str();
   c.add_option("--result-filename", s.save.result_filename, "File name of a single point's result");
-  c.add_option("--header", s.load.headers, "Extra HTTP header 'Name: value' (repeatable; not written to results)");
+  c.add_option("--header", s.load.headers,
+               "Extra HTTP header 'Name: value' (repeatable; not written to results). An Authorization header "
+               "here is the one sent: it wins over a password in --base-url and over --api-key-env's key");
   c.add_option("--extra-body", a.extra_body, "JSON object merged into every request body");
-  c.add_option("--api-key-env", s.api_key_env, "Environment variable holding the API key (never written)")
+  c.add_option("--api-key-env", s.api_key_env,
+               "Environment variable holding the API key (never written; not sent when --header or --base-url "
+               "gives a credential)")
       ->capture_default_str();
   c.add_option("--balance", a.balance, "Across several --base-url: round-robin or least-outstanding")
       ->capture_default_str();

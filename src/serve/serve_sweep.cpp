@@ -15,6 +15,7 @@
 #include "core/units.hpp"
 #include "schema/serving.hpp"
 #include "serve/arrival_schedule.hpp"
+#include "serve/authorization.hpp"
 #include "serve/chat/chat_template.hpp"
 #include "serve/chat/chat_template_check.hpp"
 #include "serve/client_memory.hpp"
@@ -231,11 +232,7 @@ sweep_outcome run_sweep(const sweep_settings& given, const std::atomic<bool>* ca
     tokenizer = bpe_tokenizer::load(tokenizer_file(s.tokenizer).string());
     load.tokenizer = tokenizer.get();
   }
-  bool authorized = false;
-  if (const char* key = std::getenv(s.api_key_env.c_str()); key != nullptr && *key != '\0') {
-    load.headers.push_back(std::string("Authorization: Bearer ") + key);  // never stored in results
-    authorized = true;
-  }
+  const auto authorization = choose_authorization(load.headers, s.url_authorization, s.api_key_env);
   // Random token ids come from the tokenizer's vocabulary when there is one (as vLLM draws
   // them), else from [100, 32000).
   const std::int64_t vocab = tokenizer && tokenizer->vocab_size() > 200
@@ -268,7 +265,7 @@ sweep_outcome run_sweep(const sweep_settings& given, const std::atomic<bool>* ca
     }
   }
   if (s.ranks.several()) out.settings["client_ranks"] = s.ranks.size;
-  out.settings["authorization"] = authorized ? "API key from $" + s.api_key_env : "none";
+  out.settings["authorization"] = authorization;
   out.settings["endpoints"] = load.base_urls;
   if (s.body.api == openai_api::chat) out.settings["chat_template"] = chat ? chat->path().string() : "none";
   return out;

@@ -41,8 +41,9 @@ struct server_metrics_settings {
 };
 
 /// Everything a sweep needs. load.request_rate, load.max_concurrency and load.tokenizer are
-/// set per point by run_sweep; load.seed seeds the prompts as well as the arrivals; the
-/// Authorization header comes from $api_key_env.
+/// set per point by run_sweep; load.seed seeds the prompts as well as the arrivals; one
+/// Authorization header is sent: load.headers' own, else url_authorization, else the key in
+/// $api_key_env (authorization.hpp).
 struct sweep_settings {
   load_settings load;
   body_settings body;
@@ -71,6 +72,9 @@ struct sweep_settings {
   /// tokenizer_config.json / .jinja file; chat prompts are counted through it (chat/)
   std::string chat_template = "auto";
   std::string api_key_env = "OPENAI_API_KEY";
+  /// The Basic Authorization header of a user and password given in a base URL
+  /// (take_url_credentials), sent unless load.headers holds an Authorization header.
+  std::optional<std::string> url_authorization;
   double progress_interval_s = 0;  ///< a progress line this often during each point (0: none)
   bool live_progress = false;      ///< rewrite the line in place (a terminal) instead of one per interval
 };
@@ -114,8 +118,9 @@ struct sweep_outcome {
   std::vector<json> points;              ///< vLLM's result object of each point
   /// GPU telemetry series: [{"case": index into cases, "device", "samples"}] (run.telemetry's form).
   json telemetry = json::array();
-  /// To merge into the run's settings: endpoints, authorization ("API key from $VAR" or
-  /// "none") and, with an ITL limit met, best_under_itl_limit (index into points).
+  /// To merge into the run's settings: endpoints, authorization (where the credential sent came
+  /// from: "--header", "user and password in --base-url", "API key from $VAR" or "none") and, with an ITL limit met,
+  /// best_under_itl_limit (index into points).
   json settings = json::object();
   bool invalid = false;  ///< a point was INVALID (the client fell behind) or no request succeeded
 };

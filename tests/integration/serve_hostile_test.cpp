@@ -304,5 +304,36 @@ TEST(ServeHostile, AnInterruptedPointIsNeverValid) {
   EXPECT_NE(r.out.find("INVALID: interrupted (Ctrl-C) with"), std::string::npos) << r.out;
 }
 
+// An explicit Authorization header is the one sent: an API key in the environment or a
+// password in --base-url does not replace it (the run records where the credential came from).
+TEST(ServeHostile, AnExplicitCredentialIsNotReplaced) {
+  sim_process sim({"--decode-base-ms", "1"});
+  ASSERT_GT(sim.port(), 0);
+  setenv("IRONBENCH_TEST_API_KEY", "from-the-environment", 1);
+  const std::string plain = sim.url();
+  const std::string with_password = "http://user:secret@127.0.0.1:" + std::to_string(sim.port());
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--base-url", plain, "--header", "Authorization: Bearer X"}, "--header"},
+      {{"--base-url", with_password, "--header", "authorization: Bearer X"}, "--header"},
+      {{"--base-url", with_password}, "user and password in --base-url"},
+      {{"--base-url", plain}, "API key from $IRONBENCH_TEST_API_KEY"},
+  };
+  const auto dir = make_temp_dir("ironbench_hostile_credentials_");
+  for (const auto& [extra, source] : cases) {
+    std::vector<std::string> args = {
+        "serve",         "--no-save", "--json", dir + "/run.json", "--api-key-env", "IRONBENCH_TEST_API_KEY",
+        "--num-prompts", "2"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = run_ironbench(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto run = json::parse(read_file(dir + "/run.json"));
+    EXPECT_EQ(run.at("settings").at("authorization"), source) << run.at("settings").dump();
+    EXPECT_EQ(run.dump().find("from-the-environment"), std::string::npos);
+    EXPECT_EQ(run.dump().find("secret"), std::string::npos);
+  }
+  std::filesystem::remove_all(dir);
+  unsetenv("IRONBENCH_TEST_API_KEY");
+}
+
 }  // namespace
 }  // namespace ironbench::testing
