@@ -9,7 +9,7 @@ namespace {
 class seen_gpu final : public core::case_monitor {
  public:
   seen_gpu(json summary, json series) : summary_(std::move(summary)), series_(std::move(series)) {}
-  core::case_observation finish() override { return {summary_, series_, {}}; }
+  core::case_observation finish() override { return {summary_, series_, {}, {}}; }
 
  private:
   json summary_, series_;
@@ -51,11 +51,11 @@ TEST(PointEnergy, PowerSamplesIntegrateToJoulesPerToken) {
 }
 
 TEST(PointEnergy, TheEnergyCounterWinsAndUnreadablePowerGivesNoEnergy) {
-  core::case_observation counted{json{{"energy_used_j", 123.0}}, power_samples(1000, 5), {}};
+  core::case_observation counted{json{{"energy_used_j", 123.0}}, power_samples(1000, 5), {}, {}};
   bool counter = false;
   EXPECT_EQ(*energy_of(counted, &counter), 123.0);
   EXPECT_TRUE(counter);
-  EXPECT_FALSE(energy_of({json{{"available", false}}, nullptr, {}}));
+  EXPECT_FALSE(energy_of({json{{"available", false}}, nullptr, {}, {}}));
   std::vector<watched_gpu> gpus;
   gpus.push_back({"cuda:0", std::make_unique<seen_gpu>(json{{"available", false}, {"reason", "no NVML"}}, nullptr)});
   const auto t = finish_gpu_watch(gpus, 100);
