@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "core/text_match.hpp"
+#include "results/import_consistency.hpp"
 #include "results/import_text.hpp"
 #include "schema/stream.hpp"
 
@@ -356,6 +357,14 @@ std::vector<core::case_result> babelstream_cases(const babelstream_report& repor
     } else {
       c.notes["verification"] = "BabelStream's own check of the arrays (no failure reported in the output)";
     }
+    consistency_check check;
+    std::vector<std::pair<std::string, double>> times;
+    if (r.min_runtime_s) times.emplace_back("min_runtime", *r.min_runtime_s);
+    if (r.avg_runtime_s) times.emplace_back("avg_runtime", *r.avg_runtime_s);
+    if (r.max_runtime_s) times.emplace_back("max_runtime", *r.max_runtime_s);
+    check.ordered(times, "s",
+                  report.format == "text" ? babelstream_console_time_agreement : babelstream_csv_time_agreement);
+    check.apply_to(c);
     cases.push_back(std::move(c));
   }
   return cases;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/result.hpp"
+#include "results/import_consistency.hpp"
 
 namespace ironbench::results {
 
@@ -46,12 +47,19 @@ struct babelstream_report {
 /// rows, a row is truncated or a value is not a number.
 [[nodiscard]] babelstream_report parse_babelstream(const std::string& text, const std::string& source);
 
+/// How far apart a row's min_runtime <= avg_runtime <= max_runtime may be out of order before its
+/// case is invalid: what printing rounds, 6 significant digits in CSV, 5 decimals on the console.
+inline constexpr agreement babelstream_csv_time_agreement{1e-5, 0};
+inline constexpr agreement babelstream_console_time_agreement{0, 1e-5};
+
 /// One case per kernel row, as ironbench's stream cases: benchmark "stream", device "unknown"
 /// (BabelStream's CSV does not name it), parameters dtype (fp64 or fp32), size (bytes per
 /// array), kernel (lowercased); metrics bandwidth_best (BabelStream's best rate, GB/s =
 /// 10^9 B/s) and bandwidth (bytes moved per repetition / average time, GB/s), with the bytes
 /// of BabelStream's kernels: copy, mul, dot 2 arrays, add, triad 3, nstream 4. Throws
-/// usage_error when a row's best rate does not match its fastest time.
+/// usage_error when a row's best rate does not match its fastest time. A row whose times are
+/// out of order (an average below the minimum or above the maximum) is an invalid case with
+/// the contradiction as its reason.
 [[nodiscard]] std::vector<core::case_result> babelstream_cases(const babelstream_report& report,
                                                                const std::string& source);
 

@@ -10,6 +10,7 @@
 #include "core/json_text.hpp"
 #include "core/statistics.hpp"
 #include "core/text_match.hpp"
+#include "results/import_consistency.hpp"
 #include "results/import_text.hpp"
 #include "schema/collective_case.hpp"
 #include "schema/collective_names.hpp"
@@ -695,6 +696,13 @@ std::vector<core::case_result> nccl_tests_cases(const nccl_tests_report& report,
         c.metrics.push_back(
             {"max_error", *p.wrong, "", "largest deviation from the expected values (nccl-tests < 2.13)"});
       }
+      // algbw is size / time (GB = 1e9 B); the table prints both to 2 decimals, its time to 1 or 2.
+      consistency_check check;
+      if (p.time_us > 0) {
+        check.agree("algbw", p.algbw_gbs, static_cast<double>(row.bytes) / p.time_us / 1e3,
+                    fmt::format("{} B / {:g} us", row.bytes, p.time_us), "GB/s", nccl_tests_bandwidth_agreement);
+      }
+      check.apply_to(c);
       c.notes["source"] = source;
       c.notes["imported_from"] = fmt::format("nccl-tests {} output{}", report.format,
                                              report.program.empty() ? "" : " of " + file_name_of(report.program));

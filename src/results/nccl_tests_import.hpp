@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/result.hpp"
+#include "results/import_consistency.hpp"
 
 namespace ironbench::results {
 
@@ -89,12 +90,18 @@ struct nccl_tests_options {
 /// -> "bf16", "int" -> "int32", "char" -> "int8", "double" -> "fp64"); others are kept.
 [[nodiscard]] std::string ironbench_dtype(const std::string& nccl_tests_type);
 
+/// How far a row's algbw may be from its size / time before its case is invalid: 2 % and
+/// 0.01 GB/s, above what the table's printing rounds (bandwidths to 2 decimals, times to 1 or
+/// 2), far below a damaged or made-up number.
+inline constexpr agreement nccl_tests_bandwidth_agreement{0.02, 0.01};
+
 /// One case per row and placement, as ironbench's collectives cases: benchmark
 /// "collectives", device "N ranks", parameters collective, dtype, op ("none" for collectives
 /// that do not reduce), root (-1 without one), size (B), placement, ranks; metrics time_us
 /// (us), algbw and busbw (GB/s), wrong (elements; -1 when not checked). A case with wrong
-/// elements is invalid. Notes: source, device names, nccl-tests' count and type, the average
-/// bus bandwidth of the table.
+/// elements is invalid, and so is one whose algbw contradicts its size / time
+/// (nccl_tests_bandwidth_agreement), with the contradiction as its reason. Notes: source,
+/// device names, nccl-tests' count and type, the average bus bandwidth of the table.
 [[nodiscard]] std::vector<core::case_result> nccl_tests_cases(const nccl_tests_report& report,
                                                               const std::string& source,
                                                               const nccl_tests_options& options);

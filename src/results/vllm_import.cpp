@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <set>
@@ -244,6 +245,62 @@ vllm_result result_of(const json& object, std::size_t index, std::size_t count, 
   return r;
 }
 
+// A result's throughputs against its totals over its duration, and each latency's
+// percentiles (the median as p50) against their order.
+consistency_check consistency_of(const vllm_result& r) {
+  namespace key = schema::vllm_key;
+  consistency_check check;
+  const auto value = [&](const char* name) -> std::optional<double> {
+    const auto it = r.values.find(name);
+    return it == r.values.end() ? std::nullopt : std::optional<double>(it->second);
+  };
+  if (r.duration_s && *r.duration_s > 0) {
+    const double duration = *r.duration_s;
+    const auto input = value(key::total_input_tokens);
+    const auto output = value(key::total_output_tokens);
+    const auto per_second = [&](const char* name, std::optional<double> total, const std::string& what,
+                                const char* unit) {
+      const auto stated = value(name);
+      if (!stated || !total) return;
+      check.agree(name, *stated, *total / duration, fmt::format("{} / {:g} s", what, duration), unit,
+                  vllm_throughput_agreement);
+    };
+    if (output) per_second(key::output_throughput, output, fmt::format("{:g} output tokens", *output), "tok/s");
+    if (input && output) {
+      per_second(key::total_token_throughput, *input + *output,
+                 fmt::format("{:g} input + {:g} output tokens", *input, *output), "tok/s");
+    }
+    if (r.completed) {
+      per_second(key::request_throughput, static_cast<double>(*r.completed),
+                 fmt::format("{} completed requests", *r.completed), "req/s");
+    }
+  }
+  for (const auto& metric : schema::latency_metrics()) {
+    std::vector<std::pair<double, std::pair<std::string, double>>> percentiles;
+    for (const auto& [name, v] : r.values) {
+      const auto suffix = "_" + metric + "_ms";
+      if (!name.ends_with(suffix)) continue;
+      const auto statistic = name.substr(0, name.size() - suffix.size());
+      double rank = 0;
+      if (statistic == "median") {
+        rank = 50;
+      } else if (statistic.size() > 1 && statistic[0] == 'p') {
+        const auto p = parse_number(std::string_view(statistic).substr(1));
+        if (!p) continue;
+        rank = *p;
+      } else {
+        continue;
+      }
+      percentiles.push_back({rank, {name, v}});
+    }
+    std::sort(percentiles.begin(), percentiles.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::pair<std::string, double>> in_order;
+    for (const auto& p : percentiles) in_order.push_back(p.second);
+    check.ordered(in_order, "ms", {1e-9, 1e-9});
+  }
+  return check;
+}
+
 }  // namespace
 
 std::vector<vllm_result> parse_vllm_results(const std::string& text, const std::string& source) {
@@ -308,6 +365,7 @@ std::vector<core::case_result> vllm_cases(const std::vector<vllm_result>& result
         if (c.reason.empty()) c.reason = "the load generator fell behind its schedule";
       }
     }
+    consistency_of(r).apply_to(c);
     if (r.completed && *r.completed == 0) {
       c.status = core::case_status::failed;
       c.reason = fmt::format("no request completed ({} failed)", r.failed.value_or(r.num_prompts));

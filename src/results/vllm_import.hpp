@@ -11,6 +11,7 @@
 
 #include "core/json.hpp"
 #include "core/result.hpp"
+#include "results/import_consistency.hpp"
 
 namespace ironbench::results {
 
@@ -44,6 +45,12 @@ struct vllm_result {
 /// num_prompts or completed) or holds a value of the wrong type.
 [[nodiscard]] std::vector<vllm_result> parse_vllm_results(const std::string& text, const std::string& source);
 
+/// How far a throughput may be from what the result's totals imply (output_throughput from
+/// total_output_tokens / duration, total_token_throughput from input and output tokens /
+/// duration, request_throughput from completed / duration) before its case is invalid: vLLM
+/// writes each as that quotient, unrounded.
+inline constexpr agreement vllm_throughput_agreement{0.01, 1e-9};
+
 /// One case per result, as ironbench's serve cases: benchmark "serve", device the model
 /// (else the backend); parameters max_concurrency (0: unlimited), request_rate ("inf" or
 /// req/s), num_prompts; metrics request_throughput, output_throughput,
@@ -51,7 +58,9 @@ struct vllm_result {
 /// failed (requests), then the other latency statistics present (ms), request_goodput,
 /// duration (s) and completed. A metric the file lacks is left out, never written as 0.
 /// notes["result"] holds the original object; no timing (the per-request arrays stay there).
-/// A result where no request completed is a failed case.
+/// A result where no request completed is a failed case; one whose throughputs contradict
+/// its totals and duration (vllm_throughput_agreement), or whose percentiles of a latency
+/// decrease (p99 below the median), is invalid with the contradiction as its reason.
 [[nodiscard]] std::vector<core::case_result> vllm_cases(const std::vector<vllm_result>& results,
                                                         const std::string& source);
 
