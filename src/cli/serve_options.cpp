@@ -24,6 +24,7 @@ serve::sweep_settings to_settings(const serve_arguments& a) {
   load.timeout_s = parse_duration_s(a.timeout, "--timeout");
   load.stall_timeout_s = parse_duration_s(a.stall_timeout, "--stall-timeout");
   load.max_response_bytes = parse_size(a.max_response_bytes, "--max-response-bytes");
+  load.max_kept_text_bytes = parse_size(a.max_kept_text_bytes, "--max-kept-text-bytes");
   load.kernel_receive_stamps = serve::parse_receive_time(a.receive_time);
   load.verify_tls = !a.insecure;
   load.balance = serve::parse_balance(a.balance);
@@ -141,6 +142,10 @@ void add_options(CLI::App& c, serve_arguments& a) {
   c.add_option("--max-response-bytes", a.max_response_bytes,
                "A response larger than this fails as 'oversized' and its connection is dropped (e.g. 64M; 0: no "
                "limit)")
+      ->capture_default_str();
+  c.add_option("--max-kept-text-bytes", a.max_kept_text_bytes,
+               "--save-detailed: the most generated text kept for a point's result file (e.g. 256M; 0: no limit); "
+               "past it a request's text is not kept (generated_texts_not_kept counts them)")
       ->capture_default_str();
   c.add_option("--progress-interval", a.progress_interval,
                "A progress line this often during each point (default 1s on a terminal, 10s otherwise; 0: none)");

@@ -24,6 +24,7 @@ struct serve_arguments {
   std::string extra_body, balance = "round-robin", receive_time = "kernel";
   std::string timeout = "600s", stall_timeout = "120s";
   std::string max_response_bytes = "64M";
+  std::string max_kept_text_bytes = "256M";
   std::string progress_interval;  ///< "": 1 s on a terminal, 10 s otherwise
   std::string metrics_interval = "1s";
   std::string slo, search, gpu_telemetry = "auto";

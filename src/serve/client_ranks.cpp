@@ -38,6 +38,7 @@ json record_json(const request_record& r) {
   if (r.tokenizer_output_tokens) j["counted"] = *r.tokenizer_output_tokens;
   if (!r.usage_problem.empty()) j["usage_problem"] = r.usage_problem;
   if (r.invalid_utf8) j["invalid_utf8"] = true;
+  if (r.text_not_kept) j["text_not_kept"] = true;
   return j;
 }
 
@@ -59,6 +60,7 @@ request_record record_from_json(const json& j) {
   if (j.contains("counted")) r.tokenizer_output_tokens = j.at("counted").get<std::int64_t>();
   r.usage_problem = j.value("usage_problem", "");
   r.invalid_utf8 = j.value("invalid_utf8", false);
+  r.text_not_kept = j.value("text_not_kept", false);
   return r;
 }
 

@@ -194,6 +194,10 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
 
   std::vector<double> delivery_ms, itl_error_ms, socket_wait_ms;
   std::size_t timed_together = 0, token_events = 0;
+  // Bytes of text kept in the records (--save-detailed), against max_kept_text_bytes.
+  std::size_t kept_text_bytes = 0;
+  const std::size_t kept_text_limit = s.max_kept_text_bytes > 0 ? static_cast<std::size_t>(s.max_kept_text_bytes)
+                                                                : std::numeric_limits<std::size_t>::max();
   auto finish = [&](std::shared_ptr<stream_state> st, const transfer_result& t) {
     for (std::size_t k = 0; k < st->delays_ms.size(); ++k) {
       delivery_ms.push_back(st->delays_ms[k]);
@@ -261,7 +265,20 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
     const auto client_count = r.tokenizer_output_tokens.value_or(static_cast<std::int64_t>(text_events));
     r.usage_problem = implausible_usage({r.usage_output_tokens, request.max_tokens, text_events});
     r.output_len = r.usage_problem.empty() ? r.usage_output_tokens.value_or(client_count) : client_count;
-    if (s.keep_generated_text || request.session != no_session) r.generated_text = st->timing.text();
+    // The text goes where something reads it: the record (the result file's texts, within
+    // their budget) and a conversation's next turn (which sends it); otherwise it is dropped.
+    const bool next_turn_needs = request.session != no_session && queue.next_turn(st->request).has_value();
+    const bool in_flight_kept = st->timing.keeps_text();
+    auto text = st->timing.take_text();
+    if (s.keep_generated_text) {
+      if (in_flight_kept && text.size() <= kept_text_limit - kept_text_bytes) {
+        kept_text_bytes += text.size();
+        r.generated_text = next_turn_needs ? text : std::move(text);
+      } else {
+        r.text_not_kept = true;
+      }
+    }
+    if (next_turn_needs) answers[st->request] = std::move(text);
   };
 
   auto send = [&](std::size_t i) {
@@ -296,9 +313,9 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
     st->request = i;
     st->endpoint = endpoint;
     // The text is kept while in flight only where something reads it: the tokenizer's count,
-    // the result file's texts, a conversation's next turn.
-    st->timing =
-        request_timing(now, s.keep_generated_text || s.tokenizer != nullptr || requests[i]->session != no_session);
+    // the result file's texts (while their budget lasts), a conversation's next turn.
+    const bool keep_for_file = s.keep_generated_text && kept_text_bytes < kept_text_limit;
+    st->timing = request_timing(now, keep_for_file || s.tokenizer != nullptr || requests[i]->session != no_session);
     // The parser belongs to the state: it refers back to it by plain pointer (a shared_ptr
     // here would be a cycle, and every request would leak).
     st->parser = std::make_unique<sse_parser>([st = st.get(), &s, origin_copy = origin, &client, &socket_wait_ms,
@@ -355,9 +372,13 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
         [st, finish, &queue, &answers, &result, &dropped, origin](const transfer_result& t) mutable {
           st->status = t.http_status;
           finish(st, t);
-          // A conversation goes on with the answer, or ends with the failure.
+          // A conversation goes on with the answer (finish kept it), or ends with the failure.
           const auto& record = result.records[st->index];
-          if (record.success) answers[st->request] = record.generated_text;
+          // Its last turn done, or failed: no turn reads its earlier answers any more.
+          if (!record.success || !queue.next_turn(st->request)) {
+            for (auto k = queue.previous_turn(st->request); k; k = queue.previous_turn(*k))
+              std::string().swap(answers[*k]);
+          }
           dropped += queue.finished(st->request, record.success, t.end_s - origin).size();
         });
   };

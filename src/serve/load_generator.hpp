@@ -85,10 +85,14 @@ struct load_settings {
   /// A response of more bytes than this fails as class "oversized", its connection dropped
   /// (0: no limit). In flight, a response costs at most a few times this in memory.
   std::int64_t max_response_bytes = std::int64_t{64} << 20;
-  /// Keep every completed request's text in its record (--save-detailed writes them). Without
-  /// it only a conversation's answers are kept (its next turn sends them); the others' text is
-  /// counted and dropped.
+  /// Keep completed requests' texts in their records (--save-detailed writes them), up to
+  /// max_kept_text_bytes in all. Without it no text is kept in a record; a conversation's
+  /// answers are kept apart while a later turn of it still needs them (it sends them).
   bool keep_generated_text = false;
+  /// The most bytes of text kept in the records of a point (0: no limit). A completed request
+  /// whose text would go past it keeps its record without the text (text_not_kept).
+  /// Several client ranks share it.
+  std::int64_t max_kept_text_bytes = std::int64_t{256} << 20;
   /// Called every `progress_interval_s` while the point runs (not at all when empty or 0).
   std::function<void(const load_progress&)> on_progress;
   double progress_interval_s = 0;

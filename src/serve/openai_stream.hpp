@@ -57,6 +57,10 @@ class request_timing {
   [[nodiscard]] const std::vector<double>& itl_s() const { return itl_s_; }
   /// The text received (empty unless kept: see the constructor).
   [[nodiscard]] const std::string& text() const { return text_; }
+  /// Whether the text is kept (the constructor's keep_text).
+  [[nodiscard]] bool keeps_text() const { return keep_text_; }
+  /// The text, moved out (text() is empty after).
+  [[nodiscard]] std::string take_text() { return std::move(text_); }
   /// Bytes of text received, kept or not.
   [[nodiscard]] std::size_t text_bytes() const { return text_bytes_; }
   /// Whether some chunk had invalid UTF-8 (replaced by U+FFFD).

@@ -45,6 +45,8 @@ std::size_t send_queue::pop() {
 
 std::optional<std::size_t> send_queue::previous_turn(std::size_t i) const { return previous_turn_[i]; }
 
+std::optional<std::size_t> send_queue::next_turn(std::size_t i) const { return next_turn_[i]; }
+
 std::vector<std::size_t> send_queue::finished(std::size_t i, bool success, double end_s) {
   std::vector<std::size_t> dropped;
   auto next = next_turn_[i];

@@ -32,6 +32,8 @@ class send_queue {
   [[nodiscard]] double due(std::size_t i) const { return times_[i]; }
   /// The request sent before `i` in its conversation, or nullopt for a first turn.
   [[nodiscard]] std::optional<std::size_t> previous_turn(std::size_t i) const;
+  /// The turn after request `i` in its conversation (none: the last turn, or no conversation).
+  [[nodiscard]] std::optional<std::size_t> next_turn(std::size_t i) const;
   /// Request `i` ended at `end_s`. Success: the conversation's next turn is queued, due
   /// `think_s` later. Failure: the conversation's remaining turns are dropped and returned.
   std::vector<std::size_t> finished(std::size_t i, bool success, double end_s);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -83,6 +84,10 @@ load_settings rank_share(const load_settings& load, const client_ranks& ranks) {
   share.rank = ranks.rank;
   share.ranks = ranks.size;
   share.max_concurrency = concurrency_share(load.max_concurrency, ranks.rank, ranks.size);
+  // Rank 0 holds every rank's kept texts at the end: each keeps its share of the budget.
+  if (load.max_kept_text_bytes > 0 && ranks.size > 1) {
+    share.max_kept_text_bytes = std::max<std::int64_t>(1, load.max_kept_text_bytes / ranks.size);
+  }
   return share;
 }
 
@@ -213,6 +218,14 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
     const auto name =
         named ? s.save.result_filename : result_file_name(vllm, rate, description.max_concurrency, description.date);
     say(callbacks.console, "saved: " + write_result_file(vllm, result, s.save, name).string() + "\n");
+    const auto not_kept = std::count_if(result.records.begin(), result.records.end(),
+                                        [](const request_record& r) { return r.text_not_kept; });
+    if (not_kept > 0) {
+      say(callbacks.console,
+          fmt::format("{} generated texts were not kept: past --max-kept-text-bytes ({} bytes); the result file "
+                      "counts them in generated_texts_not_kept\n",
+                      not_kept, s.load.max_kept_text_bytes));
+    }
   }
   if (!result.valid) {
     c.status = core::case_status::invalid;

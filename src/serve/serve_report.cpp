@@ -169,16 +169,19 @@ std::string request_records_jsonl(const std::vector<request_record>& records) {
 json detailed_arrays(const std::vector<request_record>& records) {
   json input = json::array(), output = json::array(), ttfts = json::array(), itls = json::array(),
        texts = json::array(), errors = json::array();
+  std::size_t not_kept = 0;
   for (const auto& r : records) {
     input.push_back(r.prompt_len);
     output.push_back(r.success ? r.output_len : 0);
     ttfts.push_back(r.success ? r.ttft_s : 0.0);
     itls.push_back(r.itl_s);
     texts.push_back(r.generated_text);
+    if (r.text_not_kept) ++not_kept;
     errors.push_back(r.success ? std::string() : r.error_class + ": " + r.error);
   }
   return {{"input_lens", input}, {"output_lens", output},    {"ttfts", ttfts},
-          {"itls", itls},        {"generated_texts", texts}, {"errors", errors}};
+          {"itls", itls},        {"generated_texts", texts}, {"generated_texts_not_kept", not_kept},
+          {"errors", errors}};
 }
 
 int best_point_under_limit(const std::vector<json>& points, const std::string& metric, const std::string& statistic,

@@ -117,6 +117,7 @@ void check_sweep_settings(const sweep_settings& s) {
   }
   for (const auto& h : s.load.headers) check_header(h);
   if (s.load.max_response_bytes < 0) throw usage_error("--max-response-bytes must not be negative (0: no limit)");
+  if (s.load.max_kept_text_bytes < 0) throw usage_error("--max-kept-text-bytes must not be negative (0: no limit)");
   if (s.chat_template != "auto" && s.chat_template != "none") {
     if (s.body.api != openai_api::chat) {
       throw usage_error(
@@ -226,7 +227,8 @@ sweep_outcome run_sweep(const sweep_settings& given, const std::atomic<bool>* ca
   prepare_result_dir(s.save);
   auto load = s.load;
   normalize_base_urls(load.base_urls);
-  load.keep_generated_text = s.save.save_detailed;  // the result file's generated_texts
+  // The result file's generated_texts: kept only where a result file is written.
+  load.keep_generated_text = s.save.save_result && s.save.save_detailed;
   std::unique_ptr<bpe_tokenizer> tokenizer;
   if (!s.tokenizer.empty()) {
     tokenizer = bpe_tokenizer::load(tokenizer_file(s.tokenizer).string());

@@ -38,8 +38,10 @@ struct request_record {
   double scheduled_s = 0;  ///< when the schedule said to send it
   double sent_s = 0;       ///< when it was sent (after the concurrency gate)
   std::string endpoint;
-  std::string generated_text;  ///< kept only where an output needs it (--save-detailed, a later turn)
-  int turn = -1;               ///< a conversation's turn (0: the first); -1 outside conversations
+  std::string generated_text;  ///< kept only for --save-detailed's texts, within --max-kept-text-bytes
+  /// --save-detailed: the request completed but its text was not kept (past --max-kept-text-bytes).
+  bool text_not_kept = false;
+  int turn = -1;  ///< a conversation's turn (0: the first); -1 outside conversations
 };
 
 /// Service-level objectives for goodput, in milliseconds (unset: not checked).

@@ -94,6 +94,58 @@ TEST(ServeConversation, AFailedTurnEndsItsConversationAndEveryTurnIsAccounted) {
   EXPECT_EQ(completed + failed + dropped, 6 * 4);
 }
 
+// --save-detailed's budget for kept texts bounds the result file's texts only: with room for
+// none, every turn's text is counted as not kept, and the next turns still send the answers
+// before them (the server counts the same histories as above).
+TEST(ServeConversation, AnswersTheNextTurnSendsAreKeptPastTheTextBudget) {
+  temp_dir dir;
+  const auto log = (dir.path() / "requests.jsonl").string();
+  {
+    sim_process sim({"--decode-base-ms", "2", "--request-log", log});
+    ASSERT_GT(sim.port(), 0);
+    const auto r = run_ironbench({"serve",
+                                  "--no-save",
+                                  "--base-url",
+                                  sim.url(),
+                                  "--dataset-name",
+                                  "conversation",
+                                  "--progress-interval",
+                                  "0",
+                                  "--max-lateness-ms",
+                                  "1000",
+                                  "--endpoint",
+                                  "/v1/chat/completions",
+                                  "--num-prompts",
+                                  "1",
+                                  "--conversation-turns",
+                                  "3",
+                                  "--conversation-user-len",
+                                  "10",
+                                  "--conversation-output-len",
+                                  "6",
+                                  "--save-result",
+                                  "--save-detailed",
+                                  "--max-kept-text-bytes",
+                                  "1",
+                                  "--result-dir",
+                                  dir.path().string(),
+                                  "--result-filename",
+                                  "point.json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::ifstream in(dir.path() / "point.json");
+    const auto file = json::parse(in);
+    EXPECT_EQ(file.at("completed"), 3);
+    EXPECT_EQ(file.at("generated_texts_not_kept"), 3);
+    for (const auto& text : file.at("generated_texts")) EXPECT_EQ(text, "");
+  }
+  const auto rows = lines_of_json(log);
+  ASSERT_EQ(rows.size(), 3U);
+  std::vector<int> prompts;
+  for (const auto& row : rows) prompts.push_back(row.at("prompt_tokens").get<int>());
+  std::sort(prompts.begin(), prompts.end());
+  EXPECT_EQ(prompts, (std::vector<int>{10, 26, 42}));
+}
+
 TEST(ServeConversation, MultiTurnNeedsShareGpt) {
   const auto r = run_ironbench({"serve", "--no-save", "--multi-turn"});
   EXPECT_EQ(r.exit_code, 2);

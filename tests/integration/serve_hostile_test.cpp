@@ -204,6 +204,77 @@ TEST(ServeHostile, HugeTokensAreCountedNotKept) {
   EXPECT_GT(peak_kb, 0);
 }
 
+// --save-detailed keeps the texts for the result file only up to --max-kept-text-bytes in
+// all: tokens of 25 MB each, 12 of them, under a 60 MB budget keep two texts; the other ten
+// are counted in generated_texts_not_kept (their records stay), and the client's peak RSS
+// stays bounded (measured: 407 MB; 1.6 GB with no limit, every text kept and written).
+TEST(ServeHostile, SavedTextsAreKeptWithinTheirBudgetAndTheRestCounted) {
+#if IRONBENCH_SANITIZED_BUILD
+  const std::string bytes = "4M", budget = "10M";
+  const std::size_t token_bytes = 4 << 20;
+  const int requests = 5;
+#else
+  const std::string bytes = "25M", budget = "60M";
+  const std::size_t token_bytes = 25 << 20;
+  const int requests = 12;
+#endif
+  sim_process sim({"--fault", "huge-chunk", "--fault-bytes", bytes, "--fault-every", "1", "--decode-base-ms", "2"});
+  ASSERT_GT(sim.port(), 0);
+  const auto dir = make_temp_dir("ironbench_hostile_kept_");
+  const auto process = start_ironbench({"serve",
+                                        "--base-url",
+                                        sim.url(),
+                                        "--no-save",
+                                        "--save-result",
+                                        "--save-detailed",
+                                        "--max-kept-text-bytes",
+                                        budget,
+                                        "--result-dir",
+                                        dir,
+                                        "--result-filename",
+                                        "point.json",
+                                        "--json",
+                                        "-",
+                                        "--max-lateness-ms",
+                                        "1000",
+                                        "--num-prompts",
+                                        std::to_string(requests),
+                                        "--max-concurrency",
+                                        "1",
+                                        "--random-input-len",
+                                        "8",
+                                        "--random-output-len",
+                                        "4"});
+  const long peak_kb = peak_rss_kb_until_exit(process);
+  const auto r = wait_for(process);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE((r.out + r.err).find("generated_texts_not_kept"), std::string::npos) << "said on the console: " << r.err;
+  const auto file = json::parse(read_file(dir + "/point.json"));
+  expect_every_request_accounted_for(file, requests);
+  EXPECT_EQ(file.at("completed"), requests);
+  EXPECT_EQ(file.at("total_output_tokens"), requests * 4);
+  ASSERT_EQ(file.at("generated_texts").size(), static_cast<std::size_t>(requests));
+  int kept = 0;
+  std::size_t kept_bytes = 0;
+  for (const auto& text : file.at("generated_texts")) {
+    const auto size = text.get<std::string>().size();
+    if (size == 0) continue;
+    ++kept;
+    kept_bytes += size;
+    EXPECT_GE(size, token_bytes);
+  }
+  EXPECT_EQ(kept, 2);
+  EXPECT_LE(kept_bytes, token_bytes * 12 / 5) << "within the budget";
+  EXPECT_EQ(file.at("generated_texts_not_kept"), requests - 2);
+  EXPECT_EQ(file.at("output_lens").size(), static_cast<std::size_t>(requests)) << "every record stays";
+#if !IRONBENCH_SANITIZED_BUILD
+  // Kept, the texts would be 300 MB, and a few times that while the file is written.
+  EXPECT_LT(peak_kb, 600 * 1024) << "peak RSS " << peak_kb / 1024 << " MiB";
+#endif
+  EXPECT_GT(peak_kb, 0);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(ServeHostile, ImpossibleSizesAndInjectedHeadersAreRefusedBeforeAnythingIsSent) {
   // 1000 prompts of 200 million tokens: terabytes, refused with the estimate (no server needed).
   const auto huge = run_ironbench({"serve", "--base-url", "http://127.0.0.1:1", "--no-save", "--random-input-len",
