@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "experiment/process_tag.hpp"
 
 namespace ironbench::experiment {
 namespace {
@@ -58,6 +60,7 @@ child_process::child_process(child_settings settings) : settings_(std::move(sett
     close(log);
     throw error(fmt::format("working directory '{}': {}", settings_.workdir, std::strerror(errno)));
   }
+  const pid_t parent = getpid();
   pid_ = fork();
   if (pid_ < 0) {
     close(log);
@@ -67,6 +70,13 @@ child_process::child_process(child_settings settings) : settings_(std::move(sett
     // The child: only async-signal-safe calls until exec, apart from setenv (single-threaded
     // copy of the parent; the parent's other threads do not exist here).
     setpgid(0, 0);
+    if (!settings_.tag.empty()) {
+      // Ends with ironbench, even when ironbench is killed (SIGKILL); a parent that died
+      // before this line is seen by getppid().
+      prctl(PR_SET_PDEATHSIG, SIGTERM);
+      if (getppid() != parent) _exit(1);
+      setenv(service_tag_variable, settings_.tag.c_str(), 1);
+    }
     const int null = open("/dev/null", O_RDONLY);
     dup2(null, STDIN_FILENO);
     dup2(log, STDOUT_FILENO);
@@ -104,19 +114,30 @@ std::optional<int> child_process::wait_for(double seconds) {
 
 int child_process::stop() {
   if (pid_ < 0) return status_.value_or(0);
-  if (!exit_status() || group_alive(pid_)) {
-    kill(-pid_, SIGTERM);
+  const auto& tag = settings_.tag;
+  const auto alive = [&] {
+    return !exit_status() || group_alive(pid_) || (!tag.empty() && !tagged_processes(tag).empty());
+  };
+  const auto signal_all = [&](int signal) {
+    kill(-pid_, signal);
+    if (!tag.empty()) {
+      for (const int pid : tagged_processes(tag)) kill(pid, signal);
+    }
+  };
+  if (alive()) {
+    signal_all(SIGTERM);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(settings_.stop_grace_s);
-    while ((!exit_status() || group_alive(pid_)) && std::chrono::steady_clock::now() < deadline) {
+    while (alive() && std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    if (!exit_status() || group_alive(pid_)) {
-      kill(-pid_, SIGKILL);
+    if (alive()) {
+      signal_all(SIGKILL);
       // Until the leader is reaped and every process of its group is gone (a killed process
       // still runs until the kernel schedules its exit).
       const auto killed_by = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-      while ((!exit_status() || group_alive(pid_)) && std::chrono::steady_clock::now() < killed_by) {
+      while (alive() && std::chrono::steady_clock::now() < killed_by) {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        if (!tag.empty()) signal_all(SIGKILL);  // what a dying process started meanwhile
       }
     }
   }

@@ -17,6 +17,11 @@ struct child_settings {
   std::string workdir;                                   ///< "" = the current directory
   std::string log_path;                                  ///< standard output and error go here (appended)
   double stop_grace_s = 10;
+  /// When not empty: a service's tag (process_tag.hpp). The program and everything it starts
+  /// get IRONBENCH_SERVICE_TAG=tag, stop() ends every process with the tag (one that called
+  /// setsid or left the group included), and the program gets SIGTERM when ironbench dies
+  /// (PR_SET_PDEATHSIG; what it started is found by its tag by a later run).
+  std::string tag;
 };
 
 class child_process {
@@ -33,8 +38,8 @@ class child_process {
   [[nodiscard]] std::optional<int> exit_status();
   /// Waits up to `seconds` for it to end; its status, or empty when it still runs.
   [[nodiscard]] std::optional<int> wait_for(double seconds);
-  /// SIGTERM to its process group, SIGKILL to the group after the grace period; returns its
-  /// status. Every process of the group is gone afterwards.
+  /// SIGTERM to its process group (and every process with its tag), SIGKILL after the grace
+  /// period; returns its status. Every process of the group (and with the tag) is gone afterwards.
   int stop();
   /// "exit status 3" or "killed by signal 9 (SIGKILL)".
   [[nodiscard]] static std::string describe_status(int status);

@@ -190,7 +190,11 @@ experiment_outcome run_experiment(const experiment_plan& plan, const experiment_
   outcome.folder = folder.string();
   results::results_store store(results::database_path(settings.database));
 
-  service_pool services;
+  // Services an earlier run of this experiment left running (killed, crashed) are stopped
+  // first: they would hold the ports and answer in place of this run's services.
+  const auto record_path = (folder / "services.pids").string();
+  service_record(record_path).stop_orphans(console);
+  service_pool services(record_path);
   step_environment env;
   env.workloads = &workloads;
   env.ironbench_path = settings.ironbench_path;

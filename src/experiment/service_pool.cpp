@@ -7,6 +7,8 @@
 #include <thread>
 
 #include "core/text.hpp"
+#include "experiment/port_check.hpp"
+#include "experiment/process_tag.hpp"
 #include "experiment/service_readiness.hpp"
 
 namespace ironbench::experiment {
@@ -35,7 +37,7 @@ void service_pool::keep_only(const std::vector<planned_step>& steps) {
   }
   std::erase_if(running_, [&](service& s) {
     if (std::find(wanted.begin(), wanted.end(), s.identity) != wanted.end()) return false;
-    (void)s.process->stop();
+    stop(s);
     return true;
   });
 }
@@ -51,16 +53,32 @@ void service_pool::ensure_ready(const planned_step& step, const std::string& log
   }
   std::erase_if(running_, [&](service& s) {
     if (s.name != step.name) return false;
-    (void)s.process->stop();
+    stop(s);
     return true;
   });
+  if (!step.ready_url.empty()) {
+    if (const auto taken = address_in_use(step.ready_url)) {
+      throw step_failure(fmt::format("{} already answers before service '{}' starts: another server (or one an "
+                                     "earlier run left) would be measured in its place; stop it or choose another "
+                                     "port",
+                                     *taken, step.name),
+                         "");
+    }
+  }
+  const auto tag = new_service_tag();
   child_settings settings;
+  settings.tag = tag;
   settings.command = step.launcher.empty() ? step.command : step.launcher + " " + step.command;
   settings.env = step.env;
   settings.workdir = step.workdir;
   settings.log_path = log_path;
   settings.stop_grace_s = step.stop_grace_s;
   auto process = std::make_unique<child_process>(settings);
+  record_.add(tag, step.name);
+  const auto give_up = [&] {
+    (void)process->stop();
+    record_.remove(tag);
+  };
   console << fmt::format("  {}: started (pid {}), log {}\n", step.name, process->pid(), log_path);
 
   const auto start = std::chrono::steady_clock::now();
@@ -68,16 +86,16 @@ void service_pool::ensure_ready(const planned_step& step, const std::string& log
   std::string problem = "not checked yet";
   while (true) {
     if (cancel.load()) {
-      (void)process->stop();
+      give_up();
       throw step_interrupted();
     }
     if (const auto status = process->exit_status()) {
-      (void)process->stop();
+      give_up();
       throw step_failure(died(step.name, *status, "before it was ready"), tail_of_file(log_path, failure_log_lines));
     }
     const double left = step.ready_timeout_s - elapsed();
     if (left <= 0) {
-      (void)process->stop();
+      give_up();
       throw step_failure(
           fmt::format("service '{}' was not ready within {:g} s: {}", step.name, step.ready_timeout_s, problem),
           tail_of_file(log_path, failure_log_lines));
@@ -87,13 +105,13 @@ void service_pool::ensure_ready(const planned_step& step, const std::string& log
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   console << fmt::format("  {}: ready after {:.1f} s\n", step.name, elapsed());
-  running_.push_back({step.name, identity, std::move(process)});
+  running_.push_back({step.name, identity, tag, std::move(process)});
 }
 
 std::optional<step_failure> service_pool::casualty(const std::string& running_step) {
   for (auto it = running_.begin(); it != running_.end(); ++it) {
     if (const auto status = it->process->exit_status()) {
-      (void)it->process->stop();  // anything it left in its group
+      stop(*it);  // anything it left in its group or with its tag
       step_failure failure(died(it->name, *status, "during step '" + running_step + "'"),
                            tail_of_file(it->process->log_path(), failure_log_lines));
       running_.erase(it);
@@ -106,9 +124,14 @@ std::optional<step_failure> service_pool::casualty(const std::string& running_st
 void service_pool::stop_all() {
   // Stopped in reverse order of start: a later service may use an earlier one.
   while (!running_.empty()) {
-    (void)running_.back().process->stop();
+    stop(running_.back());
     running_.pop_back();
   }
+}
+
+void service_pool::stop(service& s) {
+  (void)s.process->stop();
+  record_.remove(s.tag);
 }
 
 }  // namespace ironbench::experiment

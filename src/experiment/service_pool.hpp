@@ -15,6 +15,7 @@
 
 #include "experiment/child_process.hpp"
 #include "experiment/experiment_plan.hpp"
+#include "experiment/orphan_services.hpp"
 #include "experiment/step_failure.hpp"
 
 namespace ironbench::experiment {
@@ -22,6 +23,9 @@ namespace ironbench::experiment {
 class service_pool {
  public:
   service_pool() = default;
+  /// Records its running services in the file `record_path` (orphan_services.hpp) for a later
+  /// run to stop, should this one end without stopping them.
+  explicit service_pool(std::string record_path) : record_(std::move(record_path)) {}
   service_pool(const service_pool&) = delete;
   service_pool& operator=(const service_pool&) = delete;
   ~service_pool();
@@ -30,9 +34,11 @@ class service_pool {
   void keep_only(const std::vector<planned_step>& steps);
   /// Makes the service of `step` run and be ready: keeps a running one of the same settings,
   /// else starts it with its log at `log_path` and polls readiness (service_readiness.hpp) until
-  /// its ready timeout. Throws step_failure when it exits or is not ready in time (with its
-  /// log's last 50 lines), step_interrupted when `cancel` becomes true, error when it cannot
-  /// be started. Says what it does on `console`.
+  /// its ready timeout. Throws step_failure when its ready url's address already answers before
+  /// it starts (another server would be measured), when it exits or is not ready in time (with
+  /// its log's last 50 lines), step_interrupted when `cancel` becomes true, error when it cannot
+  /// be started. Every service runs with a tag of its own (process_tag.hpp): stopping it stops
+  /// every process it started, in its process group or not. Says what it does on `console`.
   void ensure_ready(const planned_step& step, const std::string& log_path, const std::atomic<bool>& cancel,
                     std::ostream& console);
   /// A service that has exited since it became ready, as the failure of the step that was
@@ -46,10 +52,13 @@ class service_pool {
 
  private:
   struct service {
-    std::string name, identity;
+    std::string name, identity, tag;
     std::unique_ptr<child_process> process;
   };
+  /// Stops `s` and removes it from the record.
+  void stop(service& s);
   std::vector<service> running_;
+  service_record record_{""};
 };
 
 /// The lines of a service's or command's log shown with a failure.

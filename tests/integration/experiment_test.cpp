@@ -15,8 +15,10 @@
 
 #include "core/json.hpp"
 #include "free_port.hpp"
+#include "http_get.hpp"
 #include "process.hpp"
 #include "run_json.hpp"
+#include "sim_process.hpp"
 
 namespace ironbench::testing {
 namespace {
@@ -457,6 +459,91 @@ TEST(Experiment, BadRecipesStopWithTheirLocationBeforeAnythingStarts) {
     EXPECT_FALSE(std::filesystem::exists(e.dir / "results")) << "nothing may start";
     EXPECT_FALSE(std::filesystem::exists(e.dir / "results.db"));
   }
+}
+
+// A server already answering at a service's address (a foreign one, or one an earlier run
+// left) would pass the readiness check at once and be measured in the service's place: the
+// point fails before the service starts, and the foreign server is left alone.
+TEST(Experiment, AServiceWhoseAddressAlreadyAnswersFailsBeforeItStarts) {
+  sim_process foreign;
+  experiment_dir e;
+  e.recipe(
+      "schema_version: 1\nname: taken\nsteps:\n  - service:\n      name: engine\n"
+      "      command: sleep 300\n      ready: {url: \"" +
+      foreign.url() +
+      "\", timeout: 20s}\n"
+      "  - serve:\n      options: {num-prompts: 2, max-concurrency: 1}\n");
+  const auto r = run_ironbench(e.args("run"));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("FAILED: 127.0.0.1:" + std::to_string(foreign.port()) +
+                       " already answers before service 'engine' starts"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("engine: started"), std::string::npos) << "nothing started: " << r.out;
+  EXPECT_NE(http_get(foreign.port(), "/v1/models").value_or("").find("data"), std::string::npos)
+      << "the foreign server runs on";
+}
+
+// Whether `pid` runs: not gone, and not a zombie left for its new parent to reap.
+bool process_runs(int pid) {
+  const auto stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+  return !stat.empty() && stat.find(") Z ") == std::string::npos;
+}
+
+// The pid a command wrote to `path` (waiting up to 20 s for it), or -1.
+int pid_written_to(const std::string& path) {
+  for (int i = 0; i < 2000; ++i) {
+    const auto text = read_file(path);
+    if (!text.empty() && text.back() == '\n') return std::stoi(text);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return -1;
+}
+
+// A run killed with SIGKILL cannot stop its services: the service's shell ends with it
+// (PR_SET_PDEATHSIG), and what it started elsewhere (here a process that left the group with
+// setsid) is stopped by the next run of the experiment, which says so, before anything starts.
+TEST(Experiment, WhatAKilledRunLeftRunningIsStoppedByTheNextRun) {
+  experiment_dir e;
+  const auto escaped = (e.dir / "escaped.pid").string();
+  const auto go = (e.dir / "go").string();
+  e.recipe(
+      "schema_version: 1\nname: killed\nsteps:\n  - service:\n      name: engine\n"
+      "      command: setsid sleep 300 & echo $! > " +
+      escaped +
+      "; echo up; sleep 300\n"
+      "      ready: {log: up}\n"
+      "  - command:\n      command: \"while [ ! -f " +
+      go +
+      " ]; do sleep 0.1; done; echo 'performance: 1 x'\"\n"
+      "      metrics: [{performance: true}]\n");
+  auto first = start_ironbench(e.args("run"));
+  const int left = pid_written_to(escaped);
+  ASSERT_GT(left, 0);
+  int shell = 0;
+  for (int i = 0; i < 2000 && shell == 0; ++i) {
+    const auto pids = started_pids(read_file(first.out_path));
+    if (!pids.empty()) shell = pids.front();
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_GT(shell, 0);
+  kill(first.pid, SIGKILL);
+  EXPECT_EQ(wait_for(first).exit_code, 128 + SIGKILL);
+  for (int i = 0; i < 500 && process_runs(shell); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_FALSE(process_runs(shell)) << "the service's shell ends with the runner";
+  EXPECT_TRUE(process_runs(left)) << "what left its group outlives the runner";
+
+  std::filesystem::remove(escaped);
+  std::ofstream(go) << "go\n";
+  const auto second = run_ironbench(e.args("run"));
+  EXPECT_EQ(second.exit_code, 0) << second.out << second.err;
+  EXPECT_NE(second.out.find("service 'engine' of an earlier run was still running: stopped"), std::string::npos)
+      << second.out;
+  EXPECT_FALSE(process_runs(left));
+  const int again = pid_written_to(escaped);
+  ASSERT_GT(again, 0);
+  EXPECT_FALSE(process_runs(again)) << "the second run's own escaped process is stopped with its service";
+  expect_none_left(second.out);
 }
 
 // `experiment plan` names the number of points and the grid they come from.

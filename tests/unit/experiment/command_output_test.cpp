@@ -96,7 +96,7 @@ TEST(LogPattern, FailurePatternsFindTheirLineAndBadRegexesAreUsageErrors) {
 TEST(ChildProcess, ExitStatusLogAndEnvironment) {
   const testing::temp_dir dir("ironbench-child");
   child_process p(
-      {"echo \"$GREETING\" from $(pwd); exit 3", {{"GREETING", "hello"}}, dir.str(), dir.str() + "/log", 5});
+      {"echo \"$GREETING\" from $(pwd); exit 3", {{"GREETING", "hello"}}, dir.str(), dir.str() + "/log", 5, ""});
   EXPECT_EQ(p.wait_for(10), 3);
   EXPECT_EQ(testing::read_file(dir.str() + "/log"), "hello from " + dir.str() + "\n");
   EXPECT_EQ(child_process::describe_status(3), "exit status 3");
@@ -106,7 +106,7 @@ TEST(ChildProcess, ExitStatusLogAndEnvironment) {
 TEST(ChildProcess, StopEndsTheWholeProcessGroupEvenWhenTermIsIgnored) {
   const testing::temp_dir dir("ironbench-child");
   // The shell starts a grandchild that ignores SIGTERM: only SIGKILL after the grace ends it.
-  child_process p({"trap '' TERM; sleep 300 & echo $! > grandchild; wait", {}, dir.str(), dir.str() + "/log", 0.5});
+  child_process p({"trap '' TERM; sleep 300 & echo $! > grandchild; wait", {}, dir.str(), dir.str() + "/log", 0.5, ""});
   std::string grandchild;
   for (int i = 0; i < 500 && grandchild.empty(); ++i) {
     grandchild = testing::read_file(dir.str() + "/grandchild");

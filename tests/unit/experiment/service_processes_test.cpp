@@ -1,0 +1,101 @@
+// What makes an experiment's services really its own: every process a service starts carries
+// its tag and is stopped with it (one that used setsid included), a service records itself for
+// a later run to stop should this one be killed, and an address that already answers is found
+// before a service starts.
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <sstream>
+
+#include "experiment/child_process.hpp"
+#include "experiment/orphan_services.hpp"
+#include "experiment/port_check.hpp"
+#include "experiment/process_tag.hpp"
+#include "files.hpp"
+#include "temp_dir.hpp"
+
+namespace ironbench::experiment::service_processes_test {
+namespace {
+
+// The pid a command wrote to `path`, waiting up to 5 s for it.
+int pid_in(const std::string& path) {
+  for (int i = 0; i < 500; ++i) {
+    const auto text = testing::read_file(path);
+    if (!text.empty() && text.back() == '\n') return std::stoi(text);
+    usleep(10000);
+  }
+  return -1;
+}
+
+bool running(int pid) {
+  const auto stat = testing::read_file("/proc/" + std::to_string(pid) + "/stat");
+  return !stat.empty() && stat.find(") Z ") == std::string::npos;
+}
+
+TEST(ServiceProcesses, StoppingAServiceStopsAChildThatLeftItsGroupWithSetsid) {
+  const testing::temp_dir dir("ironbench-service");
+  const auto tag = new_service_tag();
+  child_process p({"setsid sleep 300 & echo $! > escaped; wait", {}, dir.str(), dir.str() + "/log", 2, tag});
+  const int escaped = pid_in(dir.str() + "/escaped");
+  ASSERT_GT(escaped, 0);
+  EXPECT_TRUE(running(escaped));
+  EXPECT_NE(getpgid(escaped), p.pid()) << "it left the service's process group";
+  const auto tagged = tagged_processes(tag);
+  EXPECT_NE(std::find(tagged.begin(), tagged.end(), escaped), tagged.end());
+  (void)p.stop();
+  EXPECT_FALSE(running(escaped)) << "found by its tag and stopped";
+  EXPECT_TRUE(tagged_processes(tag).empty());
+}
+
+TEST(ServiceProcesses, ALaterRunStopsWhatAnEarlierRunLeftAndSaysSo) {
+  const testing::temp_dir dir("ironbench-service");
+  const auto record_path = dir.str() + "/services.pids";
+  const service_record record(record_path);
+  const auto tag = new_service_tag();
+  // A service whose runner died: its processes still run with the tag, the record names it.
+  const pid_t orphan = fork();
+  ASSERT_GE(orphan, 0);
+  if (orphan == 0) {
+    setenv(service_tag_variable, tag.c_str(), 1);
+    execl("/bin/sleep", "sleep", "300", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  record.add(tag, "engine");
+  for (int i = 0; i < 500 && tagged_processes(tag).empty(); ++i) usleep(10000);
+  ASSERT_FALSE(tagged_processes(tag).empty());
+  std::ostringstream console;
+  record.stop_orphans(console, 2);
+  EXPECT_EQ(console.str(), "service 'engine' of an earlier run was still running: stopped 1 process (pid " +
+                               std::to_string(orphan) + ")\n");
+  EXPECT_TRUE(tagged_processes(tag).empty());
+  EXPECT_EQ(testing::read_file(record_path), "") << "the record is emptied";
+  int status = 0;
+  waitpid(orphan, &status, 0);
+  std::ostringstream nothing;
+  record.stop_orphans(nothing);
+  EXPECT_EQ(nothing.str(), "");
+}
+
+TEST(ServiceProcesses, AnAddressThatAlreadyAnswersIsFound) {
+  const int listener = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(listen(listener, 4), 0);
+  socklen_t length = sizeof a;
+  ASSERT_EQ(getsockname(listener, reinterpret_cast<sockaddr*>(&a), &length), 0);
+  const auto port = std::to_string(ntohs(a.sin_port));
+  EXPECT_EQ(address_in_use("http://127.0.0.1:" + port + "/v1"), "127.0.0.1:" + port);
+  EXPECT_EQ(address_in_use("http://user:pw@127.0.0.1:" + port), "127.0.0.1:" + port);
+  close(listener);
+  EXPECT_EQ(address_in_use("http://127.0.0.1:" + port), std::nullopt);
+  EXPECT_EQ(address_in_use("not a url"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace ironbench::experiment::service_processes_test
