@@ -33,8 +33,9 @@ void expect_same_case(const core::case_result& measured, const core::case_result
 TEST(CollectiveCase, ImportedAndMeasuredRowsWithTheSameNumbersGiveTheSameCase) {
   const auto shape = shape_of(collective::all_reduce, 1024, element_type::fp32, 4);
   sweep_row row{collective::all_reduce, element_type::fp32, reduce_op::sum, -1, 1024, shape, {}, {}};
-  row.out_of_place = {true, "", 12.5, 0.5, 0.75, 0};
-  row.in_place = {true, "", 13.25, 0.25, 0.375, 3};
+  // 1024 B in 12.5 us and 13.25 us: algbw 0.08192 and 0.0772830 GB/s, busbw 2 (n - 1) / n = 1.5 times
+  row.out_of_place = {true, "", 12.5, 0.08192, 0.12288, 0};
+  row.in_place = {true, "", 13.25, 0.077283, 0.1159245, 3};
   const auto measured = cases_of({{row}}, 4, 20, 5);
 
   results::nccl_tests_report report;
@@ -45,8 +46,8 @@ TEST(CollectiveCase, ImportedAndMeasuredRowsWithTheSameNumbersGiveTheSameCase) {
   imported_row.type = "float";
   imported_row.redop = "sum";
   imported_row.root = -1;
-  imported_row.out_of_place = {true, 12.5, 0.5, 0.75, 0.0, {}};
-  imported_row.in_place = {true, 13.25, 0.25, 0.375, 3.0, {}};
+  imported_row.out_of_place = {true, 12.5, 0.08192, 0.12288, 0.0, {}};
+  imported_row.in_place = {true, 13.25, 0.077283, 0.1159245, 3.0, {}};
   report.rows.push_back(imported_row);
   const auto imported = results::nccl_tests_cases(report, "all_reduce_perf.txt", {"all_reduce", 4});
 

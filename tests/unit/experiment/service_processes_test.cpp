@@ -42,6 +42,8 @@ TEST(ServiceProcesses, StoppingAServiceStopsAChildThatLeftItsGroupWithSetsid) {
   const int escaped = pid_in(dir.str() + "/escaped");
   ASSERT_GT(escaped, 0);
   EXPECT_TRUE(running(escaped));
+  // `$!` is known before the child has called setsid(): wait for it to leave the group.
+  for (int i = 0; i < 500 && getpgid(escaped) == p.pid(); ++i) usleep(10000);
   EXPECT_NE(getpgid(escaped), p.pid()) << "it left the service's process group";
   const auto tagged = tagged_processes(tag);
   EXPECT_NE(std::find(tagged.begin(), tagged.end(), escaped), tagged.end());
