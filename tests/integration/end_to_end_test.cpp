@@ -160,7 +160,9 @@ TEST(EndToEnd, AnUnstableCaseCarriesItsCvAndTheLoadOfABusyHost) {
   EXPECT_EQ(c.at("unstable").at("host_load"), c.at("host_load"));
   EXPECT_NE(c.at("unstable").at("reason").get<std::string>().find("other processes used"), std::string::npos);
   EXPECT_NE(r.err.find("valid, UNSTABLE (robust CV"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("run valid: 1 valid, 0 invalid, 0 skipped, 0 failed; 1 of the valid unstable"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("run valid: 1 valid, 0 invalid, 0 skipped, 0 failed; 1 of the valid unstable"),
+            std::string::npos)
+      << r.err;
 
   // The default threshold (50 %) and a usage error for a negative one.
   const auto steady = run_ironbench({"run", "stream", "--axis", "size=1M", "--axis", "kernel=triad", "--max-time",

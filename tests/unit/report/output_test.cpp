@@ -99,7 +99,9 @@ TEST(Console, AnUnstableCaseIsMarkedInTheTableTheListAndTheCounts) {
                                "(unstable above 50 %); other processes used 48 % of the host's CPUs"),
             std::string::npos)
       << console.str();
-  EXPECT_NE(console.str().find("run invalid: 1 valid, 1 invalid, 0 skipped, 0 failed; 1 of the valid unstable"), std::string::npos) << console.str();
+  EXPECT_NE(console.str().find("run invalid: 1 valid, 1 invalid, 0 skipped, 0 failed; 1 of the valid unstable"),
+            std::string::npos)
+      << console.str();
   write_markdown(run, markdown);
   EXPECT_NE(markdown.str().find("- stream on cpu"), std::string::npos) << markdown.str();
   write_csv(run, csv);
