@@ -270,15 +270,15 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
     const bool next_turn_needs = request.session != no_session && queue.next_turn(st->request).has_value();
     const bool in_flight_kept = st->timing.keeps_text();
     auto text = st->timing.take_text();
-    if (s.keep_generated_text) {
-      if (in_flight_kept && text.size() <= kept_text_limit - kept_text_bytes) {
-        kept_text_bytes += text.size();
-        r.generated_text = next_turn_needs ? text : std::move(text);
-      } else {
-        r.text_not_kept = true;
-      }
+    const bool kept = s.keep_generated_text && in_flight_kept && text.size() <= kept_text_limit - kept_text_bytes;
+    if (s.keep_generated_text && !kept) r.text_not_kept = true;
+    if (kept) {
+      kept_text_bytes += text.size();
+      if (next_turn_needs) answers[st->request] = text;
+      r.generated_text = std::move(text);
+    } else if (next_turn_needs) {
+      answers[st->request] = std::move(text);
     }
-    if (next_turn_needs) answers[st->request] = std::move(text);
   };
 
   auto send = [&](std::size_t i) {
