@@ -126,12 +126,18 @@ TEST(Verdicts, TheRulesAndTheSummary) {
   EXPECT_EQ(exit_code_of(summary_verdict({judged(99), skipped})), 0);
 }
 
-TEST(Verdicts, ARunGivesARowPerCaseAndPerDoctorCheck) {
+// A run whose one device is the host CPU, with no case yet.
+core::run_result run_on_the_cpu() {
   core::run_result run;
   core::device_info cpu;
   cpu.id = "cpu";
   cpu.kind = core::device_kind::cpu;
   run.devices = {cpu};
+  return run;
+}
+
+TEST(Verdicts, ARunGivesARowPerCaseAndPerDoctorCheck) {
+  auto run = run_on_the_cpu();
   run.cases.push_back(gemm_case("cpu", "fp64", 0.1, 50));   // expected 0.1: PASS
   run.cases.push_back(gemm_case("cpu", "fp32", 0.05, 15));  // 15 % of peak, 50 % expected: FAIL
   auto broken = triad_case("cpu", 40);
@@ -164,11 +170,7 @@ TEST(Verdicts, ARunGivesARowPerCaseAndPerDoctorCheck) {
 }
 
 TEST(Verdicts, AnUnstableCaseThatWouldPassWarnsAndALowOneStillFails) {
-  core::run_result run;
-  core::device_info cpu;
-  cpu.id = "cpu";
-  cpu.kind = core::device_kind::cpu;
-  run.devices = {cpu};
+  auto run = run_on_the_cpu();
   run.cases.push_back(gemm_case("cpu", "fp64", 0.1, 50));   // would PASS
   run.cases.push_back(gemm_case("cpu", "fp32", 0.05, 15));  // FAILs anyway
   for (auto& c : run.cases) c.unstable = core::instability{0.9, 0.7, 0.5, 20, core::host_load{70, 0}};
