@@ -84,7 +84,7 @@ for line in "${table[@]}"; do names+=("${line%% *}"); done
 if $list; then printf '%s\n' "${names[@]}"; exit 0; fi
 if [[ $target == all ]]; then
   selected=("${names[@]}")
-elif printf '%s\n' "${names[@]}" | grep -qx -- "$target"; then
+elif printf '%s\n' "${names[@]}" | grep -x -- "$target" >/dev/null; then
   selected=("$target")
 else
   echo "fuzz: unknown target '$target' (known: ${names[*]})" >&2

@@ -98,11 +98,11 @@ fi
 
 missing=()
 for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep "install ok installed" >/dev/null || missing+=("$p")
 done
 missing_optional=()
 for p in "${optional_packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing_optional+=("$p")
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep "install ok installed" >/dev/null || missing_optional+=("$p")
 done
 if ((${#missing[@]} == 0 && ${#missing_optional[@]} == 0)); then
   echo "setup: all ${#packages[@]} packages and ${#optional_packages[@]} optional ones are installed"

@@ -29,7 +29,7 @@ if [[ -f $carry/syslibs.tar.xz ]]; then
   tar -xJf "$carry/syslibs.tar.xz" -C "$work/carried-syslibs" --strip-components=1
   for lib in "$work"/carried-syslibs/*.so*; do
     name=$(basename "$lib")
-    ldconfig -p | grep -q "^[[:space:]]*$name " || cp "$lib" "$work/syslibs/"
+    ldconfig -p | grep "^[[:space:]]*$name " >/dev/null || cp "$lib" "$work/syslibs/"
   done
   echo "lease: libraries this machine lacks, from CARRY/syslibs: $(ls "$work/syslibs" | tr '\n' ' ')" >&2
   LD_LIBRARY_PATH+=:$work/syslibs

@@ -150,7 +150,7 @@ write_summary() {
   } >"$summary"
   if [[ -n $package ]]; then
     cp "$summary" "$package/summary.md"
-    tar -czf "$package/verify-logs.tar.gz.part" -C "$outdir" logs raw 2>/dev/null &&
+    tar -czf "$package/verify-logs.tar.gz.part" -C "$outdir" logs raw &&
       mv "$package/verify-logs.tar.gz.part" "$package/verify-logs.tar.gz"
   fi
 }

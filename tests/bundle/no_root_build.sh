@@ -41,7 +41,7 @@ for s in gpu_tests gemm_vs_torch stream_vs_babelstream copy_vs_nvbandwidth train
 done
 grep -q 'dependencies from the prefix '"$work/out/deps" "$work/out/logs/build.log" || fail "the build did not use the prefix"
 grep -q "^fmt_DIR:PATH=$work/out/deps/" "$work/build/CMakeCache.txt" || fail "fmt was not found in the prefix"
-readelf -d "$work/build/ironbench" | grep -q "(RPATH).*$work/out/deps/" || fail "no RPATH into the prefix"
+readelf -d "$work/build/ironbench" | grep "(RPATH).*$work/out/deps/" >/dev/null || fail "no RPATH into the prefix"
 lib_fmt=$(env -u LD_LIBRARY_PATH ldd "$work/build/ironbench" | grep -m1 libfmt)
 [[ $lib_fmt == *"$work/out/deps/"* ]] || fail "libfmt resolved outside the prefix: $lib_fmt"
 collective=$("${hide[@]}" "${as_user[@]}" bash -c ". '$work/out/deps/env.sh' && '$work/build/ironbench' collectives \

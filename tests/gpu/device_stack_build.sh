@@ -12,9 +12,9 @@ command -v nvcc >/dev/null || { echo "skipped: no CUDA toolkit (nvcc) to build t
 "$source_dir/bench/gpu/build_device_stack.sh" "$venv" "$build_dir"
 
 fail() { echo "device_stack_build: $*" >&2; exit 1; }
-ldd "$build_dir/ironbench" | grep -q "libnccl.so.2 => $venv/.*/nvidia/nccl/lib/" ||
+ldd "$build_dir/ironbench" | grep "libnccl.so.2 => $venv/.*/nvidia/nccl/lib/" >/dev/null ||
   fail "ironbench does not link the wheel's NCCL: $(ldd "$build_dir/ironbench" | grep -E 'nccl|not found')"
-"$build_dir/ironbench" version | grep -q '"cuda": true' || fail "ironbench was built without CUDA"
+"$build_dir/ironbench" version | grep '"cuda": true' >/dev/null || fail "ironbench was built without CUDA"
 listed=$("$build_dir/tests/gpu/gpu_tests" --gtest_list_tests) || fail "gpu_tests cannot list its tests"
 for suite in GpuGemm GpuStream GpuCopy GpuCollectives GpuTpInfer GpuTelemetry; do
   grep -q "^$suite\." <<<"$listed" || fail "gpu_tests lacks $suite"
@@ -22,6 +22,6 @@ done
 [[ -x $build_dir/tests/unit/train_torch_tests ]] || fail "train_torch_tests was not built"
 # ironbench-train cannot start here: --no-deps leaves out libraries libtorch_cuda loads (cuFile,
 # cuSPARSELt), which the lease machine has. It must link the wheel's libtorch.
-ldd "$build_dir/ironbench-train" | grep -q "libtorch_cpu.so => $venv/.*/torch/lib/" ||
+ldd "$build_dir/ironbench-train" | grep "libtorch_cpu.so => $venv/.*/torch/lib/" >/dev/null ||
   fail "ironbench-train does not link the wheel's libtorch"
 echo "device_stack_build: ironbench (CUDA, the wheel's NCCL), ironbench-train (its libtorch) and the GPU tests built"
