@@ -38,7 +38,48 @@ struct point_gpu_telemetry {
   std::vector<core::metric> metrics;
 };
 
-/// Stops every watcher and adds up what they saw; `output_tokens` of the point.
+/// The share of a point's window its samples must cover for its energy to be valid.
+inline constexpr double min_energy_coverage = 0.9;
+
+/// One reading of a GPU's power and / or energy counter, `t_s` on the window's clock.
+struct energy_sample {
+  double t_s = 0;
+  std::optional<double> power_w;
+  std::optional<double> energy_j;  ///< a cumulative counter
+};
+
+/// A GPU's energy over a window, and how far its samples cover the window. Two consecutive
+/// samples cover the time between them when they are at most `max_gap_s` apart (and, for the
+/// counter, it did not go backwards); the energy is integrated over covered time only: the
+/// counter's increase (a pair straddling an edge of the window: its share by time), else the
+/// power samples' trapezoids. The energy counter is used when two samples carry it, else power.
+struct energy_estimate {
+  double covered_energy_j = 0;  ///< over the covered time
+  double energy_j = 0;          ///< covered_energy_j / coverage: the whole window at the covered mean power
+  double window_s = 0, covered_s = 0, coverage = 0;
+  double largest_gap_s = 0;  ///< the longest stretch of the window with no sample in it (edges included)
+  double max_gap_s = 0;      ///< the rule's bound
+  std::string source;        ///< "energy counter", "power samples", or "" with nothing readable
+  bool valid = false;        ///< coverage >= min_energy_coverage
+  std::string invalid_reason;
+};
+
+/// The estimate over [begin_s, end_s] (see energy_estimate).
+[[nodiscard]] energy_estimate estimate_energy(std::vector<energy_sample> samples, double begin_s, double end_s,
+                                              double max_gap_s);
+
+/// The energy keys of a point's telemetry summary from every GPU's estimate: energy_j (sum
+/// over GPUs), energy_covered_j, energy_source, energy_coverage (the lowest GPU's),
+/// energy_largest_gap_s (the longest), energy_max_gap_s, energy_valid and, when not,
+/// energy_invalid_reason; with valid energy and output tokens, joules_per_output_token and
+/// output_tokens_per_joule. The matching metrics (gpu_energy_j, joules_per_output_token,
+/// output_tokens_per_joule) are appended only when the energy is valid.
+void add_energy_verdict(const std::vector<energy_estimate>& gpus, double output_tokens, json& summary,
+                        std::vector<core::metric>& metrics);
+
+/// Stops every watcher and adds up what they saw; `output_tokens` of the point. Each GPU's
+/// samples are judged by estimate_energy over their own span, with a maximum gap of twice
+/// their median spacing.
 [[nodiscard]] point_gpu_telemetry finish_gpu_watch(std::vector<watched_gpu>& gpus, double output_tokens);
 
 /// A GPU's energy over a point: its energy counter's difference when the library has one,

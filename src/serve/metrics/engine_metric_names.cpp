@@ -66,6 +66,20 @@ const std::vector<engine_series>& engine_series_table() {
   return table;
 }
 
+const std::vector<engine_histogram>& engine_histogram_table() {
+  static const std::vector<engine_histogram> table = {
+      // vLLM V1 (observed when a request finishes).
+      {"vllm", "queue", "vllm:request_queue_time_seconds"},
+      {"vllm", "prefill", "vllm:request_prefill_time_seconds"},
+      {"vllm", "decode", "vllm:request_decode_time_seconds"},
+      // SGLang (--enable-metrics): the queueing time only; prefill and decode are not per request.
+      {"sglang", "queue", "sglang:queue_time_seconds"},
+      // Hugging Face TGI: the queue only (its inference duration is prefill and decode together).
+      {"tgi", "queue", "tgi_request_queue_duration"},
+  };
+  return table;
+}
+
 std::vector<std::string> known_engines() {
   std::vector<std::string> engines;
   for (const auto& row : engine_series_table()) {

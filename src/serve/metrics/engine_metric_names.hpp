@@ -45,4 +45,16 @@ struct engine_series {
 /// The engines of the table, in order (the one whose series a scrape matches most is detected).
 [[nodiscard]] std::vector<std::string> known_engines();
 
+/// A per-request time histogram (seconds) that an engine publishes for one stage of a
+/// request's life on the server: queue (arrival to scheduled), prefill (scheduled to first
+/// token), decode (first token to last). ttft_breakdown.hpp reads them.
+struct engine_histogram {
+  const char* engine;  ///< vllm, sglang, tgi
+  const char* stage;   ///< queue, prefill, decode
+  const char* series;  ///< the histogram's name, without _bucket / _sum / _count
+};
+
+/// Every engine's stage histograms (only those the engine's documentation names).
+[[nodiscard]] const std::vector<engine_histogram>& engine_histogram_table();
+
 }  // namespace ironbench::serve

@@ -8,6 +8,9 @@
 #include <chrono>
 #include <ctime>
 #include <memory>
+#include <string_view>
+
+#include "serve/metrics/engine_metric_names.hpp"
 
 namespace ironbench::serve {
 namespace {
@@ -27,6 +30,16 @@ bool kept(const prometheus_sample& sample) {
     return n.size() >= s.size() && n.compare(n.size() - s.size(), s.size(), s) == 0;
   };
   return !ends_with("_bucket") && !ends_with("_created");
+}
+
+// A _bucket sample of one of the stage histograms ttft_breakdown.hpp reads.
+bool stage_bucket(const prometheus_sample& sample) {
+  const auto& n = sample.name;
+  constexpr std::string_view suffix = "_bucket";
+  if (n.size() <= suffix.size() || n.compare(n.size() - suffix.size(), suffix.size(), suffix) != 0) return false;
+  const auto base = std::string_view(n).substr(0, n.size() - suffix.size());
+  const auto& table = engine_histogram_table();
+  return std::any_of(table.begin(), table.end(), [&](const engine_histogram& h) { return base == h.series; });
 }
 
 // One URL's connection, kept alive from one scrape to the next.
@@ -79,7 +92,11 @@ class endpoint_client {
     out.first_problem = std::move(parsed.first_problem);
     out.samples.reserve(parsed.samples.size());
     for (auto& sample : parsed.samples) {
-      if (kept(sample)) out.samples.push_back(std::move(sample));
+      if (kept(sample)) {
+        out.samples.push_back(std::move(sample));
+      } else if (stage_bucket(sample)) {
+        out.stage_buckets.push_back(std::move(sample));
+      }
     }
     return out;
   }

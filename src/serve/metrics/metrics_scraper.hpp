@@ -20,6 +20,8 @@ struct endpoint_scrape {
   bool ok = false;
   std::string error;                       ///< why not ok: "HTTP 404", "Connection refused" ...
   std::vector<prometheus_sample> samples;  ///< histogram buckets and _created series left out
+  /// The _bucket samples of the stage histograms (engine_histogram_table), kept apart
+  std::vector<prometheus_sample> stage_buckets;
   std::size_t rejected_lines = 0;
   std::string first_problem;
 };

@@ -26,6 +26,10 @@ struct sim_counters {
   std::int64_t prefix_queries = 0;     ///< prompt tokens looked up in the (absent) prefix cache
   std::uint64_t succeeded = 0;         ///< requests finished
   sim_histogram e2e_latency;           ///< arrival to last token, of finished requests
+  // Observed when a request finishes, as vLLM's V1 engine does:
+  sim_histogram queue_time;    ///< arrival to the start of the step that admitted it
+  sim_histogram prefill_time;  ///< that step's start to the first token
+  sim_histogram decode_time;   ///< first token to last token
 };
 
 /// The state shown at one scrape.
@@ -39,8 +43,28 @@ struct sim_metrics_state {
 /// The /metrics answer: vllm:num_requests_running / _waiting, vllm:kv_cache_usage_perc,
 /// vllm:prompt_tokens_total, vllm:generation_tokens_total, vllm:num_preemptions_total (0),
 /// vllm:prefix_cache_queries_total / _hits_total (0 hits), vllm:request_success_total and the
-/// histogram vllm:e2e_request_latency_seconds, labelled {engine="0",model_name=...}.
+/// histograms vllm:e2e_request_latency_seconds, vllm:request_queue_time_seconds,
+/// vllm:request_prefill_time_seconds and vllm:request_decode_time_seconds, labelled
+/// {engine="0",model_name=...}.
 [[nodiscard]] std::string sim_metrics_text(const sim_metrics_state& state);
+
+/// serve-sim's stand-in GPU telemetry exporter (GET /gpu-metrics): GPUs at a known constant
+/// power, so that energy per output token can be checked against the truth.
+struct sim_gpu_exporter {
+  std::string kind;  ///< "dcgm" (NVIDIA's DCGM exporter names) or "amd" (AMD's); "": none
+  int gpus = 1;      ///< GPUs exported, each at power_w
+  double power_w = 0;
+  /// > 0: the exporter answers HTTP 503 from this many seconds after the first completion
+  /// request on (an exporter that stops mid-point)
+  double stop_after_s = 0;
+};
+
+/// The exporter's answer `seconds` after the server started: per GPU its power, its energy
+/// counter (power_w x seconds, in the exporter's unit: mJ for DCGM, uJ for AMD), utilisation
+/// (100 while `busy`), memory used (`memory_used_fraction` of 80 GiB) and free, SM and memory
+/// clocks, labelled as the exporter labels them (hostname "serve-sim").
+[[nodiscard]] std::string sim_gpu_exporter_text(const sim_gpu_exporter& exporter, double seconds, bool busy,
+                                                double memory_used_fraction);
 
 /// A label value escaped as the exposition format wants it (\\, \" and \n).
 [[nodiscard]] std::string escape_label_value(const std::string& value);

@@ -66,5 +66,58 @@ TEST(PointEnergy, TheEnergyCounterWinsAndUnreadablePowerGivesNoEnergy) {
   EXPECT_TRUE(finish_gpu_watch(none, 100).metrics.empty());
 }
 
+TEST(PointEnergy, OnlyCoveredTimeIsIntegratedAndTheVerdictSaysHowMuch) {
+  // Power 100 W every 0.1 s over [0, 1], but no sample between 0.3 and 0.8: with a maximum gap
+  // of 0.2 s that half second is not covered.
+  std::vector<energy_sample> samples;
+  for (const double t : {0.0, 0.1, 0.2, 0.3, 0.8, 0.9, 1.0}) samples.push_back({t, 100.0, std::nullopt});
+  const auto e = estimate_energy(samples, 0, 1, 0.2);
+  EXPECT_EQ(e.source, "power samples");
+  EXPECT_NEAR(e.covered_s, 0.5, 1e-12);
+  EXPECT_NEAR(e.coverage, 0.5, 1e-12);
+  EXPECT_NEAR(e.covered_energy_j, 50, 1e-9);
+  EXPECT_NEAR(e.energy_j, 100, 1e-9) << "the whole window at the covered mean power";
+  EXPECT_NEAR(e.largest_gap_s, 0.5, 1e-12);
+  EXPECT_FALSE(e.valid);
+  EXPECT_NE(e.invalid_reason.find("samples cover 50%"), std::string::npos) << e.invalid_reason;
+  // A ramp from 0 to 200 W integrates as trapezoids, clipped to the window [0.05, 0.15].
+  const auto ramp = estimate_energy({{0, 0.0, {}}, {0.1, 100.0, {}}, {0.2, 200.0, {}}}, 0.05, 0.15, 1);
+  EXPECT_NEAR(ramp.covered_energy_j, 10, 1e-9);
+  EXPECT_TRUE(ramp.valid);
+}
+
+TEST(PointEnergy, TheCounterIsPreferredAndAResetIsNotCovered) {
+  // The counter says 50 J per 0.1 s (500 W) though the power samples say 100 W; it wins.
+  std::vector<energy_sample> samples;
+  for (int i = 0; i <= 10; ++i) samples.push_back({0.1 * i, 100.0, 1000 + 50.0 * i});
+  auto e = estimate_energy(samples, 0, 1, 0.2);
+  EXPECT_EQ(e.source, "energy counter");
+  EXPECT_NEAR(e.energy_j, 500, 1e-9);
+  EXPECT_TRUE(e.valid);
+  // The counter restarts after 0.5 s: that interval is unknown, the rest is counted.
+  samples[6].energy_j = 3;
+  for (int i = 7; i <= 10; ++i) samples[i].energy_j = 3 + 50.0 * (i - 6);
+  e = estimate_energy(samples, 0, 1, 0.2);
+  EXPECT_NEAR(e.coverage, 0.9, 1e-9);
+  EXPECT_NEAR(e.covered_energy_j, 450, 1e-9);
+  EXPECT_FALSE(estimate_energy({}, 0, 1, 0.2).valid);
+  EXPECT_NE(estimate_energy({}, 0, 1, 0.2).invalid_reason.find("fewer than two"), std::string::npos);
+}
+
+TEST(PointEnergy, AWatchedGpuWithAStalledSamplerIsEnergyInvalid) {
+  // Samples every 0.1 s, then none for 2 s: the median spacing sets the 0.2 s bound.
+  json series = json::array();
+  for (int i = 0; i <= 10; ++i) series.push_back({{"t_s", 0.1 * i}, {"power_w", 300.0}});
+  series.push_back({{"t_s", 3.0}, {"power_w", 300.0}});
+  std::vector<watched_gpu> gpus;
+  gpus.push_back({"cuda:0", std::make_unique<seen_gpu>(json{{"power_w", {{"mean", 300.0}, {"max", 300.0}}}}, series)});
+  const auto t = finish_gpu_watch(gpus, 100);
+  EXPECT_FALSE(t.summary.at("energy_valid").get<bool>());
+  EXPECT_NEAR(t.summary.at("energy_coverage").get<double>(), 1.0 / 3, 1e-9);
+  EXPECT_NEAR(t.summary.at("energy_largest_gap_s").get<double>(), 2, 1e-9);
+  EXPECT_FALSE(t.summary.contains("joules_per_output_token"));
+  for (const auto& m : t.metrics) EXPECT_NE(m.name, "joules_per_output_token");
+}
+
 }  // namespace
 }  // namespace ironbench::serve
