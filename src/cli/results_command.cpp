@@ -1,4 +1,4 @@
-// ironbench results list|show|export|delete: the runs kept in the results database.
+// ironbench results list|show|export|delete|import: the runs kept in the results database.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -12,6 +12,7 @@
 #include "report/text_table.hpp"
 #include "results/baselines.hpp"
 #include "results/results_store.hpp"
+#include "results/run_gathering.hpp"
 
 namespace ironbench::cli {
 namespace {
@@ -24,6 +25,7 @@ struct results_arguments {
   std::vector<std::int64_t> ids;
   std::string format = "console";
   std::string output = "-";
+  std::vector<std::string> sources;
 };
 
 std::filesystem::path database_of(const results_arguments& a) { return results::database_path(a.database); }
@@ -127,6 +129,18 @@ int delete_runs(const results_arguments& a) {
   return exit_ok;
 }
 
+int import_runs(const results_arguments& a) {
+  const auto gathered = results::gather_runs({a.sources.begin(), a.sources.end()});  // everything read first
+  results::results_store store(database_of(a), results::store_access::write);
+  const auto counts = results::import_runs(store, gathered);
+  std::cout << fmt::format("{} added, {} already present in {}\n", counts.added, counts.present, store.path().string());
+  if (!gathered.skipped.empty()) {
+    std::cout << fmt::format("skipped {} JSON file(s) that are not ironbench runs: {}\n", gathered.skipped.size(),
+                             join(gathered.skipped));
+  }
+  return exit_ok;
+}
+
 int list_baselines() {
   report::text_table table;
   for (const char* column : {"name", "cases", "title", "source"}) {
@@ -149,7 +163,8 @@ void add_database_option(CLI::App& command, results_arguments& a) {
 }  // namespace
 
 command_action add_results_command(CLI::App& app) {
-  auto* command = app.add_subcommand("results", "List, show, export and delete stored runs; list published baselines");
+  auto* command =
+      app.add_subcommand("results", "List, show, export, delete and import stored runs; list published baselines");
   command->require_subcommand(1);
   auto a = std::make_shared<results_arguments>();
   auto action = std::make_shared<command_action>();
@@ -183,6 +198,15 @@ command_action add_results_command(CLI::App& app) {
   add_database_option(*erase, *a);
   erase->add_option("ids", a->ids, "Run ids")->required();
   erase->callback([a, action] { *action = [a] { return delete_runs(*a); }; });
+
+  auto* gather = command->add_subcommand(
+      "import",
+      "Add runs written elsewhere (ironbench run JSON files, folders of them, other results databases), "
+      "each once (other tools' outputs: `ironbench import FORMAT FILE`)");
+  add_database_option(*gather, *a);
+  gather->add_option("sources", a->sources, "Run JSON files, folders (every *.json under them), results databases")
+      ->required();
+  gather->callback([a, action] { *action = [a] { return import_runs(*a); }; });
 
   auto* baselines = command->add_subcommand("baselines", "The published reference results (ref:NAME)");
   baselines->callback([action] { *action = [] { return list_baselines(); }; });

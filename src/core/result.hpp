@@ -74,6 +74,9 @@ enum class run_status { valid, invalid, interrupted };
 
 struct run_result {
   int schema_version = result_schema_version;
+  /// The run's identity in every store it is gathered into (results/run_uuid.hpp): set when the
+  /// run is first written; empty in runs written before uuids existed.
+  std::string uuid;
   json tool = json::object();  ///< name, version, git, build type, compiler, features
   std::vector<std::string> argv;
   /// User labels (--tag env=vm): what the run stands for in comparisons (env, gpu, site ...).

@@ -251,20 +251,22 @@ json to_json(const run_result& run) {
   for (const auto& d : run.devices) devices.push_back(to_json(d));
   json cases = json::array();
   for (const auto& c : run.cases) cases.push_back(to_json(c));
-  return json{{"schema_version", run.schema_version},
-              {"tool", run.tool},
-              {"argv", run.argv},
-              {"tags", run.tags},
-              {"start_time", run.start_time},
-              {"end_time", run.end_time},
-              {"status", to_string(run.status)},
-              {"status_reason", run.status_reason},
-              {"host", run.host},
-              {"devices", std::move(devices)},
-              {"settings", run.settings},
-              {"cases", std::move(cases)},
-              {"telemetry", run.telemetry},
-              {"findings", run.findings}};
+  json document = {{"schema_version", run.schema_version}};
+  if (!run.uuid.empty()) document["uuid"] = run.uuid;  // absent in runs written before uuids
+  document.update(json{{"tool", run.tool},
+                       {"argv", run.argv},
+                       {"tags", run.tags},
+                       {"start_time", run.start_time},
+                       {"end_time", run.end_time},
+                       {"status", to_string(run.status)},
+                       {"status_reason", run.status_reason},
+                       {"host", run.host},
+                       {"devices", std::move(devices)},
+                       {"settings", run.settings},
+                       {"cases", std::move(cases)},
+                       {"telemetry", run.telemetry},
+                       {"findings", run.findings}});
+  return document;
 }
 
 run_result run_from_json(const json& document, const std::string& context) {
@@ -275,6 +277,7 @@ run_result run_from_json(const json& document, const std::string& context) {
   }
   run_result run;
   run.schema_version = version.get<int>();
+  if (document.contains("uuid") && document.at("uuid").is_string()) run.uuid = document.at("uuid").get<std::string>();
   const auto& cases = require(document, "cases", context);
   if (!cases.is_array()) malformed(context, "'cases' is not an array");
   if (document.contains("tool")) run.tool = document.at("tool");

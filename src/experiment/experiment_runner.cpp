@@ -17,6 +17,7 @@
 #include "experiment/step_execution.hpp"
 #include "experiment/step_failure.hpp"
 #include "results/results_store.hpp"
+#include "results/run_uuid.hpp"
 #include "session/run_setup.hpp"
 
 namespace ironbench::experiment {
@@ -238,6 +239,7 @@ experiment_outcome run_experiment(const experiment_plan& plan, const experiment_
     run.tags[experiment_outcome_tag] = to_string(result);
     if (result == point_result::interrupted) core::mark_interrupted(run, "the steps measured so far");
     core::settle_run_status(run);
+    run.uuid = results::new_run_uuid();  // one identity in the point's file and the store
 
     const auto json_path = (folder / fmt::format("point-{:03}-{}.json", point.index + 1, point.key)).string();
     write_json(run, json_path);

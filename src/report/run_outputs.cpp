@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/utc_time.hpp"
 #include "results/results_store.hpp"
+#include "results/run_uuid.hpp"
 
 namespace ironbench::report {
 namespace {
@@ -84,6 +85,7 @@ void write_run_outputs(core::run_result run, const std::vector<output_target>& t
     }
   };
   for (auto& [key, value] : results::parse_tags(options.tags, "--tag")) run.tags[key] = std::move(value);
+  if (run.uuid.empty()) run.uuid = results::new_run_uuid();  // one identity in every file and store
   for (const auto& t : targets) attempt(t);
   std::string saved, stored;
   if (!options.no_save) {

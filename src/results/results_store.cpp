@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <set>
 
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include "core/result_json.hpp"
 #include "core/text_match.hpp"
 #include "results/import_text.hpp"
+#include "results/run_uuid.hpp"
 #include "results/sqlite_database.hpp"
 
 namespace ironbench::results {
@@ -54,6 +56,16 @@ CREATE INDEX runs_by_host ON runs(host);
 CREATE INDEX tags_by_key ON run_tags(key, value);
 CREATE INDEX cases_by_benchmark ON cases(benchmark);
 )sql",
+    // 1 -> 2: the run's uuid (results/run_uuid.hpp); fill_uuids() gives the rows of version 1
+    // theirs before the unique index is made.
+    R"sql(
+ALTER TABLE runs ADD COLUMN uuid TEXT;
+)sql",
+};
+
+/// Indexes made after a migration's code has run (version reached -> SQL).
+const std::map<int, std::string> after_migration = {
+    {2, "CREATE UNIQUE INDEX runs_by_uuid ON runs(uuid);"},
 };
 
 std::int64_t pragma_integer(sqlite_database& db, const std::string& name) {
@@ -89,6 +101,33 @@ schema_state check_schema(sqlite_database& db) {
   return version < store_schema_version ? schema_state::older : schema_state::current;
 }
 
+/// Gives every row without a uuid the one its document carries, else the one derived from it;
+/// a second row with the same document gets one derived with its row id as salt.
+void fill_uuids(sqlite_database& db) {
+  std::vector<std::pair<std::int64_t, std::string>> rows;
+  {
+    sqlite_statement query(db, "SELECT id, document FROM runs WHERE uuid IS NULL ORDER BY id");
+    while (query.step()) rows.emplace_back(query.integer(0), query.text(1));
+  }
+  std::set<std::string> taken;
+  {
+    sqlite_statement query(db, "SELECT uuid FROM runs WHERE uuid IS NOT NULL");
+    while (query.step()) taken.insert(query.text(0));
+  }
+  sqlite_statement update(db, "UPDATE runs SET uuid = ? WHERE id = ?");
+  for (const auto& [id, text] : rows) {
+    std::string uuid;
+    try {
+      uuid = run_uuid_of(json::parse(text), "");
+    } catch (const std::exception&) {  // a damaged document: its text still identifies it
+      uuid = derived_run_uuid(json(text));
+    }
+    if (taken.count(uuid) != 0) uuid = derived_run_uuid(json(text), fmt::format("#{}", id));
+    taken.insert(uuid);
+    update.bind(1, uuid).bind(2, id).run();
+  }
+}
+
 void migrate(sqlite_database& db) {
   // WAL: readers never block the writer and a killed writer leaves the last commit intact.
   db.execute("PRAGMA journal_mode=WAL");
@@ -97,7 +136,13 @@ void migrate(sqlite_database& db) {
   sqlite_transaction transaction(db);
   (void)check_schema(db);
   const auto version = pragma_integer(db, "user_version");
-  for (auto v = static_cast<std::size_t>(version); v < migrations.size(); ++v) db.execute(migrations[v]);
+  for (auto v = static_cast<std::size_t>(version); v < migrations.size(); ++v) {
+    db.execute(migrations[v]);
+    if (v + 1 == 2) fill_uuids(db);
+    if (const auto it = after_migration.find(static_cast<int>(v + 1)); it != after_migration.end()) {
+      db.execute(it->second);
+    }
+  }
   db.execute(fmt::format("PRAGMA application_id={}", application_id));
   db.execute(fmt::format("PRAGMA user_version={}", store_schema_version));
   transaction.commit();
@@ -167,8 +212,7 @@ void results_store::open_for_reading() {
       case schema_state::empty:  // an empty file: no runs yet
         db_.reset();
         break;
-      case schema_state::older:  // bringing it up to date is a write
-        open_for_writing();
+      case schema_state::older:  // read as it is: bringing it up to date is a write
         break;
       case schema_state::current: break;
     }
@@ -209,12 +253,56 @@ int results_store::schema_version() const { return db_ ? static_cast<int>(pragma
 
 std::int64_t results_store::save(const core::run_result& run, const std::string& json_path) {
   if (!writable_) open_for_writing();
-  const auto document = core::json_text(core::to_json(run));
   sqlite_transaction transaction(*db_);
+  std::int64_t id = 0;
+  if (run.uuid.empty()) {
+    auto identified = run;
+    identified.uuid = new_run_uuid();
+    id = insert(identified, json_path);
+  } else {
+    if (const auto existing = find_in_transaction(run.uuid)) {
+      throw usage_error(fmt::format("run {} is already stored in {} as run {}", run.uuid, path_.string(), *existing));
+    }
+    id = insert(run, json_path);
+  }
+  transaction.commit();
+  return id;
+}
+
+added_run results_store::add(const core::run_result& run, const std::string& json_path) {
+  if (run.uuid.empty()) throw error("results_store::add needs a run with a uuid");
+  if (!writable_) open_for_writing();
+  sqlite_transaction transaction(*db_);
+  if (const auto existing = find_in_transaction(run.uuid)) return {*existing, false};
+  const auto id = insert(run, json_path);
+  transaction.commit();
+  return {id, true};
+}
+
+std::optional<std::int64_t> results_store::find(const std::string& uuid) const {
+  if (!db_) return std::nullopt;
+  if (schema_version() < 2) {  // an older database read as it is: the uuids are derived
+    for (const auto& r : list({})) {
+      if (r.uuid == uuid) return r.id;
+    }
+    return std::nullopt;
+  }
+  return find_in_transaction(uuid);
+}
+
+std::optional<std::int64_t> results_store::find_in_transaction(const std::string& uuid) const {
+  sqlite_statement query(*db_, "SELECT id FROM runs WHERE uuid = ?");
+  query.bind(1, uuid);
+  if (query.step()) return query.integer(0);
+  return std::nullopt;
+}
+
+std::int64_t results_store::insert(const core::run_result& run, const std::string& json_path) {
+  const auto document = core::json_text(core::to_json(run));
   sqlite_statement insert(
       *db_,
-      "INSERT INTO runs(start_time, end_time, host, command, status, case_count, json_path, document)"
-      " VALUES(?, ?, ?, ?, ?, ?, ?, ?)");
+      "INSERT INTO runs(start_time, end_time, host, command, status, case_count, json_path, document, uuid)"
+      " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)");
   insert.bind(1, run.start_time)
       .bind(2, run.end_time)
       .bind(3, host_name(run))
@@ -223,6 +311,7 @@ std::int64_t results_store::save(const core::run_result& run, const std::string&
       .bind(6, static_cast<std::int64_t>(run.cases.size()))
       .bind(7, json_path)
       .bind(8, document)
+      .bind(9, run.uuid)
       .run();
   const auto id = db_->last_insert_id();
   sqlite_statement tag(*db_, "INSERT INTO run_tags(run_id, key, value) VALUES(?, ?, ?)");
@@ -243,7 +332,6 @@ std::int64_t results_store::save(const core::run_result& run, const std::string&
         .bind(7, core::json_text(metrics))
         .run();
   }
-  transaction.commit();
   return id;
 }
 
@@ -251,8 +339,11 @@ std::vector<stored_run> results_store::list(const run_filter& filter) const {
   check_date(filter.since, "--since");
   check_date(filter.until, "--until");
   if (!db_) return {};
-  std::string sql =
-      "SELECT id, start_time, end_time, host, command, status, case_count, json_path, saved_at FROM runs WHERE 1";
+  const bool has_uuids = schema_version() >= 2;
+  std::string sql = fmt::format(
+      "SELECT id, start_time, end_time, host, command, status, case_count, json_path, saved_at, {} FROM runs "
+      "WHERE 1",
+      has_uuids ? "uuid" : "NULL");
   std::vector<std::string> values;
   if (!filter.benchmark.empty()) {
     sql += " AND id IN (SELECT run_id FROM cases WHERE benchmark = ?)";
@@ -292,6 +383,7 @@ std::vector<stored_run> results_store::list(const run_filter& filter) const {
     r.case_count = static_cast<std::size_t>(query.integer(6));
     r.json_path = query.text(7);
     r.saved_at = query.text(8);
+    r.uuid = query.text(9);
     runs.push_back(std::move(r));
   }
   sqlite_statement tags(*db_, "SELECT key, value FROM run_tags WHERE run_id = ? ORDER BY key");
@@ -304,6 +396,7 @@ std::vector<stored_run> results_store::list(const run_filter& filter) const {
     benchmarks.bind(1, r.id);
     while (benchmarks.step()) r.benchmarks.push_back(benchmarks.text(0));
     benchmarks.reset();
+    if (r.uuid.empty()) r.uuid = stored_uuid(r.id);
   }
   return runs;
 }
@@ -323,7 +416,24 @@ core::run_result results_store::load(std::int64_t id) const {
   } catch (const json::parse_error&) {
     throw usage_error(fmt::format("run {} in {} is damaged: its JSON does not parse", id, path_.string()));
   }
-  return core::run_from_json(parsed, fmt::format("run {}", id));
+  auto run = core::run_from_json(parsed, fmt::format("run {}", id));
+  if (run.uuid.empty()) run.uuid = stored_uuid(id);
+  return run;
+}
+
+std::string results_store::stored_uuid(std::int64_t id) const {
+  if (schema_version() >= 2) {
+    sqlite_statement query(*db_, "SELECT uuid FROM runs WHERE id = ?");
+    query.bind(1, id);
+    if (query.step() && !query.is_null(0)) return query.text(0);
+  }
+  // An older database read as it is: the uuid its migration will give the row.
+  const auto text = document(id);
+  try {
+    return run_uuid_of(json::parse(text), "");
+  } catch (const std::exception&) {
+    return derived_run_uuid(json(text));
+  }
 }
 
 bool results_store::remove(std::int64_t id) {

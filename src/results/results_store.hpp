@@ -1,10 +1,11 @@
 // The results store: every run saved in one SQLite database, so runs can be listed, filtered
 // by benchmark, tag, host and date, exported and compared long after their JSON files moved.
 //
-// Layout (schema version 1; `PRAGMA user_version` holds the version, and opening an older
-// database migrates it in one transaction):
+// Layout (schema version 2; `PRAGMA user_version` holds the version, and opening an older
+// database for writing migrates it in one transaction; reading leaves it as it is):
 //   runs(id, start_time, end_time, host, command, status, case_count, json_path, document,
-//        saved_at)   document is the whole run as JSON (docs/results-format.md)
+//        saved_at, uuid)   document is the whole run as JSON (docs/results-format.md); uuid
+//        its identity across stores (results/run_uuid.hpp), unique
 //   run_tags(run_id, key, value)
 //   cases(run_id, case_index, benchmark, device, params, status, metrics)   one row per case,
 //        params and metrics as JSON text, for people who query the file with sqlite3
@@ -16,6 +17,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,7 +26,7 @@
 namespace ironbench::results {
 
 /// Schema version written by this build.
-inline constexpr int store_schema_version = 1;
+inline constexpr int store_schema_version = 2;
 
 /// Which runs to list. Empty fields match everything.
 struct run_filter {
@@ -39,6 +41,7 @@ struct run_filter {
 /// One stored run, without its cases.
 struct stored_run {
   std::int64_t id = 0;
+  std::string uuid;  ///< the run's identity across stores (results/run_uuid.hpp)
   std::string start_time, end_time, host, command, status, json_path, saved_at;
   std::size_t case_count = 0;
   std::vector<std::string> benchmarks;  ///< distinct, in case order
@@ -46,6 +49,12 @@ struct stored_run {
 };
 
 class sqlite_database;
+
+/// What results_store::add() did.
+struct added_run {
+  std::int64_t id = 0;  ///< the run's id in this store
+  bool added = false;   ///< false: a run with its uuid was already there
+};
 
 /// What a results_store is opened for.
 enum class store_access {
@@ -70,8 +79,14 @@ class results_store {
   results_store& operator=(const results_store&) = delete;
 
   /// Saves `run` (with run.tags) in one transaction and returns its id. `json_path` is the
-  /// file the run was also written to ("" when none).
+  /// file the run was also written to ("" when none). A run without a uuid is stored with a
+  /// new one; a run whose uuid is already stored is a usage_error.
   std::int64_t save(const core::run_result& run, const std::string& json_path);
+  /// Stores `run` (which must have a uuid) unless a run with its uuid is already there, in one
+  /// transaction: importing a run twice, or from two nodes at once, stores it once.
+  added_run add(const core::run_result& run, const std::string& json_path);
+  /// The id of the run with `uuid` in this store.
+  [[nodiscard]] std::optional<std::int64_t> find(const std::string& uuid) const;
   [[nodiscard]] std::vector<stored_run> list(const run_filter& filter) const;
   /// The run with `id`; throws usage_error when there is none.
   [[nodiscard]] core::run_result load(std::int64_t id) const;
@@ -89,6 +104,9 @@ class results_store {
  private:
   void open_for_reading();
   void open_for_writing();
+  [[nodiscard]] std::optional<std::int64_t> find_in_transaction(const std::string& uuid) const;
+  std::int64_t insert(const core::run_result& run, const std::string& json_path);
+  [[nodiscard]] std::string stored_uuid(std::int64_t id) const;
 
   std::filesystem::path path_;
   std::unique_ptr<sqlite_database> db_;  // null while reading a path with no database

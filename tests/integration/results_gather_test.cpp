@@ -1,0 +1,112 @@
+// Runs gathered from several nodes into one store with the real binary (`results import`):
+// every field of a real run kept through a JSON file and a database, each run once, and
+// corrupt, foreign and newer inputs refused in one line.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "core/json.hpp"
+#include "files.hpp"
+#include "process.hpp"
+#include "temp_dir.hpp"
+
+namespace ironbench::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+process_result ironbench(const std::vector<std::string>& args) { return run_ironbench(args); }
+
+// A real run on one "node": its own results folder and database.
+void measure_on(const std::string& node, const std::string& tag) {
+  const auto r = ironbench(
+      {"run",           "stream", "--device",           "cpu",   "--axis",     "size=1M", "--axis", "kernel=triad",
+       "--warmup",      "0",      "--min-time",         "0",     "--max-time", "0.1s",    "-q",     "--results-dir",
+       node + "/saved", "--db",   node + "/results.db", "--tag", tag});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+}
+
+json exported(const std::string& db, const std::string& id) {
+  const auto r = ironbench({"results", "export", id, "--db", db});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return json::parse(r.out);
+}
+
+TEST(ResultsImport, GathersNodesOnceWithEveryFieldKept) {
+  const temp_dir dir("ironbench_gather_cli_");
+  const auto a = (dir / "node-a").string(), b = (dir / "node-b").string();
+  measure_on(a, "node=a");
+  measure_on(a, "node=a");
+  measure_on(b, "node=b");
+  const auto shared = (dir / "shared.db").string();
+
+  // node a's JSON files, node b's database; then everything again: nothing twice.
+  auto r = ironbench({"results", "import", a + "/saved", b + "/results.db", "--db", shared});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("3 added, 0 already present"), std::string::npos) << r.out;
+  r = ironbench({"results", "import", a + "/saved", a + "/results.db", b + "/results.db", "--db", shared});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("0 added, 5 already present"), std::string::npos) << r.out;
+  r = ironbench({"results", "list", "--db", shared});
+  EXPECT_NE(r.out.find("3 run(s)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("node=b"), std::string::npos) << r.out;
+
+  // Every field of every run: the file each node wrote is what the shared store gives back.
+  std::map<std::string, json> written;  // uuid -> document
+  for (const auto& entry : fs::directory_iterator(a + "/saved")) {
+    const auto document = json::parse(read_file(entry.path().string()));
+    written[document.at("uuid").get<std::string>()] = document;
+  }
+  written[exported(b + "/results.db", "1").at("uuid").get<std::string>()] = exported(b + "/results.db", "1");
+  ASSERT_EQ(written.size(), 3u);
+  for (const char* id : {"1", "2", "3"}) {
+    const auto document = exported(shared, id);
+    const auto uuid = document.at("uuid").get<std::string>();
+    ASSERT_EQ(written.count(uuid), 1u) << uuid;
+    EXPECT_EQ(document, written.at(uuid)) << "run " << id << " differs from what its node wrote";
+  }
+
+  // And back: the shared store's export imported on a node is the run it has.
+  r = ironbench({"results", "export", "1", "2", "3", "--db", shared, "-o", dir.path().string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = ironbench({"results", "import", (dir / "run-1.json").string(), (dir / "run-2.json").string(),
+                 (dir / "run-3.json").string(), "--db", b + "/results.db"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("2 added, 1 already present"), std::string::npos) << r.out;
+}
+
+std::string refused(const std::vector<std::string>& args) {
+  const auto r = ironbench(args);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  return r.err;
+}
+
+TEST(ResultsImport, RefusesCorruptForeignAndNewerInputsInOneLine) {
+  const temp_dir dir("ironbench_gather_cli_");
+  const auto db = (dir / "shared.db").string();
+  { std::ofstream(dir / "cut.json") << R"({"schema_version": 1, "cases": [{"benchmark": "st)"; }
+  { std::ofstream(dir / "vllm.json") << R"({"model_id": "m", "completed": 3, "duration": 1.5})"; }
+  { std::ofstream(dir / "newer.json") << R"({"schema_version": 7, "cases": []})"; }
+  EXPECT_NE(refused({"results", "import", (dir / "cut.json").string(), "--db", db}).find("not valid JSON"),
+            std::string::npos);
+  EXPECT_NE(refused({"results", "import", (dir / "vllm.json").string(), "--db", db}).find("ironbench import FORMAT"),
+            std::string::npos);
+  EXPECT_NE(refused({"results", "import", (dir / "newer.json").string(), "--db", db}).find("newer than this build"),
+            std::string::npos);
+  // A results database of a newer schema: made by this build, then marked newer.
+  if (!have_program("sqlite3")) GTEST_SKIP() << "the sqlite3 program is not installed";
+  measure_on((dir / "node").string(), "node=x");
+  const auto newer_db = (dir / "node" / "results.db").string();
+  ASSERT_EQ(wait_for(start_program("sqlite3", {newer_db, "PRAGMA user_version=99"})).exit_code, 0);
+  EXPECT_NE(refused({"results", "import", newer_db, "--db", db}).find("newer than this build"), std::string::npos);
+  // Nothing was stored by any refused import (and the target was not even created).
+  const auto r = ironbench({"results", "list", "--db", db});
+  EXPECT_NE(r.out.find("0 run(s)"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace ironbench::testing
