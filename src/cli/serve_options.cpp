@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "core/units.hpp"
 #include "serve/dataset_table.hpp"
+#include "serve/endpoint_kinds.hpp"
 #include "serve/url_credentials.hpp"
 
 namespace ironbench::cli {
@@ -19,8 +20,14 @@ serve::sweep_settings to_settings(const serve_arguments& a) {
   serve::normalize_base_urls(load.base_urls);
   // A password in a URL is sent as a header (unless --header gives one) and never recorded with the URL.
   s.url_authorization = serve::take_url_credentials(load.base_urls);
-  load.api = load.endpoint.find("chat") != std::string::npos ? serve::openai_api::chat : serve::openai_api::completions;
-  load.stream = !a.no_stream;
+  // The kind of request: --backend's row of the endpoint table, or the one --endpoint implies.
+  const auto& kind = serve::endpoint_for(a.backend, load.endpoint);
+  if (a.backend != "auto" && load.endpoint == serve::load_settings{}.endpoint) load.endpoint = std::string(kind.path);
+  load.kind = kind.kind;
+  load.api = serve::api_of(kind.kind);
+  load.stream = !a.no_stream && kind.generates;  // pooling replies come whole
+  s.pooling.inputs_per_request = serve::parse_inputs_per_request(a.inputs_per_request);
+  if (!a.image_size.empty()) serve::parse_image_size(a.image_size, s.images);
   load.timeout_s = parse_duration_s(a.timeout, "--timeout");
   load.stall_timeout_s = parse_duration_s(a.stall_timeout, "--stall-timeout");
   load.max_response_bytes = parse_size(a.max_response_bytes, "--max-response-bytes");
@@ -64,7 +71,21 @@ void add_options(CLI::App& c, serve_arguments& a) {
       ->delimiter(',');
   c.add_option("--host", a.host, "Server host (without --base-url)")->capture_default_str();
   c.add_option("--port", a.port, "Server port (without --base-url)")->capture_default_str();
-  c.add_option("--endpoint", s.load.endpoint, "/v1/completions or /v1/chat/completions")->capture_default_str();
+  c.add_option("--endpoint", s.load.endpoint,
+               "/v1/completions, /v1/chat/completions, /v1/embeddings, /v1/rerank or /score (a path of --backend's "
+               "table; another path is read as chat when it holds 'chat', else as completions)")
+      ->capture_default_str();
+  c.add_option("--backend", a.backend, serve::backend_help())->capture_default_str();
+  c.add_option("--inputs-per-request", a.inputs_per_request,
+               "Embeddings: texts per request; rerank, score: documents per query (a list sweeps: 1,8,32)")
+      ->capture_default_str();
+  c.add_option("--rerank-query-len", s.pooling.query_len, "Words of the query of rerank and score requests")
+      ->capture_default_str();
+  c.add_option("--images-per-request", s.images.per_request,
+               "Chat: synthetic images (noise, unique per image) sent beside each prompt's text as data URLs")
+      ->capture_default_str();
+  c.add_option("--image-size", a.image_size, "Size of the synthetic images, WIDTHxHEIGHT (e.g. 512x512)");
+  c.add_option("--image-format", s.images.format, "png or jpeg (jpeg where built with libjpeg)")->capture_default_str();
   s.body.model = "ironbench-sim";
   c.add_option("--model", s.body.model, "Model name sent in every request")->capture_default_str();
   c.add_option("--tokenizer", s.tokenizer, "A Hugging Face tokenizer.json (or its directory): counts output tokens");

@@ -27,6 +27,7 @@ struct serve_arguments {
   std::string max_kept_text_bytes = "256M";
   std::string progress_interval;  ///< "": 1 s on a terminal, 10 s otherwise
   std::string metrics_interval = "1s";
+  std::string backend = "auto", inputs_per_request = "1", image_size;
   std::string slo, search, gpu_telemetry = "auto";
   serve::search_settings search_bounds;
   bool keep_past_saturation = false;

@@ -97,6 +97,11 @@ command_action add_serve_sim_command(CLI::App& app) {
                    "Close a connection that sends nothing for this long between requests (0: never; a request "
                    "being answered is never idle)")
       ->capture_default_str();
+  command
+      ->add_option("--embedding-dim", s.embedding_dimension,
+                   "Length of the vectors /v1/embeddings answers with (deterministic from each text's hash)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 65536));
   command->add_option(
       "--request-log", s.request_log,
       "Write one JSON line per request (arrival, first token and end, CLOCK_MONOTONIC ns) to this file");

@@ -35,6 +35,8 @@ json record_json(const request_record& r) {
             {"endpoint", r.endpoint},
             {"text", r.generated_text}};
   if (r.usage_output_tokens) j["usage"] = *r.usage_output_tokens;
+  if (r.usage_prompt_tokens) j["usage_prompt"] = *r.usage_prompt_tokens;
+  if (r.images > 0) j["images"] = r.images;
   if (r.tokenizer_output_tokens) j["counted"] = *r.tokenizer_output_tokens;
   if (!r.usage_problem.empty()) j["usage_problem"] = r.usage_problem;
   if (r.invalid_utf8) j["invalid_utf8"] = true;
@@ -57,6 +59,8 @@ request_record record_from_json(const json& j) {
   r.endpoint = j.at("endpoint").get<std::string>();
   r.generated_text = j.at("text").get<std::string>();
   if (j.contains("usage")) r.usage_output_tokens = j.at("usage").get<std::int64_t>();
+  if (j.contains("usage_prompt")) r.usage_prompt_tokens = j.at("usage_prompt").get<std::int64_t>();
+  r.images = j.value("images", 0);
   if (j.contains("counted")) r.tokenizer_output_tokens = j.at("counted").get<std::int64_t>();
   r.usage_problem = j.value("usage_problem", "");
   r.invalid_utf8 = j.value("invalid_utf8", false);
@@ -91,6 +95,7 @@ json load_result_json(const load_result& r) {
             {"ground_truth", r.ground_truth}};
   if (r.host_steal_percent) j["host_steal_percent"] = *r.host_steal_percent;
   if (r.host_others_percent) j["host_others_percent"] = *r.host_others_percent;
+  if (r.embedding_dimension > 0) j["embedding_dimension"] = r.embedding_dimension;
   return j;
 }
 
@@ -118,6 +123,7 @@ load_result load_result_from_json(const json& j) {
   r.ground_truth = j.at("ground_truth");
   if (j.contains("host_steal_percent")) r.host_steal_percent = j.at("host_steal_percent").get<double>();
   if (j.contains("host_others_percent")) r.host_others_percent = j.at("host_others_percent").get<double>();
+  r.embedding_dimension = j.value("embedding_dimension", std::size_t{0});
   return r;
 }
 

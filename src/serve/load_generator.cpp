@@ -15,6 +15,7 @@
 #include "platform/cpu_load.hpp"
 #include "serve/arrival_schedule.hpp"
 #include "serve/lateness_limit.hpp"
+#include "serve/pooling_reply.hpp"
 #include "serve/send_queue.hpp"
 #include "serve/sse_parser.hpp"
 #include "serve/stream_client.hpp"
@@ -169,6 +170,7 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
   send_queue queue(requests, schedule);
   std::vector<std::string> answers(requests.size());
   stream_client client(s.kernel_receive_stamps);
+  pooling_dimension embedding_dimension;  // pooling kinds: every reply's vectors of one length
   std::vector<std::size_t> outstanding(s.base_urls.size(), 0);
   std::vector<double> lateness_ms;
   result.records.reserve(requests.size());
@@ -224,6 +226,9 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
     } else if (!st->failure_class.empty()) {
       r.error_class = st->failure_class;
       r.error = st->failure;
+    } else if (is_pooling(s.kind)) {
+      finish_pooling_record(r, s.kind, st->body, requests[st->request]->items, end, embedding_dimension);
+      return;
     } else if (s.stream) {
       if (st->events == 0 && !t.content_type.empty() && !is_event_stream(t.content_type)) {
         // An HTML page from a proxy, a JSON body: a reply, but not the stream asked for.
@@ -257,6 +262,7 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
     r.e2el_s = st->timing.e2el_s();
     r.itl_s = st->timing.itl_s();
     r.usage_output_tokens = st->timing.usage_completion_tokens();
+    r.usage_prompt_tokens = st->timing.usage_prompt_tokens();
     if (s.tokenizer != nullptr) {
       r.tokenizer_output_tokens = static_cast<std::int64_t>(s.tokenizer->count(st->timing.text()));
     }
@@ -291,6 +297,7 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
     ++in_flight;
     request_record r;
     r.prompt_len = requests[i]->prompt_len;
+    r.images = requests[i]->images;
     r.scheduled_s = queue.due(i);
     std::string body = requests[i]->body;
     if (requests[i]->session != no_session) {
@@ -481,6 +488,7 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
     }
   }
   result.endpoints = endpoint_breakdown(result.records, s.base_urls);
+  result.embedding_dimension = embedding_dimension.value();
   return result;
 }
 

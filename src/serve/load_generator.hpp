@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/json.hpp"
+#include "serve/endpoint_kinds.hpp"
 #include "serve/openai_stream.hpp"
 #include "serve/serving_metrics.hpp"
 #include "serve/tokenizer/bpe_tokenizer.hpp"
@@ -44,6 +45,10 @@ struct prepared_request {
   /// When to send it, in seconds from the first request (a replayed trace); negative: the
   /// rate's schedule decides. Used only when every request of a point has one.
   double send_at_s = -1;
+  /// Embeddings, rerank, score: the texts or documents in the body (the reply must hold as many).
+  std::size_t items = 0;
+  /// Chat: the synthetic images in the body (synthetic_images.hpp); prompt_len counts the text only.
+  int images = 0;
 };
 
 enum class balance_policy { round_robin, least_outstanding };
@@ -62,6 +67,11 @@ struct load_settings {
   std::vector<std::string> base_urls;  ///< "http://127.0.0.1:8000" (several: replicas)
   std::string endpoint = "/v1/completions";
   openai_api api = openai_api::completions;
+  /// The kind of request (endpoint_kinds.hpp); a pooling kind's replies are checked and timed
+  /// whole (pooling_reply.hpp), never streamed.
+  endpoint_kind kind = endpoint_kind::completions;
+  /// Pooling kinds: this point's texts or documents per request (--inputs-per-request).
+  std::int64_t inputs_per_request = 1;
   bool stream = true;
   std::vector<std::string> headers;  ///< "Authorization: Bearer ..." etc.
   double request_rate = std::numeric_limits<double>::infinity();
@@ -138,6 +148,8 @@ struct load_result {
   json ground_truth = json::object();
   /// Several client ranks (client_ranks.hpp): each rank's requests, lateness and CPU.
   json ranks = nullptr;
+  /// Embeddings: the length of every vector the point received (0: none, or not embeddings).
+  std::size_t embedding_dimension = 0;
 };
 
 /// Runs the point. `cancel` (Ctrl-C) stops sending, cancels what is in flight (recorded as

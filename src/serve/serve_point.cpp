@@ -18,7 +18,9 @@
 #include "serve/metrics/metrics_scraper.hpp"
 #include "serve/metrics/server_metrics_summary.hpp"
 #include "serve/point_timeline.hpp"
+#include "serve/image_prompt_metrics.hpp"
 #include "serve/point_verdict.hpp"
+#include "serve/pooling_metrics.hpp"
 #include "serve/progress_line.hpp"
 #include "serve/serve_report.hpp"
 
@@ -57,12 +59,19 @@ core::case_result point_case(const load_settings& load, double concurrency, doub
   point.max_concurrency = static_cast<std::int64_t>(concurrency);
   point.request_rate = schema::request_rate_text(rate);
   point.num_prompts = static_cast<std::int64_t>(requests);
-  for (const auto& name : schema::serving_headline_metrics()) point.values[name] = metrics.value(name, 0.0);
+  // A metric the point does not have (a pooling point's TTFT) is left out, not reported as 0.
+  for (const auto& name : schema::serving_headline_metrics()) {
+    if (metrics.contains(name)) point.values[name] = metrics.at(name).get<double>();
+  }
   point.failed = metrics.at(schema::vllm_key::failed).get<double>();
   auto c = schema::serving_case(point);
   for (const auto& [name, value] : server_values) {
     c.metrics.push_back({name, value, server_metric_unit(name), "reported by the server's /metrics"});
   }
+  if (is_pooling(load.kind)) {
+    for (auto& m : pooling_case_metrics(metrics)) c.metrics.push_back(std::move(m));
+  }
+  for (auto& m : image_case_metrics(metrics)) c.metrics.push_back(std::move(m));
   c.metrics.push_back({"send_lateness_p99_ms", result.lateness_p99_ms, "ms", "client's lateness against its schedule"});
   for (const char* key : {"median_ttft_from_schedule_ms", "median_e2el_from_schedule_ms"}) {
     if (metrics.contains(key)) {
@@ -165,13 +174,20 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
         summarize_server_metrics(scraper->stop(), scrape_urls, result.origin_monotonic_ns, s.server_metrics.interval_s);
   }
   if (shown) say(callbacks.progress, end_of_progress(s.live_progress));
-  auto metrics = serving_metrics(result.records, result.duration_s, s.slo, s.selection);
+  const bool pooled = is_pooling(load.kind);
+  auto metrics = pooled ? pooling_metrics(result.records, result.duration_s, s.selection, load.inputs_per_request,
+                                          result.embedding_dimension)
+                        : serving_metrics(result.records, result.duration_s, s.slo, s.selection);
+  metrics.update(image_prompt_metrics(result.records));
   if (auto turns = turn_metrics(result.records); !turns.empty()) {
     metrics["turns"] = std::move(turns);
     metrics["conversation_turns_not_sent"] = result.turns_dropped;
   }
   // On a schedule, also the latency from the intended send time.
-  if (!std::isinf(rate)) metrics.update(schedule_latency_metrics(result.records, s.selection));
+  if (!std::isinf(rate)) {
+    metrics.update(pooled ? pooling_schedule_metrics(result.records, s.selection)
+                          : schedule_latency_metrics(result.records, s.selection));
+  }
   point_description description;
   description.date = utc_time(std::chrono::system_clock::now(), "%Y%m%d-%H%M%S");
   description.api = load.api;
@@ -183,10 +199,16 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
   description.max_concurrency = concurrency > 0 ? static_cast<int>(concurrency) : 0;
   auto vllm = vllm_point_json(description, metrics, result);
   if (!result.ranks.is_null()) vllm["client_ranks"] = result.ranks;
+  if (pooled) describe_pooling_point(vllm, load.kind, load.endpoint);
   const auto server_values = server_metric_values(server);
   for (const auto& [name, value] : server_values) vllm[name] = value;
   std::ostringstream summary;
-  write_serving_summary(summary, metrics, result, s.selection);
+  if (pooled) {
+    write_pooling_summary(summary, metrics, result, s.selection);
+  } else {
+    write_serving_summary(summary, metrics, result, s.selection);
+  }
+  write_image_prompt_summary(summary, metrics);
   if (!server.is_null()) write_server_metrics_summary(summary, server);
   say(callbacks.console, summary.str());
   auto c = point_case(load, concurrency, rate, requests.size(), metrics, result, server_values);

@@ -19,6 +19,7 @@
 #include "serve/chat/chat_template.hpp"
 #include "serve/chat/chat_template_check.hpp"
 #include "serve/client_memory.hpp"
+#include "serve/request_kinds.hpp"
 #include "serve/serve_report.hpp"
 #include "serve/sweep_strategies.hpp"
 
@@ -222,6 +223,7 @@ sweep_outcome run_sweep(const sweep_settings& given, const std::atomic<bool>* ca
                         const sweep_callbacks& callbacks) {
   check_sweep_settings(given);
   check_client_memory(given, host_available_memory());
+  check_request_kind(given, host_available_memory());
   auto s = given;
   if (!s.objectives.empty()) require_slo_metrics(s.objectives, s.selection);
   prepare_result_dir(s.save);
@@ -243,10 +245,16 @@ sweep_outcome run_sweep(const sweep_settings& given, const std::atomic<bool>* ca
   const auto chat = chat_template_of(s, tokenizer != nullptr);
   sweep_run run{s, cancel, callbacks, load, std::move(tokenizer), vocab, chat, false, {}};
   run.single_point = !s.search && s.concurrencies.size() * s.rates.size() == 1;
-  if (s.search) {
-    run_search(run);
-  } else {
-    run_grid(run);
+  // Embeddings, rerank, score: each --inputs-per-request value is a sweep of its own.
+  const auto batches = is_pooling(load.kind) ? s.pooling.inputs_per_request : std::vector<std::int64_t>{1};
+  if (batches.size() > 1) run.single_point = false;
+  for (const auto inputs : batches) {
+    run.load.inputs_per_request = inputs;
+    if (s.search) {
+      run_search(run);
+    } else {
+      run_grid(run);
+    }
   }
   auto out = std::move(run.out);
   const auto& limit = s.limit;

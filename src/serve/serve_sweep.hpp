@@ -20,8 +20,10 @@
 #include "serve/load_generator.hpp"
 #include "serve/point_energy.hpp"
 #include "serve/point_verdict.hpp"
+#include "serve/pooling_requests.hpp"
 #include "serve/serving_metrics.hpp"
 #include "serve/slo_search.hpp"
+#include "serve/synthetic_images.hpp"
 #include "serve/vllm_result_file.hpp"
 
 namespace ironbench::serve {
@@ -77,6 +79,10 @@ struct sweep_settings {
   std::optional<std::string> url_authorization;
   double progress_interval_s = 0;  ///< a progress line this often during each point (0: none)
   bool live_progress = false;      ///< rewrite the line in place (a terminal) instead of one per interval
+  /// Embeddings, rerank, score (load.kind): inputs per request (a sweep axis, outermost) and the
+  /// query's length.
+  pooling_settings pooling;
+  image_settings images;  ///< chat: synthetic images beside each prompt's text (none by default)
 };
 
 /// Parses a comma-separated list of numbers ("inf" allowed), e.g. --request-rate 1,2,inf;

@@ -8,6 +8,7 @@
 
 #include "schema/serving.hpp"
 #include "serve/chat/templated_prompt_lengths.hpp"
+#include "serve/request_kinds.hpp"
 #include "serve/saturation.hpp"
 #include "serve/slo_search.hpp"
 
@@ -22,8 +23,9 @@ bool sweep_run::measure(double concurrency, double rate) {
   const auto total = static_cast<std::size_t>(count + s.num_warmups);
   const dataset_inputs inputs{s.datasets, s.body, s.dataset_path, total, s.load.seed, tokenizer.get(), vocab};
   const bool named = !s.save.result_filename.empty() && out.points.empty() && single_point;
-  auto requests = dataset_named(s.dataset_name).build(inputs);
+  auto requests = build_point_requests(s, load, inputs);
   if (chat_template) chat::count_templated_prompts(requests, chat_template, *tokenizer);
+  add_synthetic_images(requests, s.images, s.load.seed);  // after the count: it is of the text
   // --extra-body's max_tokens replaces the dataset's in every body: usage is judged by it.
   for (const char* key : {"max_tokens", "max_completion_tokens"}) {
     if (!s.body.extra.contains(key) || !s.body.extra.at(key).is_number_integer()) continue;

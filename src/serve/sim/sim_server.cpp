@@ -26,7 +26,9 @@
 #include "core/error.hpp"
 #include "core/json.hpp"
 #include "core/json_text.hpp"
+#include "serve/sim/sim_images.hpp"
 #include "serve/sim/sim_metrics.hpp"
+#include "serve/sim/sim_pooling.hpp"
 #include "serve/sim/sim_request_body.hpp"
 #include "serve/text_units.hpp"
 
@@ -51,6 +53,10 @@ struct active_request {
   sim_fault fault = sim_fault::none;
   bool stalled = false;
   std::int64_t arrived_ns = 0, first_token_ns = 0;  // CLOCK_MONOTONIC
+  // Embeddings, rerank, score: the request, answered whole at its first token.
+  sim_pooling_request pooling;
+  // The request kind's truth in --request-log (",\"inputs\":8" ...).
+  std::string log_extra;
 };
 
 std::int64_t monotonic_now_ns() {
@@ -258,7 +264,8 @@ class sim_server {
            {"data", json::array({{{"id", settings_.model}, {"object", "model"}, {"owned_by", "ironbench-sim"}}})}});
     }
     const bool chat = path == "/v1/chat/completions";
-    if (method != EVHTTP_REQ_POST || (!chat && path != "/v1/completions")) {
+    const auto pooling = sim_pooling_route(path);
+    if (method != EVHTTP_REQ_POST || (!chat && pooling == sim_pooling_kind::none && path != "/v1/completions")) {
       return reply_error(request, 404, "Not Found", "no route " + path);
     }
     evbuffer* input = evhttp_request_get_input_buffer(request);
@@ -269,6 +276,13 @@ class sim_server {
     if (j.is_discarded() || !j.is_object()) return reply_error(request, 400, "Bad Request", "the body is not JSON");
     const auto reading = read_sim_body(j);
     if (!reading.error.empty()) return reply_error(request, 400, "Bad Request", reading.error);
+    sim_pooling_request pooled;
+    if (pooling != sim_pooling_kind::none) {
+      pooled = read_sim_pooling_request(pooling, j);
+      if (!pooled.error.empty()) return reply_error(request, 400, "Bad Request", pooled.error);
+    }
+    const auto images = chat ? count_sim_images(j) : sim_image_count{};
+    if (!images.error.empty()) return reply_error(request, 400, "Bad Request", images.error);
 
     const auto number = ++requests_;
     sim_fault fault = sim_fault::none;
@@ -293,8 +307,20 @@ class sim_server {
     a.chat = chat;
     a.stream = reading.request.stream;
     a.include_usage = reading.request.include_usage;
-    a.prompt_tokens = sim_prompt_tokens(body);
+    a.prompt_tokens = sim_prompt_tokens(body) + images.text_words + images.tokens;
     a.max_tokens = reading.request.max_tokens;
+    if (images.images > 0) {
+      a.log_extra = fmt::format(R"(,"images":{},"image_tokens":{},"text_tokens":{})", images.images, images.tokens,
+                                a.prompt_tokens - images.tokens);
+    }
+    if (pooling != sim_pooling_kind::none) {
+      // One prefill of its tokens: the reply leaves with what would be its first token.
+      a.prompt_tokens = pooled.prompt_tokens;
+      a.max_tokens = 1;
+      a.stream = false;
+      a.log_extra = fmt::format(R"(,"inputs":{})", pooled.inputs.size());
+      a.pooling = std::move(pooled);
+    }
     a.id = fmt::format("{}-{}", chat ? "chatcmpl" : "cmpl", number);
     a.created = static_cast<long long>(unix_seconds());
     a.fault = fault;
@@ -401,6 +427,7 @@ class sim_server {
       counters_.prompt_tokens += a.prompt_tokens;
       counters_.prefix_queries += a.prompt_tokens;  // no prefix caching: queried, never hit
     }
+    if (a.pooling.kind != sim_pooling_kind::none) return reply_pooling(it);
     ++counters_.generation_tokens;
     const std::string word = token_word(a, e.token_index);
     if (a.stream && !a.stalled) {
@@ -513,18 +540,36 @@ class sim_server {
     active_.erase(it);
   }
 
+  // An embeddings, rerank or score request's reply (the malformed fault: one result short).
+  void reply_pooling(std::map<std::uint64_t, active_request>::iterator it) {
+    auto& a = it->second;
+    set_idle_timeout(a.connection, false);  // before the reply, which may free the connection
+    const auto text = sim_pooling_reply(a.pooling, settings_.model, it->first, settings_.embedding_dimension,
+                                        a.fault == sim_fault::malformed);
+    evhttp_add_header(evhttp_request_get_output_headers(a.request), "Content-Type", "application/json");
+    evbuffer* out = evbuffer_new();
+    evbuffer_add(out, text.data(), text.size());
+    evhttp_send_reply(a.request, 200, "OK", out);
+    evbuffer_free(out);
+    evhttp_connection_set_closecb(a.connection, nullptr, nullptr);
+    ++counters_.succeeded;
+    counters_.e2e_latency.add(static_cast<double>(monotonic_now_ns() - a.arrived_ns) * 1e-9);
+    log_request(it->first, a, "done");
+    active_.erase(it);
+  }
+
   void log_request(std::uint64_t number, const active_request& a, const char* outcome) {
-    log_line(number, a.arrived_ns, a.first_token_ns, a.prompt_tokens, a.max_tokens, outcome);
+    log_line(number, a.arrived_ns, a.first_token_ns, a.prompt_tokens, a.max_tokens, outcome, a.log_extra);
   }
 
   // One line of --request-log (first_token_ns 0: no token was sent).
   void log_line(std::uint64_t number, std::int64_t arrived_ns, std::int64_t first_token_ns, std::int64_t prompt_tokens,
-                std::int64_t max_tokens, const char* outcome) {
+                std::int64_t max_tokens, const char* outcome, std::string_view extra = {}) {
     if (!request_log_.is_open()) return;
     request_log_ << fmt::format(
-        R"({{"request":{},"arrived_ns":{},"first_token_ns":{},"ended_ns":{},"prompt_tokens":{},"max_tokens":{},"outcome":"{}"}})"
+        R"({{"request":{},"arrived_ns":{},"first_token_ns":{},"ended_ns":{},"prompt_tokens":{},"max_tokens":{},"outcome":"{}"{}}})"
         "\n",
-        number, arrived_ns, first_token_ns, monotonic_now_ns(), prompt_tokens, max_tokens, outcome);
+        number, arrived_ns, first_token_ns, monotonic_now_ns(), prompt_tokens, max_tokens, outcome, extra);
   }
 
   // GET /metrics: the engine's state now and the counters so far, as vLLM (V1) names them.

@@ -1,5 +1,6 @@
 // `ironbench serve-sim`: an OpenAI-compatible HTTP server (/v1/completions,
-// /v1/chat/completions, /v1/models, /health, and Prometheus /metrics under vLLM's names with
+// /v1/chat/completions with text and image parts (sim_images.hpp), /v1/embeddings, /v1/rerank
+// and /rerank, /score (sim_pooling.hpp), /v1/models, /health, and Prometheus /metrics under vLLM's names with
 // the engine's true state) whose "engine" is the simulation in
 // sim_engine.hpp. It streams SSE like vLLM (stream_options.include_usage, [DONE]) and can
 // inject faults for testing clients. Every token event carries "ironbench_sim_sent_ns", the
@@ -78,6 +79,8 @@ struct sim_server_settings {
   /// (seconds; 0: never). A request being answered keeps its connection whatever the time:
   /// only connections between requests, or sending a request slowly, are idle.
   double idle_timeout_s = 60;
+  /// The length of the vectors /v1/embeddings answers with (sim_pooling.hpp).
+  int embedding_dimension = 256;
 };
 
 /// Serves until `stop` becomes true (checked every 50 ms). `on_listening` gets the bound port
