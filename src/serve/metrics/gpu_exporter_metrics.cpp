@@ -100,6 +100,7 @@ exporter_reading read_gpu_exporter(const std::vector<prometheus_sample>& samples
         g.model = dcgm ? label_or(s, {"modelName"}) : label_or(s, {"card_series", "card_model"});
         out.gpus.push_back(std::move(g));
       }
+      if (!std::isfinite(s.value * row.scale)) continue;
       auto& m = values[{it->second, r}];
       m.sum += s.value * row.scale;
       ++m.count;
@@ -111,7 +112,8 @@ exporter_reading read_gpu_exporter(const std::vector<prometheus_sample>& samples
     for (std::size_t r = 0; r < rows.size(); ++r) {
       const auto found = values.find({g, r});
       if (found == values.end() || gpu.exporter != rows[r].exporter || gpu.*(rows[r].member)) continue;
-      gpu.*(rows[r].member) = found->second.sum / static_cast<double>(found->second.count);
+      const double mean = found->second.sum / static_cast<double>(found->second.count);
+      if (std::isfinite(mean)) gpu.*(rows[r].member) = mean;  // sums of huge values overflow
     }
   }
   return out;
