@@ -24,6 +24,8 @@ packages=(
   libpcre2-dev             # tokenizer pre-tokenizer patterns (Unicode classes)
   libyaml-cpp-dev          # experiment recipes (YAML, with line and column for every error)
   libsqlite3-dev           # the results store
+  zlib1g-dev               # serve's synthetic PNG images (deflate, CRC)
+  libjpeg-dev              # serve's synthetic JPEG images (libjpeg-turbo; without it --image-format jpeg is refused)
   libjs-chart.js           # Chart.js, compiled into the HTML report
   python3-venv             # a private Python with Hugging Face tokenizers for the tokenizer test
   clang-format-14          # scripts/lint.sh: the format check

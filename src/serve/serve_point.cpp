@@ -260,8 +260,8 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
     const auto& first = result.records.front();
     c.status = core::case_status::failed;
     c.reason = fmt::format("no request succeeded; the first failed with {}: {}", first.error_class, first.error);
-    say(callbacks.progress, fmt::format("ironbench: error: no request to {} succeeded ({}: {})\n", first.endpoint,
-                                        first.error_class, first.error));
+    say(callbacks.progress, fmt::format("ironbench: error: no request to {}{} succeeded ({}: {})\n", first.endpoint,
+                                        load.endpoint, first.error_class, first.error));
     out.invalid = true;
   }
   out.cases.push_back(std::move(c));

@@ -154,6 +154,8 @@ std::string request_records_jsonl(const std::vector<request_record>& records) {
               {"e2el_ms", r.e2el_s * 1e3},
               {"itl_ms", itl}};
     if (r.usage_output_tokens) j["usage_output_tokens"] = *r.usage_output_tokens;
+    if (r.usage_prompt_tokens) j["usage_prompt_tokens"] = *r.usage_prompt_tokens;
+    if (r.images > 0) j["images"] = r.images;
     if (!r.usage_problem.empty()) j["usage_problem"] = r.usage_problem;
     if (r.invalid_utf8) j["invalid_utf8_replaced"] = true;
     if (r.turn >= 0) j["turn"] = r.turn + 1;

@@ -50,16 +50,16 @@ std::string fixture_problem() {
 // whether it passed or not.
 class llama_server {
  public:
-  explicit llama_server(bool interrupt_requests = false) {
+  explicit llama_server(bool interrupt_requests = false, bool embedding = false) {
     port_ = free_port();
     const auto python = trimmed(read_file(fixtures + "/python"));
     // `timeout` bounds the server's life should this test process die without stopping it;
     // it passes SIGTERM on to the server. interrupt_requests: by default a new request cuts
     // the stream in progress short, which suits one user at a time, not a benchmark.
-    process_ =
-        start_program("timeout", {"600", python, "-m", "llama_cpp.server", "--model", fixtures + "/tiny.gguf", "--host",
-                                  "127.0.0.1", "--port", std::to_string(port_), "--n_ctx", "512", "--n_threads", "1",
-                                  "--interrupt_requests", interrupt_requests ? "true" : "false"});
+    process_ = start_program(
+        "timeout", {"600", python, "-m", "llama_cpp.server", "--model", fixtures + "/tiny.gguf", "--host", "127.0.0.1",
+                    "--port", std::to_string(port_), "--n_ctx", "512", "--n_threads", "1", "--interrupt_requests",
+                    interrupt_requests ? "true" : "false", "--embedding", embedding ? "true" : "false"});
     // Python starting, FastAPI importing and the model loading take a few seconds; 60 is
     // generous for a loaded 2-core machine.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
@@ -349,6 +349,74 @@ TEST(LlamaServer, TokenIdPromptsAreRefusedAndEachIsAFailedRequest) {
   const auto p = json::parse(run.at("cases").at(0).at("notes").at("result").get<std::string>());
   EXPECT_EQ(p.value("completed", -1), 0);
   EXPECT_EQ(p.at("errors_by_class").value("http_5xx", 0), 3) << p.at("errors_by_class").dump();
+}
+
+// llama-cpp-python's server with --embedding: /v1/embeddings answers each batch of texts. Every
+// request is either a checked reply (one vector per text, finite, of one dimension, the
+// server's usage.prompt_tokens counted) or, where the model pools nothing and the server
+// answers a vector per token instead, a malformed failure saying so: never a crash or a
+// request unaccounted for.
+TEST(LlamaServer, EmbeddingsAreCheckedRepliesInEmbeddingMode) {
+  if (const auto problem = fixture_problem(); !problem.empty()) GTEST_SKIP() << problem;
+  llama_server server(false, true);
+  ASSERT_FALSE(server.model().empty()) << "the server did not start";
+  const auto r = run_ironbench({"serve",
+                                "--base-url",
+                                server.url(),
+                                "--model",
+                                server.model(),
+                                "--endpoint",
+                                "/v1/embeddings",
+                                "--inputs-per-request",
+                                "3",
+                                "--random-input-len",
+                                "8",
+                                "--num-prompts",
+                                "4",
+                                "--max-concurrency",
+                                "1",
+                                "--no-save",
+                                "--json",
+                                "-",
+                                "--max-lateness-ms",
+                                "1000",
+                                "--no-server-metrics",
+                                "--timeout",
+                                "120s"});
+  const auto run = json::parse(r.out);
+  const auto p = json::parse(run.at("cases").at(0).at("notes").at("result").get<std::string>());
+  EXPECT_EQ(p.at("backend"), "openai-embeddings");
+  EXPECT_FALSE(p.contains("median_ttft_ms"));
+  const int completed = p.value("completed", -1), failed = p.value("failed", -1);
+  EXPECT_EQ(completed + failed, 4) << p.dump();
+  if (completed == 4) {
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_GT(p.value("embedding_dimension", 0), 0);
+    EXPECT_EQ(p.value("input_tokens_from_usage", -1), 4);
+    EXPECT_GT(p.value("total_input_tokens", 0), 0);
+    EXPECT_GT(p.value("median_e2el_ms", 0.0), 0.0);
+  } else {
+    EXPECT_EQ(p.at("errors_by_class").value("malformed", 0), 4) << p.at("errors_by_class").dump() << r.err;
+    EXPECT_NE(r.err.find("/v1/embeddings"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("embedding"), std::string::npos) << r.err;
+  }
+}
+
+// llama-cpp-python's server has no rerank endpoint: its HTTP 404 becomes one line naming the
+// endpoint, exit status 1, every request a failed http_4xx.
+TEST(LlamaServer, ARerankEndpointTheServerLacksIsAOneLineErrorNamingIt) {
+  if (const auto problem = fixture_problem(); !problem.empty()) GTEST_SKIP() << problem;
+  llama_server server(false, true);
+  ASSERT_FALSE(server.model().empty()) << "the server did not start";
+  const auto r = run_ironbench({"serve", "--base-url", server.url(), "--model", server.model(), "--endpoint",
+                                "/v1/rerank", "--inputs-per-request", "2", "--num-prompts", "3", "--no-save", "--json",
+                                "-", "--max-lateness-ms", "1000", "--no-server-metrics"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("ironbench: error: no request to " + server.url() + "/v1/rerank succeeded (http_4xx: HTTP 404"),
+            std::string::npos)
+      << r.err;
+  const auto p = json::parse(json::parse(r.out).at("cases").at(0).at("notes").at("result").get<std::string>());
+  EXPECT_EQ(p.at("errors_by_class").value("http_4xx", 0), 3) << p.dump();
 }
 
 // An experiment whose service is the real engine: started by the recipe, judged ready by its
