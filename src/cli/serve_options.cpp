@@ -141,6 +141,9 @@ void add_options(CLI::App& c, serve_arguments& a) {
       ->capture_default_str();
   c.add_option("--metric-percentiles", a.metric_percentiles, "Percentiles, e.g. 50,90,99")->capture_default_str();
   c.add_option("--goodput", a.goodput, "SLOs: ttft:MS tpot:MS e2el:MS");
+  c.add_option("--gpus", s.gpus, "GPUs behind the endpoint(s): adds output tok/s per GPU (recorded in the settings)");
+  c.add_option("--at-interactivity", s.at_interactivity,
+               "Throughput at this many tok/s per user, interpolated on the sweep's Pareto frontier");
   c.add_option("--seed", s.load.seed, "Seed of prompts and arrivals")->capture_default_str();
   c.add_option("--num-warmups", s.num_warmups, "Requests sent first and not measured")->capture_default_str();
   c.add_flag("--save-result", s.save.save_result, "Write vLLM's result JSON to --result-dir");

@@ -10,6 +10,7 @@
 #include "report/comparison_table.hpp"
 #include "report/html_assets.hpp"
 #include "report/html_escape.hpp"
+#include "report/interactivity_chart.hpp"
 #include "report/run_header.hpp"
 
 namespace ironbench::report {
@@ -372,6 +373,8 @@ json html_page_data(const html_report_input& input) {
     sides.push_back({{"label", side.label}, {"runs", runs}, {"cases", cases}, {"telemetry", telemetry}});
   }
   json data = {{"title", input.title}, {"sides", sides}};
+  // Serving: each side's throughput (per GPU) against interactivity, with its Pareto frontier.
+  if (auto curve = interactivity_chart_data(input.sides); !curve.is_null()) data["interactivity"] = std::move(curve);
   if (!input.experiment.is_null()) data["matrix"] = input.experiment.at("matrix");
   return data;
 }

@@ -14,15 +14,18 @@
 #include "schema/serving.hpp"
 #include "serve/arrival_schedule.hpp"
 #include "serve/client_ranks.hpp"
+#include "serve/goodput_shares.hpp"
+#include "serve/image_prompt_metrics.hpp"
+#include "serve/interactivity_points.hpp"
 #include "serve/metrics/engine_metric_names.hpp"
 #include "serve/metrics/metrics_scraper.hpp"
 #include "serve/metrics/server_metrics_summary.hpp"
 #include "serve/point_timeline.hpp"
-#include "serve/image_prompt_metrics.hpp"
 #include "serve/point_verdict.hpp"
 #include "serve/pooling_metrics.hpp"
 #include "serve/progress_line.hpp"
 #include "serve/serve_report.hpp"
+#include "serve/steady_state_window.hpp"
 
 namespace ironbench::serve {
 
@@ -188,6 +191,14 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
     metrics.update(pooled ? pooling_schedule_metrics(result.records, s.selection)
                           : schedule_latency_metrics(result.records, s.selection));
   }
+  // Goodput as shares and tokens, interactivity (and per GPU), and the steady-state window.
+  if (!pooled) {
+    metrics.update(goodput_shares(result.records, result.duration_s, s.slo));
+    metrics.update(interactivity_metrics(result.records, metrics, s.gpus));
+    const point_load shape{!std::isinf(rate) || (!requests.empty() && requests.front().send_at_s >= 0),
+                           static_cast<std::size_t>(concurrency)};
+    metrics["steady_state"] = steady_state_metrics(result.records, shape, s.selection);
+  }
   point_description description;
   description.date = utc_time(std::chrono::system_clock::now(), "%Y%m%d-%H%M%S");
   description.api = load.api;
@@ -212,6 +223,14 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
   if (!server.is_null()) write_server_metrics_summary(summary, server);
   say(callbacks.console, summary.str());
   auto c = point_case(load, concurrency, rate, requests.size(), metrics, result, server_values);
+  for (auto& m : interactivity_case_metrics(metrics)) c.metrics.push_back(std::move(m));
+  for (const auto& [key, unit] : {std::pair{"slo_attainment", "share"}, std::pair{"token_goodput", "tok/s"}}) {
+    if (metrics.contains(key)) c.metrics.push_back({key, metrics.at(key).get<double>(), unit, "within --goodput"});
+  }
+  if (const auto steady = metrics.value("steady_state", json()); steady.contains("output_throughput")) {
+    c.metrics.push_back({"steady_output_throughput", steady.at("output_throughput").get<double>(), "tok/s",
+                         "over the steady-state window"});
+  }
   if (!gpus.empty()) {
     for (auto& m : gpu.metrics) {
       vllm[m.name] = m.value;
@@ -236,6 +255,9 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
     vllm["server_metrics"] = server;
   }
   c.series = point_timeline(result.records, result.duration_s, s.server_metrics.interval_s, server);
+  if (const auto steady = metrics.value("steady_state", json()); steady.contains("start_s")) {
+    c.series["client_steady_state_s"] = {steady.at("start_s").get<double>(), steady.at("end_s").get<double>()};
+  }
   if (s.save.save_result) {
     const auto name =
         named ? s.save.result_filename : result_file_name(vllm, rate, description.max_concurrency, description.date);

@@ -66,7 +66,26 @@ void write_serving_summary(std::ostream& out, const json& m, const load_result& 
   line(out, "Request throughput (req/s):", fmt::format("{:.2f}", m.at("request_throughput").get<double>()));
   if (m.contains("request_goodput"))
     line(out, "Request goodput (req/s):", fmt::format("{:.2f}", m.at("request_goodput").get<double>()));
+  if (m.contains("slo_attainment")) {
+    line(out, "SLO attainment, every SLO (%):", fmt::format("{:.2f}", 100 * m.at("slo_attainment").get<double>()));
+    for (const char* slo : {"ttft", "tpot", "e2el"}) {
+      const auto key = fmt::format("slo_attainment_{}", slo);
+      if (m.contains(key))
+        line(out, fmt::format("SLO attainment, {} alone (%):", slo),
+             fmt::format("{:.2f}", 100 * m.at(key).get<double>()));
+    }
+    line(out, "Token goodput (tok/s):", fmt::format("{:.2f}", m.at("token_goodput").get<double>()));
+  }
   line(out, "Output token throughput (tok/s):", fmt::format("{:.2f}", m.at("output_throughput").get<double>()));
+  if (m.contains("output_throughput_per_gpu")) {
+    line(out, fmt::format("Output token throughput per GPU ({}):", m.value("gpus", 0)),
+         fmt::format("{:.2f}", m.at("output_throughput_per_gpu").get<double>()));
+  }
+  if (m.contains("median_interactivity")) {
+    line(out, "Tok/s per user, median / at p90 TPOT:",
+         fmt::format("{:.2f} / {:.2f}", m.at("median_interactivity").get<double>(),
+                     m.value("interactivity_at_p90_tpot", 0.0)));
+  }
   line(out, "Total Token throughput (tok/s):", fmt::format("{:.2f}", m.at("total_token_throughput").get<double>()));
   line(out, "Max concurrent requests:", fmt::format("{}", m.at("max_concurrent_requests").get<std::size_t>()));
   for (const auto& metric : selection.metrics) {
@@ -84,6 +103,19 @@ void write_serving_summary(std::ostream& out, const json& m, const load_result& 
          "Median TTFT from schedule (ms):", fmt::format("{:.2f}", m.at("median_ttft_from_schedule_ms").get<double>()));
     line(out,
          "Median E2EL from schedule (ms):", fmt::format("{:.2f}", m.at("median_e2el_from_schedule_ms").get<double>()));
+  }
+  if (const auto steady = m.value("steady_state", json()); steady.is_object()) {
+    fmt::print(out, "{:-^50}\n", "Steady state");
+    if (steady.contains("start_s")) {
+      line(out, "Window (s):",
+           fmt::format("{:.3f} to {:.3f} ({} requests inside)", steady.at("start_s").get<double>(),
+                       steady.at("end_s").get<double>(), steady.value("requests", 0)));
+      line(out, "Output token throughput (tok/s):", fmt::format("{:.2f}", steady.value("output_throughput", 0.0)));
+      line(out, "Median TTFT / TPOT (ms):",
+           fmt::format("{:.2f} / {:.2f}", steady.value("median_ttft_ms", 0.0), steady.value("median_tpot_ms", 0.0)));
+    } else {
+      line(out, "Window:", "none: " + steady.value("reason", std::string()));
+    }
   }
   if (m.contains("turns")) {
     fmt::print(out, "{:-^50}\n", "Conversations");

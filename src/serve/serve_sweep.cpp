@@ -19,6 +19,7 @@
 #include "serve/chat/chat_template.hpp"
 #include "serve/chat/chat_template_check.hpp"
 #include "serve/client_memory.hpp"
+#include "serve/interactivity_points.hpp"
 #include "serve/request_kinds.hpp"
 #include "serve/serve_report.hpp"
 #include "serve/sweep_strategies.hpp"
@@ -183,6 +184,10 @@ void check_sweep_settings(const sweep_settings& s) {
     }
   }
   if (!(s.server_metrics.interval_s >= 0.05)) throw usage_error("--metrics-interval must be at least 50ms");
+  if (s.gpus && *s.gpus < 1) throw usage_error(fmt::format("--gpus must be at least 1, not {}", *s.gpus));
+  if (s.at_interactivity && !(*s.at_interactivity > 0 && std::isfinite(*s.at_interactivity))) {
+    throw usage_error("--at-interactivity takes a positive number of tokens/s per user");
+  }
   if (s.search) {
     if (s.objectives.empty()) throw usage_error("--search needs --slo (the objectives the load must meet)");
     const bool by_rate = s.search->axis == search_axis::rate;
@@ -274,6 +279,12 @@ sweep_outcome run_sweep(const sweep_settings& given, const std::atomic<bool>* ca
       out.settings["best_under_itl_limit"] = best;
     }
   }
+  // Throughput (per GPU) against interactivity: the frontier, and the reading asked for.
+  auto curve = interactivity_curve(out.cases, s.gpus, s.at_interactivity);
+  say(callbacks.console, curve.console);
+  if (!curve.settings.is_null()) out.settings["interactivity_curve"] = std::move(curve.settings);
+  if (curve.at_case) out.cases.push_back(std::move(*curve.at_case));
+  if (s.gpus) out.settings["gpus"] = *s.gpus;
   if (s.ranks.several()) out.settings["client_ranks"] = s.ranks.size;
   out.settings["authorization"] = authorization;
   out.settings["endpoints"] = load.base_urls;

@@ -79,6 +79,11 @@ struct sweep_settings {
   std::optional<std::string> url_authorization;
   double progress_interval_s = 0;  ///< a progress line this often during each point (0: none)
   bool live_progress = false;      ///< rewrite the line in place (a terminal) instead of one per interval
+  /// --gpus: GPUs behind the endpoint(s), for throughput per GPU (unset: no per-GPU figures).
+  std::optional<int> gpus;
+  /// --at-interactivity: the throughput the sweep's frontier gives at this many tok/s/user
+  /// (serve/interactivity_points.hpp).
+  std::optional<double> at_interactivity;
   /// Embeddings, rerank, score (load.kind): inputs per request (a sweep axis, outermost) and the
   /// query's length.
   pooling_settings pooling;

@@ -38,6 +38,7 @@
     area.append(figure);
     config.options = Object.assign({ plugins: { legend: { position: 'right' } } }, config.options || {});
     new Chart(canvas.getContext('2d'), config);
+    return figure;
   }
 
   // Every valid case of a benchmark, on every side: {side, c}.
@@ -205,6 +206,36 @@
     }
   }
 
+  // Throughput (per GPU) against interactivity, InferenceMAX's curve: each side's points and
+  // their Pareto frontier (computed by ironbench, embedded as data.interactivity), every side on
+  // one chart so that two nodes' curves overlay.
+  function interactivityCharts() {
+    const curve = data.interactivity;
+    if (!curve) return;
+    const perGpu = curve.throughput === 'output_throughput_per_gpu';
+    const datasets = [];
+    curve.sides.forEach((side, sideIndex) => {
+      if (side.points.length === 0) return;
+      const color = nextColor();
+      const xy = (points) => points.map((p) => ({ x: p.x, y: p.y }));
+      datasets.push({ label: seriesLabel(sideIndex, 'points'), data: xy(side.points), borderColor: color,
+                      backgroundColor: color, showLine: false, pointRadius: 3 });
+      datasets.push({ label: seriesLabel(sideIndex, 'Pareto frontier'), data: xy(side.frontier), borderColor: color,
+                      backgroundColor: color, showLine: true, pointRadius: 6, pointStyle: 'rectRot',
+                      borderDash: dashes[sideIndex % dashes.length] });
+    });
+    if (datasets.length === 0) return;
+    const yTitle = perGpu ? 'output tokens/s per GPU' : 'output tokens/s (whole endpoint: no --gpus)';
+    const figure = addChart('Throughput ' + (perGpu ? 'per GPU ' : '') + 'vs interactivity',
+                            'each point is one load point; interactivity = 1000 / median TPOT; the line is the ' +
+                            'Pareto frontier', {
+      type: 'scatter', data: { datasets: datasets },
+      options: { scales: { x: { beginAtZero: true, title: axisTitle('interactivity (tokens/s per user)') },
+                           y: { beginAtZero: true, title: axisTitle(yTitle) } } } });
+    figure.dataset.chart = 'interactivity';
+    figure.dataset.datasets = datasets.map((d) => d.label + '=' + d.data.length).join('|');
+  }
+
   function trainingCharts() {
     const found = data.sides.flatMap((side, i) => side.cases.filter((c) => c.benchmark.startsWith('train') ||
       c.benchmark === 'ddp_scaling').map((c) => ({ side: i, c: c }))).filter((f) => f.c.status === 'valid');
@@ -256,10 +287,15 @@
       const points = side.cases.filter((c) => c.benchmark === 'serve' && c.timeline);
       if (points.length === 0) return;
       const client = [], byName = new Map(server.map(([name]) => [name, []]));
+      const windows = [];
       let offset = 0;
       for (const c of points) {
         const t = c.timeline;
         let last = 0;
+        const steady = t.client_steady_state_s;
+        if (Array.isArray(steady) && steady.length === 2 && steady.every((v) => typeof v === 'number')) {
+          windows.push([offset + steady[0], offset + steady[1]]);
+        }
         (t.client_t_s || []).forEach((x, i) => {
           const y = (t.client_output_tokens_per_s || [])[i];
           if (typeof y === 'number') client.push({ x: offset + x, y: y });
@@ -276,6 +312,17 @@
       const color = nextColor();
       const datasets = [{ label: seriesLabel(sideIndex, 'client: output tokens/s'), data: client, borderColor: color,
                           backgroundColor: color, showLine: true, pointRadius: 0, yAxisID: 'y' }];
+      if (windows.length > 0) {
+        // Each point's steady-state window as a box over the client's throughput.
+        const top = Math.max(1, ...client.map((p) => p.y));
+        const box = [];
+        for (const [start, end] of windows) {
+          box.push({ x: start, y: 0 }, { x: start, y: top }, { x: end, y: top }, { x: end, y: 0 }, { x: end, y: null });
+        }
+        datasets.push({ label: seriesLabel(sideIndex, 'steady-state window'), data: box, borderColor: '#2ca02c',
+                        backgroundColor: '#2ca02c', showLine: true, spanGaps: false, pointRadius: 0,
+                        borderDash: [4, 4], yAxisID: 'y' });
+      }
       server.forEach(([name, label], i) => {
         if (byName.get(name).length === 0) return;
         const c = nextColor();
@@ -285,7 +332,7 @@
       });
       const scales = { x: { title: axisTitle('seconds (the points back to back)') },
                        y: { beginAtZero: true, title: axisTitle('output tokens/s') } };
-      if (datasets.length > 1) {
+      if (datasets.some((d) => d.yAxisID === 'y1')) {
         scales.y1 = { position: 'right', beginAtZero: true, grid: { drawOnChartArea: false },
                       title: axisTitle('requests, %') };
       }
@@ -360,6 +407,7 @@
   copyCharts();
   collectiveCharts();
   serveCharts();
+  interactivityCharts();
   serveTimelineCharts();
   trainingCharts();
   otherCharts();
