@@ -41,6 +41,14 @@ std::optional<sim_step> sim_engine::next_step() {
   if (running_.empty()) return std::nullopt;
   double ms = prefill_tokens / settings_.prefill_tokens_per_s * 1e3 + settings_.decode_base_ms +
               settings_.decode_per_seq_ms * static_cast<double>(running_.size());
+  const auto& adapter_cost = settings_.adapter_step_cost_ms;
+  std::vector<bool> adapter_running(adapter_cost.size(), false);
+  for (const auto& s : running_) {
+    const int a = s.request.adapter;
+    if (a < 0 || static_cast<std::size_t>(a) >= adapter_cost.size() || adapter_running[a]) continue;
+    adapter_running[a] = true;
+    ms += adapter_cost[a];
+  }
   if (settings_.jitter > 0) {
     std::normal_distribution<double> noise(1.0, settings_.jitter);
     ms *= std::max(0.1, noise(random_));

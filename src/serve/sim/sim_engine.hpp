@@ -3,7 +3,8 @@
 // sequence slot (max_num_seqs) and KV-cache room for prompt + max_tokens are free; each
 // engine step prefills the requests admitted in it and decodes one token for every running
 // sequence; the step lasts prefill tokens / prefill rate + decode_base + decode_per_seq x
-// running sequences (optionally with random jitter). Tokens are emitted at the end of a step.
+// running sequences (optionally with random jitter), plus each LoRA adapter's step cost once
+// for every distinct adapter among the running sequences. Tokens are emitted at the end of a step.
 // With no jitter the times are exact, so a client's measurements can be checked against them:
 // a lone request with P prompt tokens sees TTFT = P / prefill_rate + base + per_seq and then
 // one token every base + per_seq.
@@ -24,6 +25,9 @@ struct sim_settings {
   int max_num_seqs = 256;                  ///< sequences decoded together at most
   std::int64_t kv_cache_tokens = 1 << 20;  ///< prompt + output tokens held at once
   double jitter = 0;                       ///< relative standard deviation of step times (0: exact)
+  /// Per LoRA adapter (sim_request::adapter indexes it): ms a step lasts longer when a running
+  /// sequence uses the adapter (once per adapter, however many of its sequences run).
+  std::vector<double> adapter_step_cost_ms;
   std::uint64_t seed = 0;
 };
 
@@ -31,6 +35,7 @@ struct sim_request {
   std::uint64_t id = 0;
   std::int64_t prompt_tokens = 0;
   std::int64_t max_tokens = 1;
+  int adapter = -1;  ///< the LoRA adapter it uses (-1: the base model)
 };
 
 /// A token produced at the end of a step.

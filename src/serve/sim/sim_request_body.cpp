@@ -53,6 +53,13 @@ sim_body_reading read_sim_body(const json& body) {
   auto& error = out.error;
   r.stream = read_sim_flag(body, "stream", "stream", error);
   if (!error.empty()) return out;
+  if (const auto it = body.find("model"); it != body.end() && !it->is_null()) {
+    if (!it->is_string()) {
+      error = fmt::format("model must be a string, not {}", sim_field_text(*it));
+      return out;
+    }
+    r.model = it->get<std::string>();
+  }
   if (const auto it = body.find("stream_options"); it != body.end() && !it->is_null()) {
     if (!it->is_object()) {
       error = fmt::format("stream_options must be an object, not {}", sim_field_text(*it));

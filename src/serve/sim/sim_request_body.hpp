@@ -17,6 +17,7 @@ struct sim_request_body {
   /// "max_completion_tokens", else "max_tokens" (absent: 16, vLLM's completions default);
   /// an integer of at least 1.
   std::int64_t max_tokens = 16;
+  std::string model;  ///< "model" (absent or null: empty, the base model)
 };
 
 /// A request body read, or why it cannot be (`error` not empty: one line naming the field).
