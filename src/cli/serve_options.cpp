@@ -56,6 +56,11 @@ serve::sweep_settings to_settings(const serve_arguments& a) {
   if (!a.search.empty()) {
     s.search = a.search_bounds;
     s.search->axis = serve::parse_search_axis(a.search);
+    s.search->start_from_estimate = !a.search_start_given;
+    s.search->probe_duration_s = parse_duration_s(a.search_probe_duration, "--search-probe-duration");
+    s.search->estimate_duration_s = parse_duration_s(a.search_estimate_duration, "--search-estimate-duration");
+    // An explicit --num-prompts caps every probe.
+    if (a.num_prompts_given) s.search->max_probe_requests = s.num_prompts;
   }
   s.stop_at_saturation = !a.keep_past_saturation;
   s.server_metrics.enabled = !a.no_server_metrics;
@@ -127,8 +132,10 @@ void add_options(CLI::App& c, serve_arguments& a) {
       ->capture_default_str();
   c.add_option("--trace-block-size", d.trace.block_size, "Tokens per hash id of a Mooncake trace")
       ->capture_default_str();
-  c.add_option("--num-prompts", s.num_prompts, "Requests per point (a trace: its first N entries)")
-      ->capture_default_str();
+  c.add_option("--num-prompts", s.num_prompts,
+               "Requests per point (a trace: its first N entries); with --search, the most a probe sends")
+      ->capture_default_str()
+      ->each([&a](const std::string&) { a.num_prompts_given = true; });
   c.add_option("--num-prompts-per-concurrency", s.num_prompts_per_concurrency,
                "Requests per point = this x max concurrency");
   c.add_option("--max-concurrency", a.max_concurrency, "Requests in flight at most; a list sweeps (4,8,16,...)");
@@ -154,6 +161,9 @@ void add_options(CLI::App& c, serve_arguments& a) {
                "Extra HTTP header 'Name: value' (repeatable; not written to results). An Authorization header "
                "here is the one sent: it wins over a password in --base-url and over --api-key-env's key");
   c.add_option("--extra-body", a.extra_body, "JSON object merged into every request body");
+  c.add_option("--check-outputs", s.check_outputs,
+               "Compare each greedy completion (--extra-body '{\"temperature\": 0}') with this earlier result file's "
+               "(--save-result --save-detailed) for the same prompt: share identical, first differing token");
   c.add_option("--api-key-env", s.api_key_env,
                "Environment variable holding the API key (never written; not sent when --header or --base-url "
                "gives a credential)")
@@ -187,12 +197,26 @@ void add_options(CLI::App& c, serve_arguments& a) {
                "Service-level objectives for --search: ttft:MS,tpot:MS,itl:MS,e2el:MS[,p99|p90|median|mean] "
                "(p99 by default; no request may fail)");
   c.add_option("--search", a.search, "Find the highest rate or concurrency meeting --slo (bounded search)");
-  c.add_option("--search-start", a.search_bounds.start, "First load of --search")->capture_default_str();
+  c.add_option("--search-start", a.search_bounds.start,
+               "First load of --search (rate: by default the capacity estimate's rate)")
+      ->capture_default_str()
+      ->each([&a](const std::string&) { a.search_start_given = true; });
   c.add_option("--search-max", a.search_bounds.max, "Highest load --search probes")->capture_default_str();
   c.add_option("--search-precision", a.search_bounds.precision,
                "--search rate stops when the limit is bracketed within this share")
       ->capture_default_str();
   c.add_option("--search-max-probes", a.search_bounds.max_probes, "Points --search measures at most")
+      ->capture_default_str();
+  c.add_option("--search-probe-duration", a.search_probe_duration,
+               "Each --search probe sends about this long of requests at its load (e.g. 60s)")
+      ->capture_default_str();
+  c.add_option("--search-min-requests", a.search_bounds.min_probe_requests, "Requests a --search probe sends at least")
+      ->capture_default_str();
+  c.add_option("--search-estimate-concurrency", a.search_bounds.estimate_concurrency,
+               "Requests in flight in the capacity estimate that starts --search")
+      ->capture_default_str();
+  c.add_option("--search-estimate-duration", a.search_estimate_duration,
+               "The capacity estimate's burst lasts at most this long")
       ->capture_default_str();
   c.add_option("--gpu-telemetry", a.gpu_telemetry,
                "Watch this node's GPUs during each point (utilisation, memory, power, clocks; energy per output "

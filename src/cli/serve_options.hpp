@@ -30,6 +30,8 @@ struct serve_arguments {
   std::string backend = "auto", inputs_per_request = "1", image_size;
   std::string slo, search, gpu_telemetry = "auto";
   serve::search_settings search_bounds;
+  std::string search_probe_duration = "60s", search_estimate_duration = "10s";
+  bool num_prompts_given = false, search_start_given = false;  ///< typed on the command line
   bool keep_past_saturation = false;
   bool no_stream = false, insecure = false, no_server_metrics = false;
   report::output_options outputs;

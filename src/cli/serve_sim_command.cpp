@@ -86,6 +86,9 @@ command_action add_serve_sim_command(CLI::App& app) {
   command->add_option("--seed", s.engine.seed, "Seed of the jitter")->capture_default_str();
   command->add_option("--fault", a->fault, "Inject a fault: " + serve::sim_fault_help())->capture_default_str();
   command->add_option("--fault-every", s.fault_every, "Every N-th request gets the fault")->capture_default_str();
+  command->add_option("--fault-token", s.fault_token, "wrong-output: the output token it changes (0: the first)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   command->add_option("--fault-bytes", a->fault_bytes, "Bytes of the huge-chunk fault's text (e.g. 50000000, 64M)")
       ->capture_default_str();
   command

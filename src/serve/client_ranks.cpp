@@ -41,6 +41,7 @@ json record_json(const request_record& r) {
   if (!r.usage_problem.empty()) j["usage_problem"] = r.usage_problem;
   if (r.invalid_utf8) j["invalid_utf8"] = true;
   if (r.text_not_kept) j["text_not_kept"] = true;
+  if (!r.prompt_hash.empty()) j["prompt_hash"] = r.prompt_hash;
   return j;
 }
 
@@ -65,6 +66,7 @@ request_record record_from_json(const json& j) {
   r.usage_problem = j.value("usage_problem", "");
   r.invalid_utf8 = j.value("invalid_utf8", false);
   r.text_not_kept = j.value("text_not_kept", false);
+  r.prompt_hash = j.value("prompt_hash", "");
   return r;
 }
 

@@ -297,6 +297,7 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
     ++in_flight;
     request_record r;
     r.prompt_len = requests[i]->prompt_len;
+    r.prompt_hash = requests[i]->prompt_hash;
     r.images = requests[i]->images;
     r.scheduled_s = queue.due(i);
     std::string body = requests[i]->body;

@@ -45,6 +45,9 @@ struct prepared_request {
   /// When to send it, in seconds from the first request (a replayed trace); negative: the
   /// rate's schedule decides. Used only when every request of a point has one.
   double send_at_s = -1;
+  /// The prompt's identity (prompt_identity.hpp), copied to the request's record; empty when
+  /// not computed.
+  std::string prompt_hash;
   /// Embeddings, rerank, score: the texts or documents in the body (the reply must hold as many).
   std::size_t items = 0;
   /// Chat: the synthetic images in the body (synthetic_images.hpp); prompt_len counts the text only.

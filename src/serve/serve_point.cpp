@@ -20,6 +20,7 @@
 #include "serve/metrics/engine_metric_names.hpp"
 #include "serve/metrics/metrics_scraper.hpp"
 #include "serve/metrics/server_metrics_summary.hpp"
+#include "serve/output_check.hpp"
 #include "serve/point_timeline.hpp"
 #include "serve/point_verdict.hpp"
 #include "serve/pooling_metrics.hpp"
@@ -209,6 +210,8 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
   description.burstiness = load.burstiness;
   description.max_concurrency = concurrency > 0 ? static_cast<int>(concurrency) : 0;
   auto vllm = vllm_point_json(description, metrics, result);
+  // How the requests sampled (null: the server's default), which --check-outputs reads.
+  vllm["temperature"] = s.body.extra.contains("temperature") ? s.body.extra.at("temperature") : json(nullptr);
   if (!result.ranks.is_null()) vllm["client_ranks"] = result.ranks;
   if (pooled) describe_pooling_point(vllm, load.kind, load.endpoint);
   const auto server_values = server_metric_values(server);
@@ -223,6 +226,12 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
   if (!server.is_null()) write_server_metrics_summary(summary, server);
   say(callbacks.console, summary.str());
   auto c = point_case(load, concurrency, rate, requests.size(), metrics, result, server_values);
+  if (s.loaded_reference) {  // --check-outputs
+    auto check = check_outputs(result.records, *s.loaded_reference, load.tokenizer);
+    say(callbacks.console, output_check_line(check));
+    add_output_check_metrics(check, c);
+    vllm["output_check"] = std::move(check);
+  }
   for (auto& m : interactivity_case_metrics(metrics)) c.metrics.push_back(std::move(m));
   for (const auto& [key, unit] : {std::pair{"slo_attainment", "share"}, std::pair{"token_goodput", "tok/s"}}) {
     if (metrics.contains(key)) c.metrics.push_back({key, metrics.at(key).get<double>(), unit, "within --goodput"});

@@ -20,6 +20,7 @@
 #include "serve/chat/chat_template_check.hpp"
 #include "serve/client_memory.hpp"
 #include "serve/interactivity_points.hpp"
+#include "serve/output_check.hpp"
 #include "serve/request_kinds.hpp"
 #include "serve/serve_report.hpp"
 #include "serve/sweep_strategies.hpp"
@@ -188,6 +189,7 @@ void check_sweep_settings(const sweep_settings& s) {
   if (s.at_interactivity && !(*s.at_interactivity > 0 && std::isfinite(*s.at_interactivity))) {
     throw usage_error("--at-interactivity takes a positive number of tokens/s per user");
   }
+  if (!s.check_outputs.empty()) require_greedy(s.body.extra);
   if (s.search) {
     if (s.objectives.empty()) throw usage_error("--search needs --slo (the objectives the load must meet)");
     const bool by_rate = s.search->axis == search_axis::rate;
@@ -196,12 +198,7 @@ void check_sweep_settings(const sweep_settings& s) {
                             ? "--search rate takes one --max-concurrency (the rate is what is searched)"
                             : "--search concurrency takes one --request-rate (the concurrency is what is searched)");
     }
-    if (!(s.search->start > 0) || !(s.search->max >= s.search->start) || std::isinf(s.search->max)) {
-      throw usage_error("--search-start must be positive and at most --search-max");
-    }
-    if (!(s.search->precision > 0) || s.search->max_probes < 2) {
-      throw usage_error("--search-precision must be positive and --search-max-probes at least 2");
-    }
+    check_search_settings(*s.search);
   }
 }
 
@@ -234,8 +231,10 @@ sweep_outcome run_sweep(const sweep_settings& given, const std::atomic<bool>* ca
   prepare_result_dir(s.save);
   auto load = s.load;
   normalize_base_urls(load.base_urls);
-  // The result file's generated_texts: kept only where a result file is written.
-  load.keep_generated_text = s.save.save_result && s.save.save_detailed;
+  // The result file's generated_texts: kept only where a result file is written, or compared.
+  if (!s.check_outputs.empty())
+    s.loaded_reference = std::make_shared<const output_reference>(load_output_reference(s.check_outputs));
+  load.keep_generated_text = (s.save.save_result && s.save.save_detailed) || s.loaded_reference != nullptr;
   std::unique_ptr<bpe_tokenizer> tokenizer;
   if (!s.tokenizer.empty()) {
     tokenizer = bpe_tokenizer::load(tokenizer_file(s.tokenizer).string());

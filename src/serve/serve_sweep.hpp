@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,8 @@
 #include "serve/vllm_result_file.hpp"
 
 namespace ironbench::serve {
+
+struct output_reference;  // output_check.hpp
 
 /// The highest-throughput point whose `statistic` of `metric` stays at most `max_ms` (off when max_ms is 0).
 struct itl_limit {
@@ -66,10 +69,15 @@ struct sweep_settings {
   server_metrics_settings server_metrics;
   slo_spec objectives;                    ///< --slo: what --search must keep (and the probes are judged on)
   std::optional<search_settings> search;  ///< --search: probe loads for the limit instead of the grid
-  bool stop_at_saturation = true;         ///< end an axis of rising load once it saturates (saturation.hpp)
-  client_ranks ranks;                     ///< several client processes (mpirun): rank 0 reports
-  gpu_watch_factory watch_gpus;           ///< the server's GPUs, watched during each point (empty: none)
-  std::string tokenizer;                  ///< tokenizer.json (or its directory); empty: none
+  /// --check-outputs: a result file of an earlier run (saved with --save-result
+  /// --save-detailed) whose texts each point's greedy completions are compared with
+  /// (output_check.hpp); empty: none. run_sweep loads it into loaded_reference.
+  std::string check_outputs;
+  std::shared_ptr<const output_reference> loaded_reference;
+  bool stop_at_saturation = true;  ///< end an axis of rising load once it saturates (saturation.hpp)
+  client_ranks ranks;              ///< several client processes (mpirun): rank 0 reports
+  gpu_watch_factory watch_gpus;    ///< the server's GPUs, watched during each point (empty: none)
+  std::string tokenizer;           ///< tokenizer.json (or its directory); empty: none
   /// --chat-template: "auto" (the one beside the tokenizer, on the chat endpoint), "none", or a
   /// tokenizer_config.json / .jinja file; chat prompts are counted through it (chat/)
   std::string chat_template = "auto";

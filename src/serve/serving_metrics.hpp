@@ -42,6 +42,9 @@ struct request_record {
   /// --save-detailed: the request completed but its text was not kept (past --max-kept-text-bytes).
   bool text_not_kept = false;
   int turn = -1;  ///< a conversation's turn (0: the first); -1 outside conversations
+  /// The prompt's identity (prompt_identity.hpp), for --check-outputs and the result file's
+  /// prompt_hashes; empty when not computed (or a later turn of a conversation).
+  std::string prompt_hash;
   /// usage.prompt_tokens as the server reported it (prompt_len is the client's count).
   std::optional<std::int64_t> usage_prompt_tokens;
   int images = 0;  ///< synthetic images sent with the prompt (prompt_len counts the text only)

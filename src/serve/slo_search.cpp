@@ -93,6 +93,23 @@ search_axis parse_search_axis(const std::string& text) {
   throw usage_error(fmt::format("--search takes rate or concurrency, not '{}'", text));
 }
 
+void check_search_settings(const search_settings& s) {
+  if (!(s.start > 0) || !(s.max >= s.start) || std::isinf(s.max)) {
+    throw usage_error("--search-start must be positive and at most --search-max");
+  }
+  if (!(s.precision > 0) || s.max_probes < 2) {
+    throw usage_error("--search-precision must be positive and --search-max-probes at least 2");
+  }
+  if (!(s.probe_duration_s > 0) || std::isinf(s.probe_duration_s)) {
+    throw usage_error("--search-probe-duration must be positive");
+  }
+  if (s.min_probe_requests < 1) throw usage_error("--search-min-requests must be at least 1");
+  if (s.estimate_concurrency < 1) throw usage_error("--search-estimate-concurrency must be at least 1");
+  if (!(s.estimate_duration_s > 0) || std::isinf(s.estimate_duration_s)) {
+    throw usage_error("--search-estimate-duration must be positive");
+  }
+}
+
 search_result search_limit(const search_settings& s, const std::function<probe_outcome(double)>& probe) {
   search_result r;
   const bool whole = s.axis == search_axis::concurrency;

@@ -4,6 +4,7 @@
 // load and say whether the objectives held, so it is tested against a model.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -56,7 +57,24 @@ struct search_settings {
   double max = 1024;        ///< never probes above this
   double precision = 0.05;  ///< rate: stop when the failing load is within this share above the passing one
   int max_probes = 16;      ///< at most this many points
+  /// rate: start at the capacity estimate's rate instead of `start` (false once --search-start is given).
+  bool start_from_estimate = true;
+  /// Probes are bounded by time (search_plan.hpp): about this long of requests at the probe's
+  /// load, at least min_probe_requests and at most max_probe_requests (0: no cap; an explicit
+  /// --num-prompts).
+  double probe_duration_s = 60;
+  std::int64_t min_probe_requests = 50;
+  std::int64_t max_probe_requests = 0;
+  /// The capacity estimate (capacity_estimate.hpp): a closed-loop burst of this many requests
+  /// in flight, for at most this long.
+  int estimate_concurrency = 32;
+  double estimate_duration_s = 10;
 };
+
+/// Checks a search's settings; usage_error naming the flag (--search-start, --search-max,
+/// --search-precision, --search-max-probes, --search-probe-duration, --search-min-requests,
+/// --search-estimate-concurrency, --search-estimate-duration).
+void check_search_settings(const search_settings& settings);
 
 /// What a probe measured.
 struct probe_outcome {

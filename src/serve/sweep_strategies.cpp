@@ -3,26 +3,39 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <limits>
+#include <optional>
 
 #include "schema/serving.hpp"
+#include "serve/capacity_estimate.hpp"
 #include "serve/chat/templated_prompt_lengths.hpp"
+#include "serve/client_ranks.hpp"
+#include "serve/output_check.hpp"
+#include "serve/probe_deadline.hpp"
+#include "serve/prompt_identity.hpp"
 #include "serve/request_kinds.hpp"
 #include "serve/saturation.hpp"
+#include "serve/search_plan.hpp"
 #include "serve/slo_search.hpp"
 
 namespace ironbench::serve {
 
-bool sweep_run::measure(double concurrency, double rate) {
+bool sweep_run::measure(double concurrency, double rate, std::int64_t requests_wanted) {
   load.request_rate = rate;
   load.max_concurrency = static_cast<int>(concurrency);
-  const std::int64_t count = s.num_prompts_per_concurrency > 0 && concurrency > 0
-                                 ? s.num_prompts_per_concurrency * static_cast<std::int64_t>(concurrency)
-                                 : s.num_prompts;
+  std::int64_t count = s.num_prompts_per_concurrency > 0 && concurrency > 0
+                           ? s.num_prompts_per_concurrency * static_cast<std::int64_t>(concurrency)
+                           : s.num_prompts;
+  if (requests_wanted > 0) count = requests_wanted;
+  const bool named = !s.save.result_filename.empty() && out.points.empty() && single_point;
+  return run_point(s, load, prepare(count), named, cancel, callbacks, out);
+}
+
+std::vector<prepared_request> sweep_run::prepare(std::int64_t count) {
   const auto total = static_cast<std::size_t>(count + s.num_warmups);
   const dataset_inputs inputs{s.datasets, s.body, s.dataset_path, total, s.load.seed, tokenizer.get(), vocab};
-  const bool named = !s.save.result_filename.empty() && out.points.empty() && single_point;
   auto requests = build_point_requests(s, load, inputs);
   if (chat_template) chat::count_templated_prompts(requests, chat_template, *tokenizer);
   add_synthetic_images(requests, s.images, s.load.seed);  // after the count: it is of the text
@@ -31,7 +44,17 @@ bool sweep_run::measure(double concurrency, double rate) {
     if (!s.body.extra.contains(key) || !s.body.extra.at(key).is_number_integer()) continue;
     for (auto& r : requests) r.max_tokens = s.body.extra.at(key).get<std::int64_t>();
   }
-  return run_point(s, load, std::move(requests), named, cancel, callbacks, out);
+  // Prompt identities: for the result file's prompt_hashes and --check-outputs (a later turn
+  // of a conversation is built from the server's answers when it is sent: it has none).
+  if ((s.save.save_result && s.save.save_detailed) || s.loaded_reference) {
+    std::vector<std::string> hashes;
+    for (auto& r : requests) {
+      if (r.session == no_session || r.turn == 0) r.prompt_hash = prompt_hash(r.body);
+      hashes.push_back(r.prompt_hash);
+    }
+    if (s.loaded_reference && out.points.empty()) require_shared_prompts(hashes, *s.loaded_reference);
+  }
+  return requests;
 }
 
 namespace {
@@ -110,26 +133,147 @@ void run_grid(sweep_run& run) {
   }
 }
 
-// --search: the highest load meeting --slo, each probe a point of its own.
+// The capacity estimate: a closed-loop burst of --search-estimate-concurrency requests in
+// flight (each rank its share, their rates summed), cut after --search-estimate-duration. Not a
+// point of the run: recorded in the search's settings.
+capacity_estimate run_capacity_estimate(sweep_run& run, double& elapsed_s, bool& interrupted) {
+  const auto& s = run.s;
+  const auto& search = *s.search;
+  const auto& ranks = s.ranks;
+  auto requests = run.prepare(static_cast<std::int64_t>(estimate_requests(search.estimate_concurrency)));
+  auto burst = run.load;
+  burst.request_rate = std::numeric_limits<double>::infinity();
+  burst.rank = ranks.rank;
+  burst.ranks = ranks.size;
+  burst.max_concurrency = concurrency_share(search.estimate_concurrency, ranks.rank, ranks.size);
+  burst.keep_generated_text = false;
+  burst.on_progress = nullptr;
+  if (ranks.several()) ranks.barrier();
+  const auto started = std::chrono::steady_clock::now();
+  load_result result;
+  bool stopped_by_user = false;
+  {
+    probe_deadline deadline(run.cancel, search.estimate_duration_s);
+    result = run_load(requests, burst, deadline.flag());
+    stopped_by_user = result.interrupted && !deadline.expired();
+  }
+  elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  interrupted = ranks.any(stopped_by_user);
+  auto e = estimate_capacity(result.records);
+  if (ranks.several()) {
+    // The group's completion rate is the sum of the ranks'; rank 0's latency stands for all.
+    e.ok = ranks.rank0_says(e.ok);
+    e.requests_per_s = ranks.sum(e.requests_per_s);
+    e.max_e2el_s = ranks.sum(ranks.rank == 0 ? e.max_e2el_s : 0.0);
+    elapsed_s = ranks.sum(ranks.rank == 0 ? elapsed_s : 0.0);
+  }
+  return e;
+}
+
+// The plan of a search: its start (the estimate's rate, or --search-start), how probes are
+// sized (requests per second at a load) and the drain each is allowed.
+search_plan make_plan(const search_settings& search, const std::optional<capacity_estimate>& estimate,
+                      double estimate_s) {
+  const bool by_rate = search.axis == search_axis::rate;
+  search_plan plan;
+  plan.start = search.start;
+  plan.start_basis = "--search-start";
+  plan.estimate_s = estimate_s;
+  plan.drain_s = search.probe_duration_s;
+  const bool estimated = estimate && estimate->ok;
+  if (estimate) {
+    // Four times the longest request of the burst (at least the probe's duration; when none
+    // completed in the burst, four times its length).
+    plan.drain_s =
+        std::max(search.probe_duration_s, 4 * (estimated ? estimate->max_e2el_s : search.estimate_duration_s));
+  }
+  if (by_rate) {
+    plan.rate_at = [](double load) { return load; };
+    if (estimated && search.start_from_estimate) {
+      plan.start = std::min(estimate->requests_per_s, search.max);
+      plan.start_basis = "the capacity estimate";
+    }
+    return plan;
+  }
+  // Concurrency: the estimate's rate scaled down below its concurrency; without one, each
+  // request taken to last the whole burst.
+  const double burst = search.estimate_concurrency;
+  const double rate = estimated ? estimate->requests_per_s : burst / search.estimate_duration_s;
+  plan.rate_at = [rate, burst](double load) { return rate * std::min(load, burst) / burst; };
+  return plan;
+}
+
+// --search: the highest load meeting --slo, each probe a point of its own, bounded by time.
 void run_search(sweep_run& run) {
   const auto& s = run.s;
   const auto& search = *s.search;
   const bool by_rate = search.axis == search_axis::rate;
+  const bool reporting = s.ranks.rank == 0;
+  const auto started = std::chrono::steady_clock::now();
+  // The first load (rate) and the probes' sizes (concurrency) come from a short estimate.
+  std::optional<capacity_estimate> estimate;
+  double estimate_s = 0;
+  if (!by_rate || search.start_from_estimate) {
+    say(run.callbacks.console,
+        fmt::format("SLO search: estimating capacity: {} requests in flight, {} requests, at most {:g} s\n",
+                    search.estimate_concurrency, estimate_requests(search.estimate_concurrency),
+                    search.estimate_duration_s));
+    bool interrupted = false;
+    estimate = run_capacity_estimate(run, estimate_s, interrupted);
+    if (interrupted) {
+      say(run.callbacks.console, "SLO search: interrupted during the capacity estimate\n");
+      return;
+    }
+    say(run.callbacks.console,
+        estimate->ok ? fmt::format("capacity estimate: {:.4g} requests/s ({} completed in {:.2f} s, the longest in "
+                                   "{:.2f} s)\n",
+                                   estimate->requests_per_s, estimate->completed, estimate_s, estimate->max_e2el_s)
+                     : fmt::format("capacity estimate: none ({}); the search starts at --search-start {:g}\n",
+                                   estimate->why, search.start));
+  }
+  const auto plan = make_plan(search, estimate, estimate_s);
+  auto settings = search;
+  settings.start = plan.start;
+  const double bound_s = plan.estimate_s + probes_time_bound_s(settings, plan);
+  say(run.callbacks.console, plan_text(settings, plan));
   const auto probe = [&](double value) -> probe_outcome {
     if (cancelled(run)) return {false, false, "interrupted"};
-    const bool interrupted =
-        by_rate ? run.measure(s.concurrencies.front(), value) : run.measure(value, s.rates.front());
-    if (s.ranks.any(interrupted)) return {false, false, "interrupted"};
+    const auto count = probe_requests(settings, plan.rate_at(value));
+    const double limit = probe_time_limit_s(settings, plan, value);
+    const bool invalid_before = run.out.invalid;
+    const auto* user = run.cancel;
+    bool interrupted = false, cut = false;
+    {
+      // A probe still running at its time limit is cut: the load was more than the server
+      // serves in time.
+      probe_deadline deadline(user, limit);
+      run.cancel = deadline.flag();
+      interrupted =
+          by_rate ? run.measure(s.concurrencies.front(), value, count) : run.measure(value, s.rates.front(), count);
+      run.cancel = user;
+      cut = deadline.expired() && !(user != nullptr && user->load());
+    }
+    if (s.ranks.any(interrupted && !cut)) return {false, false, "interrupted"};
+    cut = s.ranks.rank0_says(cut);
     probe_outcome o;
-    if (s.ranks.rank == 0) {
+    const auto what =
+        fmt::format("SLO probe {} {:g} ({} requests)", by_rate ? "request rate" : "max concurrency", value, count);
+    if (reporting) {
       auto& c = run.out.cases.back();
-      if (c.status != core::case_status::valid) {
+      if (cut) {
+        const auto why =
+            fmt::format("cut at its time limit of {:.3g} s (the requests still in flight were cancelled)", limit);
+        c.reason = why;
+        c.notes["slo"] = "missed: " + why;
+        run.out.invalid = invalid_before;  // a cut probe misses the objectives; the run is not invalid for it
+        say(run.callbacks.console, fmt::format("{}: missed ({})\n", what, why));
+        o = {true, false, why};
+      } else if (c.status != core::case_status::valid) {
         o = {false, false, c.reason};
       } else {
         const auto verdict = judge_slo(run.out.points.back(), s.objectives);
         c.notes["slo"] = verdict.met ? "met" : "missed: " + verdict.why;
-        say(run.callbacks.console, fmt::format("SLO probe {} {:g}: {}\n", by_rate ? "request rate" : "max concurrency",
-                                               value, verdict.met ? "met" : "missed (" + verdict.why + ")"));
+        say(run.callbacks.console, fmt::format("{}: {}\n", what, verdict.met ? "met" : "missed (" + verdict.why + ")"));
         o = {true, verdict.met, verdict.why};
       }
     }
@@ -138,29 +282,57 @@ void run_search(sweep_run& run) {
     o.met = s.ranks.rank0_says(o.met);
     return o;
   };
-  const auto result = search_limit(search, probe);
+  const auto result = search_limit(settings, probe);
+  const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (s.ranks.rank != 0) return;
   json probes = json::array();
   for (const auto& p : result.probes) {
-    probes.push_back(
-        {{"load", p.load}, {"met", p.outcome.met}, {"measured", p.outcome.measured}, {"why", p.outcome.why}});
+    probes.push_back({{"load", p.load},
+                      {"requests", probe_requests(settings, plan.rate_at(p.load))},
+                      {"time_limit_s", probe_time_limit_s(settings, plan, p.load)},
+                      {"met", p.outcome.met},
+                      {"measured", p.outcome.measured},
+                      {"why", p.outcome.why}});
+  }
+  json estimated = nullptr;
+  if (estimate) {
+    estimated = {{"concurrency", search.estimate_concurrency},
+                 {"ok", estimate->ok},
+                 {"requests_per_s", estimate->ok ? json(estimate->requests_per_s) : json(nullptr)},
+                 {"completed", estimate->completed},
+                 {"max_e2el_s", estimate->max_e2el_s},
+                 {"window_s", estimate->window_s},
+                 {"elapsed_s", estimate_s},
+                 {"why", estimate->why}};
   }
   run.out.settings["slo_search"] = {
       {"axis", by_rate ? "rate" : "concurrency"},
       {"slo", s.objectives.text()},
+      {"capacity_estimate", estimated},
+      {"plan",
+       {{"start", plan.start},
+        {"start_basis", plan.start_basis},
+        {"max_probes", settings.max_probes},
+        {"probe_duration_s", settings.probe_duration_s},
+        {"min_probe_requests", settings.min_probe_requests},
+        {"max_probe_requests", settings.max_probe_requests > 0 ? json(settings.max_probe_requests) : json(nullptr)},
+        {"drain_s", plan.drain_s},
+        {"time_bound_s", bound_s}}},
       {"probes", probes},
       {"best", result.best ? json(*result.best) : json(nullptr)},
       {"lowest_failing", result.lowest_failing ? json(*result.lowest_failing) : json(nullptr)},
-      {"ended", result.ended}};
+      {"ended", result.ended},
+      {"elapsed_s", elapsed_s}};
   run.out.cases.push_back(limit_case(run, result));
   if (!result.best) run.out.invalid = true;
   const auto unit = by_rate ? " requests/s" : " in flight";
-  say(run.callbacks.console, result.best
-                                 ? fmt::format("SLO search ({}): highest load meeting {}: {:g}{}; {} ({} probes)\n",
-                                               by_rate ? "rate" : "concurrency", s.objectives.text(), *result.best,
-                                               unit, result.ended, result.probes.size())
-                                 : fmt::format("SLO search ({}): no load met {}: {}\n",
-                                               by_rate ? "rate" : "concurrency", s.objectives.text(), result.ended));
+  say(run.callbacks.console,
+      result.best ? fmt::format("SLO search ({}): highest load meeting {}: {:.4g}{}; {} ({} probes, "
+                                "{:.1f} s of at most {:.0f} s)\n",
+                                by_rate ? "rate" : "concurrency", s.objectives.text(), *result.best, unit, result.ended,
+                                result.probes.size(), elapsed_s, bound_s)
+                  : fmt::format("SLO search ({}): no load met {}: {} ({:.1f} s)\n", by_rate ? "rate" : "concurrency",
+                                s.objectives.text(), result.ended, elapsed_s));
 }
 
 }  // namespace ironbench::serve

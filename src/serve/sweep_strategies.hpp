@@ -26,8 +26,12 @@ struct sweep_run {
   bool single_point = false;
   sweep_outcome out;
 
-  /// One point at `concurrency` x `rate`; true when it was interrupted.
-  bool measure(double concurrency, double rate);
+  /// One point at `concurrency` x `rate` of `requests` requests (0: --num-prompts, or
+  /// --num-prompts-per-concurrency x concurrency); true when it was interrupted.
+  bool measure(double concurrency, double rate, std::int64_t requests = 0);
+  /// A point's requests: `count` of them after --num-warmups more, from the dataset, counted,
+  /// each with its prompt identity where one is needed (--save-detailed, --check-outputs).
+  std::vector<prepared_request> prepare(std::int64_t count);
 };
 
 /// Every concurrency x rate (concurrencies outer), stopping an axis of rising load at its

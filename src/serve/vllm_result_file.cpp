@@ -73,6 +73,10 @@ std::filesystem::path write_result_file(const json& point, const load_result& re
   if (options.save_detailed) {
     const auto detailed = detailed_arrays(result.records);
     for (const auto& [key, value] : detailed.items()) file[key] = value;
+    // Each request's prompt identity, beside its text: what --check-outputs matches on.
+    json hashes = json::array();
+    for (const auto& r : result.records) hashes.push_back(r.prompt_hash);
+    file["prompt_hashes"] = std::move(hashes);
   }
   const auto path = std::filesystem::path(options.result_dir) / name;
   core::write_output_file(path.string(), core::json_text(file, 2) + "\n");

@@ -26,6 +26,7 @@
 #include "core/error.hpp"
 #include "core/json.hpp"
 #include "core/json_text.hpp"
+#include "serve/prompt_identity.hpp"
 #include "serve/sim/sim_images.hpp"
 #include "serve/sim/sim_metrics.hpp"
 #include "serve/sim/sim_pooling.hpp"
@@ -52,6 +53,7 @@ struct active_request {
   long long created = 0;
   sim_fault fault = sim_fault::none;
   bool stalled = false;
+  std::size_t text_offset = 0;                      // the output's first word: from the prompt's identity
   std::int64_t arrived_ns = 0, first_token_ns = 0;  // CLOCK_MONOTONIC
   // Embeddings, rerank, score: the request, answered whole at its first token.
   sim_pooling_request pooling;
@@ -309,6 +311,7 @@ class sim_server {
     a.include_usage = reading.request.include_usage;
     a.prompt_tokens = sim_prompt_tokens(body) + images.text_words + images.tokens;
     a.max_tokens = reading.request.max_tokens;
+    a.text_offset = static_cast<std::size_t>(prompt_hash_value(j).value_or(0) % std::size(one_token_words));
     if (images.images > 0) {
       a.log_extra = fmt::format(R"(,"images":{},"image_tokens":{},"text_tokens":{})", images.images, images.tokens,
                                 a.prompt_tokens - images.tokens);
@@ -467,10 +470,12 @@ class sim_server {
     usage_done(it);
   }
 
-  // The text of token `index`: a one-token word, or what the request's fault puts in its
-  // second event (a raw 0xFF byte, which no JSON string may hold; --fault-bytes of text).
+  // The text of token `index`: a one-token word (the words in turn, from one the prompt's
+  // identity picks), or what the request's fault puts in its second event (a raw 0xFF byte,
+  // which no JSON string may hold; --fault-bytes of text), or a wrong word.
   std::string token_word(const active_request& a, std::int64_t index) const {
-    std::string word = one_token_words[index % static_cast<std::int64_t>(std::size(one_token_words))];
+    std::string word = one_token_words[(a.text_offset + static_cast<std::size_t>(index)) % std::size(one_token_words)];
+    if (a.fault == sim_fault::wrong_output && index == settings_.fault_token) return "~" + word.substr(1);
     if (index != 1) return word;
     if (a.fault == sim_fault::invalid_utf8) return word + "\xFF";
     if (a.fault == sim_fault::huge_chunk) return std::string(static_cast<std::size_t>(settings_.fault_bytes), 'x');
@@ -633,6 +638,8 @@ const std::vector<sim_fault_entry>& sim_faults() {
       {sim_fault::usage_negative, "usage-negative", "usage.completion_tokens -5"},
       {sim_fault::usage_huge, "usage-huge", "usage.completion_tokens 10^18"},
       {sim_fault::html_200, "html-200", "an HTML error page with status 200"},
+      {sim_fault::wrong_output, "wrong-output",
+       "output token --fault-token's leading space becomes '~' (a wrong answer, no error)"},
   };
   return table;
 }

@@ -33,7 +33,8 @@ enum class sim_fault {
   huge_chunk,
   usage_negative,
   usage_huge,
-  html_200
+  html_200,
+  wrong_output
 };
 
 /// One row of the fault table: the fault, its --fault name and what it does.
@@ -61,6 +62,8 @@ struct sim_server_settings {
   int fault_every = 0;
   /// huge-chunk: the bytes of text in the faulty request's second token event.
   std::int64_t fault_bytes = 50'000'000;
+  /// wrong-output: the output token (0: the first) whose text the fault changes.
+  std::int64_t fault_token = 1;
   /// Hand every token event to the kernel as it is stamped (exact ground truth). false: leave
   /// the events to libevent's loop, which writes each connection's after the step: more
   /// throughput at 10,000 streams, and the stamps then include the wait in libevent's queue.
