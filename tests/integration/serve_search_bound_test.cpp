@@ -93,3 +93,64 @@ TEST(ServeSearchBound, TheEstimateSeedsASearchThatEndsWithinItsPrintedBound) {
 
 }  // namespace
 }  // namespace ironbench::testing
+
+namespace ironbench::testing {
+namespace {
+
+// One sequence slot of 8 tokens every 5 ms: 25 requests/s at most. A probe at 200 requests/s
+// sends its 60 requests in 0.295 s and would need 2.4 s to serve them: at its time limit
+// (0.295 s + the 0.3 s drain of a search without an estimate) it is cut and misses; the run
+// is not INVALID for it, and the search goes on down to a load whose probe ends in time (a
+// probe this short may end in time a little above 25 requests/s: its queue has no time to grow).
+TEST(ServeSearchBound, AProbeStillRunningAtItsLimitIsCutAndMisses) {
+  sim_process sim({"--max-num-seqs", "1", "--decode-base-ms", "5"});
+  ASSERT_GT(sim.port(), 0);
+  const auto r = run_ironbench({"serve",
+                                "--no-save",
+                                "--json",
+                                "-",
+                                "--max-lateness-ms",
+                                "1000",
+                                "--progress-interval",
+                                "0",
+                                "--base-url",
+                                sim.url(),
+                                "--random-input-len",
+                                "8",
+                                "--random-output-len",
+                                "8",
+                                "--slo",
+                                "e2el:2000",
+                                "--search",
+                                "rate",
+                                "--search-start",
+                                "200",
+                                "--search-probe-duration",
+                                "0.3s",
+                                "--search-min-requests",
+                                "10",
+                                "--search-max-probes",
+                                "6",
+                                "--search-precision",
+                                "0.5"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto run = json::parse(r.out);
+  const auto& search = run.at("settings").at("slo_search");
+  EXPECT_TRUE(search.at("capacity_estimate").is_null());  // --search-start: no estimate
+  EXPECT_EQ(search.at("plan").at("start_basis"), "--search-start");
+  EXPECT_EQ(search.at("plan").at("drain_s"), 0.3);
+  const auto& first = search.at("probes").at(0);
+  EXPECT_EQ(first.at("load"), 200);
+  EXPECT_EQ(first.at("requests"), 60);
+  EXPECT_FALSE(first.at("met").get<bool>());
+  EXPECT_EQ(first.at("why").get<std::string>().rfind("cut at its time limit of 0.595 s", 0), 0U) << first.dump();
+  const auto& c = run.at("cases").at(0);
+  EXPECT_EQ(c.at("status"), "invalid");
+  EXPECT_EQ(c.at("notes").at("slo").get<std::string>().rfind("missed: cut at its time limit", 0), 0U);
+  ASSERT_TRUE(search.at("best").is_number()) << search.dump(1);
+  EXPECT_LT(search.at("best").get<double>(), 200);
+  EXPECT_LE(search.at("elapsed_s").get<double>(), search.at("plan").at("time_bound_s").get<double>());
+}
+
+}  // namespace
+}  // namespace ironbench::testing
