@@ -31,6 +31,7 @@ command_action add_serve_command(CLI::App& app, const invocation& call);
 command_action add_results_command(CLI::App& app);
 command_action add_compare_command(CLI::App& app);
 command_action add_report_command(CLI::App& app);
+command_action add_trend_command(CLI::App& app);
 command_action add_experiment_command(CLI::App& app, const invocation& call);
 /// In the ironbench-train executable only (it links libtorch).
 command_action add_train_command(CLI::App& app, const invocation& call);

@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
       {"results", cli::add_results_command(app)},
       {"compare", cli::add_compare_command(app)},
       {"report", cli::add_report_command(app)},
+      {"trend", cli::add_trend_command(app)},
       {"experiment", cli::add_experiment_command(app, call)},
   };
   cli::add_train_help_entry(app);

@@ -18,11 +18,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-process_result ironbench(const std::vector<std::string>& args) { return run_ironbench(args); }
-
 // A real run on one "node": its own results folder and database.
 void measure_on(const std::string& node, const std::string& tag) {
-  const auto r = ironbench(
+  const auto r = run_ironbench(
       {"run",           "stream", "--device",           "cpu",   "--axis",     "size=1M", "--axis", "kernel=triad",
        "--warmup",      "0",      "--min-time",         "0",     "--max-time", "0.1s",    "-q",     "--results-dir",
        node + "/saved", "--db",   node + "/results.db", "--tag", tag});
@@ -30,7 +28,7 @@ void measure_on(const std::string& node, const std::string& tag) {
 }
 
 json exported(const std::string& db, const std::string& id) {
-  const auto r = ironbench({"results", "export", id, "--db", db});
+  const auto r = run_ironbench({"results", "export", id, "--db", db});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return json::parse(r.out);
 }
@@ -44,13 +42,13 @@ TEST(ResultsImport, GathersNodesOnceWithEveryFieldKept) {
   const auto shared = (dir / "shared.db").string();
 
   // node a's JSON files, node b's database; then everything again: nothing twice.
-  auto r = ironbench({"results", "import", a + "/saved", b + "/results.db", "--db", shared});
+  auto r = run_ironbench({"results", "import", a + "/saved", b + "/results.db", "--db", shared});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("3 added, 0 already present"), std::string::npos) << r.out;
-  r = ironbench({"results", "import", a + "/saved", a + "/results.db", b + "/results.db", "--db", shared});
+  r = run_ironbench({"results", "import", a + "/saved", a + "/results.db", b + "/results.db", "--db", shared});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("0 added, 5 already present"), std::string::npos) << r.out;
-  r = ironbench({"results", "list", "--db", shared});
+  r = run_ironbench({"results", "list", "--db", shared});
   EXPECT_NE(r.out.find("3 run(s)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("node=b"), std::string::npos) << r.out;
 
@@ -70,16 +68,16 @@ TEST(ResultsImport, GathersNodesOnceWithEveryFieldKept) {
   }
 
   // And back: the shared store's export imported on a node is the run it has.
-  r = ironbench({"results", "export", "1", "2", "3", "--db", shared, "-o", dir.path().string()});
+  r = run_ironbench({"results", "export", "1", "2", "3", "--db", shared, "-o", dir.path().string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  r = ironbench({"results", "import", (dir / "run-1.json").string(), (dir / "run-2.json").string(),
-                 (dir / "run-3.json").string(), "--db", b + "/results.db"});
+  r = run_ironbench({"results", "import", (dir / "run-1.json").string(), (dir / "run-2.json").string(),
+                     (dir / "run-3.json").string(), "--db", b + "/results.db"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("2 added, 1 already present"), std::string::npos) << r.out;
 }
 
-std::string refused(const std::vector<std::string>& args) {
-  const auto r = ironbench(args);
+std::string import_refused(const std::vector<std::string>& args) {
+  const auto r = run_ironbench(args);
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   return r.err;
@@ -91,20 +89,23 @@ TEST(ResultsImport, RefusesCorruptForeignAndNewerInputsInOneLine) {
   { std::ofstream(dir / "cut.json") << R"({"schema_version": 1, "cases": [{"benchmark": "st)"; }
   { std::ofstream(dir / "vllm.json") << R"({"model_id": "m", "completed": 3, "duration": 1.5})"; }
   { std::ofstream(dir / "newer.json") << R"({"schema_version": 7, "cases": []})"; }
-  EXPECT_NE(refused({"results", "import", (dir / "cut.json").string(), "--db", db}).find("not valid JSON"),
+  EXPECT_NE(import_refused({"results", "import", (dir / "cut.json").string(), "--db", db}).find("not valid JSON"),
             std::string::npos);
-  EXPECT_NE(refused({"results", "import", (dir / "vllm.json").string(), "--db", db}).find("ironbench import FORMAT"),
-            std::string::npos);
-  EXPECT_NE(refused({"results", "import", (dir / "newer.json").string(), "--db", db}).find("newer than this build"),
-            std::string::npos);
+  EXPECT_NE(
+      import_refused({"results", "import", (dir / "vllm.json").string(), "--db", db}).find("ironbench import FORMAT"),
+      std::string::npos);
+  EXPECT_NE(
+      import_refused({"results", "import", (dir / "newer.json").string(), "--db", db}).find("newer than this build"),
+      std::string::npos);
   // A results database of a newer schema: made by this build, then marked newer.
   if (!have_program("sqlite3")) GTEST_SKIP() << "the sqlite3 program is not installed";
   measure_on((dir / "node").string(), "node=x");
   const auto newer_db = (dir / "node" / "results.db").string();
   ASSERT_EQ(wait_for(start_program("sqlite3", {newer_db, "PRAGMA user_version=99"})).exit_code, 0);
-  EXPECT_NE(refused({"results", "import", newer_db, "--db", db}).find("newer than this build"), std::string::npos);
+  EXPECT_NE(import_refused({"results", "import", newer_db, "--db", db}).find("newer than this build"),
+            std::string::npos);
   // Nothing was stored by any refused import (and the target was not even created).
-  const auto r = ironbench({"results", "list", "--db", db});
+  const auto r = run_ironbench({"results", "list", "--db", db});
   EXPECT_NE(r.out.find("0 run(s)"), std::string::npos) << r.out;
 }
 

@@ -1,0 +1,177 @@
+// ironbench trend METRIC: a case's value over the stored runs in time order, with the changes
+// found (results/trend_detection.hpp); exit 1 on a regression among the newest runs.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/side_selection.hpp"
+#include "cli/trend_selection.hpp"
+#include "core/error.hpp"
+#include "core/json_text.hpp"
+#include "report/comparison_table.hpp"
+#include "report/text_table.hpp"
+#include "results/results_store.hpp"
+
+namespace ironbench::cli {
+namespace {
+
+struct trend_command_arguments {
+  trend_arguments selection;
+  std::string format = "console";
+  std::string output = "-";
+  std::size_t recent = 1;
+};
+
+double trend_fraction(const std::string& text) {
+  try {
+    std::size_t used = 0;
+    double value = std::stod(text, &used);
+    const auto rest = text.substr(used);
+    if (rest == "%") {
+      value /= 100;
+    } else if (!rest.empty()) {
+      throw std::invalid_argument(rest);
+    }
+    if (!(value >= 0 && value < 1)) throw std::out_of_range(text);
+    return value;
+  } catch (const std::exception&) {
+    throw usage_error(fmt::format("--min-difference '{}' is not a fraction in [0, 1) or a percentage like 2%", text));
+  }
+}
+
+std::string trend_percent(double change) { return fmt::format("{:+.1f} %", change * 100); }
+
+/// "REGRESSION at run 21 (2026-03-21T02:00:00Z): bandwidth 81.2 -> 73.0 GB/s (-10.1 %) ..."
+std::string trend_change_line(const results::trend_series& s, const results::trend_entry& e) {
+  const auto& v = e.verdict;
+  std::string line =
+      fmt::format("{} at run {} ({}, {}): {} {} -> {} {} ({}; the median of the {} runs before)",
+                  results::to_string(v.flag), e.run, e.start_time, e.host, s.metric, report::format_value(v.reference),
+                  report::format_value(e.value), s.unit, trend_percent(v.change), v.reference_runs);
+  if (v.p_value) line += fmt::format(", U test p = {:.2g}", *v.p_value);
+  if (v.speedup_low && v.speedup_high) {
+    const double speedup = s.higher_is_better ? e.value / v.reference : v.reference / e.value;
+    line += fmt::format(", speedup {:.3f} [{:.3f}, {:.3f}]", speedup, *v.speedup_low, *v.speedup_high);
+  }
+  return line + "; the first run at the new level";
+}
+
+void write_trend_tables(const std::vector<results::trend_series>& all, bool markdown, std::ostream& out) {
+  for (const auto& s : all) {
+    out << fmt::format("{}{}: {} ({}, {} is better), {} run(s)\n", markdown ? "\n## " : "\n", s.label(), s.metric,
+                       s.unit.empty() ? "no unit" : s.unit, s.higher_is_better ? "higher" : "lower", s.entries.size());
+    if (markdown) out << '\n';
+    report::text_table table;
+    for (const char* column : {"run", "start (UTC)", "host", "value", "vs before", "p"}) table.add_column(column);
+    table.add_column("", report::text_table::align::left);
+    for (const auto& e : s.entries) {
+      const auto& v = e.verdict;
+      const bool judged = v.flag != results::trend_flag::history;
+      std::string flag = results::to_string(v.flag);
+      if (v.flag == results::trend_flag::steady) flag = "";
+      if (v.flag == results::trend_flag::history) flag = "(building history)";
+      table.add_row({std::to_string(e.run), e.start_time, e.host, report::format_value(e.value),
+                     judged && v.reference > 0 ? trend_percent(v.change) : "",
+                     v.p_value ? fmt::format("{:.2g}", *v.p_value) : "", flag});
+    }
+    if (markdown) {
+      table.render_markdown(out);
+    } else {
+      table.render_text(out);
+    }
+    for (const auto& e : s.entries) {
+      if (e.verdict.flag == results::trend_flag::regression || e.verdict.flag == results::trend_flag::improvement) {
+        out << (markdown ? "\n- " : "") << trend_change_line(s, e) << '\n';
+      }
+    }
+  }
+}
+
+int execute(const trend_command_arguments& a) {
+  const results::results_store store(results::database_path(a.selection.database));
+  const auto series = results::build_trends(store, trend_query_of(a.selection), trend_options_of(a.selection));
+  std::size_t regressions = 0;
+  for (const auto& s : series) regressions += results::has_recent_regression(s, a.recent) ? 1 : 0;
+  std::ostringstream text;
+  if (a.format == "json") {
+    text << core::json_text(results::trends_json(series), 2) << '\n';
+  } else {
+    write_trend_tables(series, a.format == "markdown", text);
+    text << fmt::format("\n{} case(s) followed; {} with a regression among the newest {} run(s)\n", series.size(),
+                        regressions, a.recent == 0 ? std::string("(all)") : std::to_string(a.recent));
+  }
+  write_text_output(a.output, text.str());
+  return regressions > 0 ? exit_failure : exit_ok;
+}
+
+}  // namespace
+
+void add_trend_selection(CLI::App& command, trend_arguments& a) {
+  command.add_option("--benchmark", a.benchmark, "Cases of this benchmark");
+  command.add_option("--tag", a.tags, "Runs carrying KEY=VALUE (repeatable: all must match)");
+  command.add_option("--host", a.host, "Runs measured on this host");
+  command.add_option("--since", a.since, "Runs started on or after this date (YYYY-MM-DD[THH:MM:SSZ], UTC)");
+  command.add_option("--until", a.until, "Runs started before this date-time, or on or before this date");
+  command.add_option("--device", a.device, "Cases on this device");
+  command.add_option("--param", a.params, "Cases with this parameter value, NAME=VALUE (repeatable)");
+  command.add_option("--alpha", a.options.alpha, "Significance level of the U test")
+      ->check(CLI::Range(1e-9, 0.5))
+      ->capture_default_str();
+  command
+      .add_option("--min-difference", a.min_difference, "Changes smaller than this are never flagged (e.g. 2% or 0.02)")
+      ->capture_default_str();
+  command
+      .add_option("--min-history", a.options.min_history, "Runs at one level before the next is judged (at least 3)")
+      ->check(CLI::Range(3, 1000))
+      ->capture_default_str();
+  command.add_option("--window", a.options.window, "At most this many earlier runs form the reference")
+      ->check(CLI::Range(3, 100000))
+      ->capture_default_str();
+}
+
+results::trend_query trend_query_of(const trend_arguments& a) {
+  results::trend_query query;
+  query.metric = a.metric;
+  query.filter.benchmark = a.benchmark;
+  query.filter.host = a.host;
+  query.filter.since = a.since;
+  query.filter.until = a.until;
+  query.filter.tags = results::parse_tags(a.tags, "--tag");
+  query.params = results::parse_tags(a.params, "--param");
+  query.device = a.device;
+  return query;
+}
+
+results::trend_options trend_options_of(const trend_arguments& a) {
+  auto options = a.options;
+  options.min_difference = trend_fraction(a.min_difference);
+  return options;
+}
+
+command_action add_trend_command(CLI::App& app) {
+  auto* command =
+      app.add_subcommand("trend",
+                         "A metric's value over the stored runs in time order, with significant changes flagged "
+                         "(exit 1 on a regression among the newest runs)");
+  auto a = std::make_shared<trend_command_arguments>();
+  command->add_option("metric", a->selection.metric, "The metric followed (bandwidth, tflops, output_throughput ...)")
+      ->required();
+  command->add_option("--db", a->selection.database,
+                      "Results database (default: $IRONBENCH_DB or ~/.local/share/ironbench/results.db)");
+  add_trend_selection(*command, a->selection);
+  command
+      ->add_option("--recent", a->recent,
+                   "Exit 1 when a regression is flagged among each case's newest N runs (0: anywhere)")
+      ->capture_default_str();
+  command->add_option("--format", a->format, "console, markdown or json")
+      ->check(CLI::IsMember({"console", "markdown", "json"}))
+      ->capture_default_str();
+  command->add_option("-o,--output", a->output, "Write to this file ('-' = stdout)")->capture_default_str();
+  return [a] { return execute(*a); };
+}
+
+}  // namespace ironbench::cli
