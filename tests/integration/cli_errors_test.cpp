@@ -28,7 +28,7 @@ TEST(CliErrors, UnknownFlagsAndCommands) {
   expect_usage_error({"frobnicate"},
                      "unknown command 'frobnicate' (commands: collectives, compare, doctor, experiment, import, list, "
                      "report, results, "
-                     "run, serve, serve-sim, sysinfo, tp-infer, train, validate, version)");
+                     "run, serve, serve-sim, sysinfo, tp-infer, train, trend, validate, version)");
   expect_usage_error({}, "subcommand");
 }
 
