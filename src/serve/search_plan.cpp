@@ -31,6 +31,19 @@ std::vector<double> descent(const search_settings& s, double start) {
   return loads;
 }
 
+// A note when --num-prompts makes the first probe shorter than --search-probe-duration.
+std::string short_probe_note(const search_settings& s, const search_plan& plan) {
+  const double rate = plan.rate_at(plan.start);
+  if (s.max_probe_requests <= 0 || !(rate > 0) ||
+      rate * s.probe_duration_s <= static_cast<double>(s.max_probe_requests)) {
+    return "";
+  }
+  return fmt::format(
+      "SLO search: --num-prompts {} caps each probe: at {:.4g} requests/s one sends for {:.3g} s, not {:g} s; a probe "
+      "too short for a queue to build can pass a load the server does not sustain\n",
+      s.max_probe_requests, rate, probe_send_s(s, rate), s.probe_duration_s);
+}
+
 }  // namespace
 
 double lowest_search_load(const search_settings& s, double start) {
@@ -75,13 +88,15 @@ std::string plan_text(const search_settings& s, const search_plan& plan) {
   const auto cap =
       s.max_probe_requests > 0 ? fmt::format(", at most {} (--num-prompts)", s.max_probe_requests) : std::string();
   return fmt::format(
-      "SLO search ({}) plan: start at {:.4g}{} ({}); at most {} probes, each about {:g} s of requests at its load "
-      "(at least {} requests{}), cut {:.3g} s after its last send; at most {:.0f} s in all{}\n",
-      by_rate ? "rate" : "concurrency", plan.start, by_rate ? " requests/s" : " in flight", plan.start_basis,
-      s.max_probes, s.probe_duration_s, s.min_probe_requests, cap, plan.drain_s,
-      plan.estimate_s + probes_time_bound_s(s, plan),
-      plan.estimate_s > 0 ? fmt::format(" (the capacity estimate's {:.1f} s included)", plan.estimate_s)
-                          : std::string());
+             "SLO search ({}) plan: start at {:.4g}{} ({}); at most {} probes, each about {:g} s of requests at its "
+             "load "
+             "(at least {} requests{}), cut {:.3g} s after its last send; at most {:.0f} s in all{}\n",
+             by_rate ? "rate" : "concurrency", plan.start, by_rate ? " requests/s" : " in flight", plan.start_basis,
+             s.max_probes, s.probe_duration_s, s.min_probe_requests, cap, plan.drain_s,
+             plan.estimate_s + probes_time_bound_s(s, plan),
+             plan.estimate_s > 0 ? fmt::format(" (the capacity estimate's {:.1f} s included)", plan.estimate_s)
+                                 : std::string()) +
+         short_probe_note(s, plan);
 }
 
 }  // namespace ironbench::serve

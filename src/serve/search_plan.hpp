@@ -44,7 +44,8 @@ struct search_plan {
 [[nodiscard]] double probes_time_bound_s(const search_settings& settings, const search_plan& plan);
 
 /// The plan as printed before the search starts: its start, probes at most, what sizes a
-/// probe, and the time bound in all (the capacity estimate included).
+/// probe, and the time bound in all (the capacity estimate included); and a second line when an
+/// explicit --num-prompts makes the first probe shorter than its duration.
 [[nodiscard]] std::string plan_text(const search_settings& settings, const search_plan& plan);
 
 /// The lowest load search_limit probes from `start`: rate start / 64, concurrency 1.

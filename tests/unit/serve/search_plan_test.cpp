@@ -55,6 +55,15 @@ TEST(SearchPlan, TheBoundIsTheWorstPathOfProbes) {
   const auto text = plan_text(s, plan_at(80, 10));
   EXPECT_NE(text.find("start at 80 requests/s (test); at most 4 probes, each about 60 s"), std::string::npos) << text;
   EXPECT_NE(text.find("at most 284 s in all"), std::string::npos) << text;
+  EXPECT_EQ(text.find("caps each probe"), std::string::npos) << text;
+  // An explicit --num-prompts below the duration's requests: the plan says the probes are short.
+  s.max_probe_requests = 100;
+  const auto capped = plan_text(s, plan_at(80, 10));
+  EXPECT_NE(capped.find("--num-prompts 100 caps each probe: at 80 requests/s one sends for 1.24 s, not 60 s"),
+            std::string::npos)
+      << capped;
+  s.max_probe_requests = 4800;  // 80 x 60: not shorter
+  EXPECT_EQ(plan_text(s, plan_at(80, 10)).find("caps each probe"), std::string::npos);
 }
 
 // Every path search_limit takes stays within the bound: probes whose objectives break above
