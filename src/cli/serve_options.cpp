@@ -8,6 +8,7 @@
 #include "core/units.hpp"
 #include "serve/dataset_table.hpp"
 #include "serve/endpoint_kinds.hpp"
+#include "serve/metrics/metrics_targets.hpp"
 #include "serve/url_credentials.hpp"
 
 namespace ironbench::cli {
@@ -28,6 +29,7 @@ serve::sweep_settings to_settings(const serve_arguments& a) {
   load.stream = !a.no_stream && kind.generates;  // pooling replies come whole
   s.pooling.inputs_per_request = serve::parse_inputs_per_request(a.inputs_per_request);
   if (!a.image_size.empty()) serve::parse_image_size(a.image_size, s.images);
+  if (!a.lora_modules.empty()) s.lora = serve::parse_lora_modules(a.lora_modules);
   load.timeout_s = parse_duration_s(a.timeout, "--timeout");
   load.stall_timeout_s = parse_duration_s(a.stall_timeout, "--stall-timeout");
   load.max_response_bytes = parse_size(a.max_response_bytes, "--max-response-bytes");
@@ -65,6 +67,7 @@ serve::sweep_settings to_settings(const serve_arguments& a) {
   s.stop_at_saturation = !a.keep_past_saturation;
   s.server_metrics.enabled = !a.no_server_metrics;
   s.server_metrics.interval_s = parse_duration_s(a.metrics_interval, "--metrics-interval");
+  s.server_metrics.roles = serve::split_metrics_roles(s.server_metrics.urls);
   serve::check_sweep_settings(s);
   return s;
 }
@@ -93,6 +96,9 @@ void add_options(CLI::App& c, serve_arguments& a) {
   c.add_option("--image-format", s.images.format, "png or jpeg (jpeg where built with libjpeg)")->capture_default_str();
   s.body.model = "ironbench-sim";
   c.add_option("--model", s.body.model, "Model name sent in every request")->capture_default_str();
+  c.add_option("--lora-modules", a.lora_modules,
+               "LoRA adapters served by name: each request names one as its model, in turns (a,b,c) or drawn with "
+               "weights from --seed (a:3,b:1); each point reports every adapter's metrics");
   c.add_option("--tokenizer", s.tokenizer, "A Hugging Face tokenizer.json (or its directory): counts output tokens");
   c.add_option("--chat-template", s.chat_template,
                "Chat prompts are counted through this chat template (auto: the tokenizer's "
@@ -225,8 +231,12 @@ void add_options(CLI::App& c, serve_arguments& a) {
   c.add_flag("--keep-past-saturation", a.keep_past_saturation,
              "Measure every point of a rising sweep even after it saturates (it is still marked)");
   c.add_option("--metrics-url", s.server_metrics.urls,
-               "Prometheus /metrics to scrape during each point (repeat for several; default <base-url>/metrics)")
+               "Prometheus /metrics to scrape during each point (repeat for several; default <base-url>/metrics); "
+               "ROLE=URL (prefill=URL, decode=URL) labels a part of a disaggregated deployment")
       ->delimiter(',');
+  c.add_option("--gpu-metrics-url", s.server_metrics.gpu_urls,
+               "A GPU telemetry exporter's /metrics (NVIDIA DCGM exporter, AMD device metrics exporter) to scrape "
+               "during each point: power, energy (per output token), utilisation, memory, clocks (repeatable)");
   c.add_option("--metrics-interval", a.metrics_interval, "How often /metrics is scraped")->capture_default_str();
   c.add_flag("--no-server-metrics", a.no_server_metrics, "Do not scrape the servers' /metrics");
   c.add_option("--ca-cert", s.load.ca_file, "https: PEM file of the CA certificates to verify the server with");

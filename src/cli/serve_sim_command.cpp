@@ -21,6 +21,8 @@ struct sim_arguments {
   std::string max_body_bytes = "32M";
   std::string idle_timeout = "60s";
   bool batch_writes = false;
+  std::string lora_modules, lora_step_cost_ms = "0";
+  std::string reasoning_style = "reasoning_content";
 };
 
 int execute(const sim_arguments& a) {
@@ -35,6 +37,18 @@ int execute(const sim_arguments& a) {
   if (!(e.prefill_tokens_per_s > 0) || e.decode_base_ms < 0 || e.decode_per_seq_ms < 0 || e.max_num_seqs < 1 ||
       e.kv_cache_tokens < 2 || e.jitter < 0) {
     throw usage_error("serve-sim: rates and times must be positive, --max-num-seqs >= 1, --jitter >= 0");
+  }
+  settings.reasoning.style = serve::sim_reasoning_style_from_string(a.reasoning_style);
+  if (settings.reasoning.tokens < 0) throw usage_error("--reasoning-tokens must not be negative");
+  settings.adapters = serve::parse_sim_adapters(a.lora_modules, a.lora_step_cost_ms, settings.model);
+  settings.engine.adapter_step_cost_ms.clear();
+  for (const auto& adapter : settings.adapters) settings.engine.adapter_step_cost_ms.push_back(adapter.step_cost_ms);
+  const auto& g = settings.gpu_exporter;
+  if (!g.kind.empty() && g.kind != "dcgm" && g.kind != "amd") {
+    throw usage_error(fmt::format("--gpu-exporter takes dcgm or amd, not '{}'", g.kind));
+  }
+  if (g.gpus < 1 || !(g.power_w >= 0) || !(g.stop_after_s >= 0)) {
+    throw usage_error("--gpu-exporter-gpus must be at least 1, --gpu-power-w and --gpu-exporter-stop-after >= 0");
   }
   if (settings.fault != serve::sim_fault::none && settings.fault_every < 1) {
     throw usage_error("--fault needs --fault-every N (every N-th request gets it)");
@@ -111,6 +125,39 @@ command_action add_serve_sim_command(CLI::App& app) {
   command->add_option("--state-log", s.state_log,
                       "Write one JSON line per change of the engine's state (running, waiting, KV cache in use; "
                       "CLOCK_MONOTONIC ns) to this file: the truth behind /metrics");
+  command
+      ->add_option("--gpu-exporter", s.gpu_exporter.kind,
+                   "Also serve a stand-in GPU telemetry exporter on /gpu-metrics: dcgm (NVIDIA DCGM exporter's names) "
+                   "or amd (AMD device metrics exporter's), at a constant --gpu-power-w with an energy counter")
+      ->capture_default_str();
+  command->add_option("--gpu-power-w", s.gpu_exporter.power_w, "Power of each stand-in GPU (W)")->capture_default_str();
+  command->add_option("--gpu-exporter-gpus", s.gpu_exporter.gpus, "GPUs the stand-in exporter reports")
+      ->capture_default_str();
+  command
+      ->add_option("--gpu-exporter-stop-after", s.gpu_exporter.stop_after_s,
+                   "The stand-in exporter answers HTTP 503 from this many seconds after the first completion request "
+                   "(0: never)")
+      ->capture_default_str();
+  command
+      ->add_option("--reasoning-tokens", s.reasoning.tokens,
+                   "The first N output tokens of every response are reasoning (all of them when max_tokens is "
+                   "smaller); 0: none")
+      ->capture_default_str();
+  command
+      ->add_option("--reasoning-style", a->reasoning_style,
+                   "How chat streams carry the reasoning: reasoning_content (vLLM's parsers), reasoning (newer vLLM, "
+                   "OpenRouter) or think-tags (<think>...</think> in the content, as tokens 0 and N-1; "
+                   "/v1/completions always uses the tags)")
+      ->capture_default_str();
+  command->add_flag("--report-reasoning-tokens", s.reasoning.report_tokens,
+                    "Add usage.completion_tokens_details.reasoning_tokens (as OpenAI and OpenRouter report it)");
+  command->add_option("--lora-modules", a->lora_modules,
+                      "LoRA adapters served by name beside --model (a,b,c); a request naming another model gets "
+                      "vLLM's HTTP 404");
+  command
+      ->add_option("--lora-step-cost-ms", a->lora_step_cost_ms,
+                   "Step time each adapter adds when one of its sequences runs: one cost, or one per adapter (1,2,4)")
+      ->capture_default_str();
   command->add_flag("--batch-writes", a->batch_writes,
                     "Leave token events to the event loop's writes after each step (more throughput at "
                     "10,000 streams; the ground-truth stamps then include that wait)");

@@ -42,6 +42,16 @@ json record_json(const request_record& r) {
   if (r.invalid_utf8) j["invalid_utf8"] = true;
   if (r.text_not_kept) j["text_not_kept"] = true;
   if (!r.prompt_hash.empty()) j["prompt_hash"] = r.prompt_hash;
+  if (!r.adapter.empty()) j["adapter"] = r.adapter;
+  const auto& q = r.reasoning;
+  if (q.ttft_answer_s) j["ttft_answer_s"] = *q.ttft_answer_s;
+  if (q.present()) {
+    j["reasoning"] = {{"style", q.style},
+                      {"reasoning_tokens", q.reasoning_tokens},
+                      {"answer_tokens", q.answer_tokens},
+                      {"token_source", q.token_source}};
+    if (q.ttft_reasoning_s) j["reasoning"]["ttft_reasoning_s"] = *q.ttft_reasoning_s;
+  }
   return j;
 }
 
@@ -67,6 +77,16 @@ request_record record_from_json(const json& j) {
   r.invalid_utf8 = j.value("invalid_utf8", false);
   r.text_not_kept = j.value("text_not_kept", false);
   r.prompt_hash = j.value("prompt_hash", "");
+  r.adapter = j.value("adapter", "");
+  if (j.contains("ttft_answer_s")) r.reasoning.ttft_answer_s = j.at("ttft_answer_s").get<double>();
+  if (j.contains("reasoning")) {
+    const auto& q = j.at("reasoning");
+    r.reasoning.style = q.at("style").get<std::string>();
+    r.reasoning.reasoning_tokens = q.at("reasoning_tokens").get<std::int64_t>();
+    r.reasoning.answer_tokens = q.at("answer_tokens").get<std::int64_t>();
+    r.reasoning.token_source = q.at("token_source").get<std::string>();
+    if (q.contains("ttft_reasoning_s")) r.reasoning.ttft_reasoning_s = q.at("ttft_reasoning_s").get<double>();
+  }
   return r;
 }
 

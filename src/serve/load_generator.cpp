@@ -16,6 +16,7 @@
 #include "serve/arrival_schedule.hpp"
 #include "serve/lateness_limit.hpp"
 #include "serve/pooling_reply.hpp"
+#include "serve/reasoning_metrics.hpp"
 #include "serve/send_queue.hpp"
 #include "serve/sse_parser.hpp"
 #include "serve/stream_client.hpp"
@@ -263,14 +264,14 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
     r.itl_s = st->timing.itl_s();
     r.usage_output_tokens = st->timing.usage_completion_tokens();
     r.usage_prompt_tokens = st->timing.usage_prompt_tokens();
-    if (s.tokenizer != nullptr) {
-      r.tokenizer_output_tokens = static_cast<std::int64_t>(s.tokenizer->count(st->timing.text()));
-    }
+    st->timing.finish_reasoning();
+    if (s.tokenizer != nullptr) r.tokenizer_output_tokens = tokenizer_output_tokens(st->timing, *s.tokenizer);
     const auto& request = *requests[st->request];
     const auto text_events = st->timing.text_events();
     const auto client_count = r.tokenizer_output_tokens.value_or(static_cast<std::int64_t>(text_events));
     r.usage_problem = implausible_usage({r.usage_output_tokens, request.max_tokens, text_events});
     r.output_len = r.usage_problem.empty() ? r.usage_output_tokens.value_or(client_count) : client_count;
+    r.reasoning = measure_reasoning(st->timing, r.output_len, s.tokenizer);
     // The text goes where something reads it: the record (the result file's texts, within
     // their budget) and a conversation's next turn (which sends it); otherwise it is dropped.
     const bool next_turn_needs = request.session != no_session && queue.next_turn(st->request).has_value();
@@ -299,6 +300,7 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
     r.prompt_len = requests[i]->prompt_len;
     r.prompt_hash = requests[i]->prompt_hash;
     r.images = requests[i]->images;
+    r.adapter = requests[i]->adapter;
     r.scheduled_s = queue.due(i);
     std::string body = requests[i]->body;
     if (requests[i]->session != no_session) {

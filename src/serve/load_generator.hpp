@@ -52,6 +52,8 @@ struct prepared_request {
   std::size_t items = 0;
   /// Chat: the synthetic images in the body (synthetic_images.hpp); prompt_len counts the text only.
   int images = 0;
+  /// --lora-modules: the adapter named as the body's model (lora_adapters.hpp); empty without.
+  std::string adapter;
 };
 
 enum class balance_policy { round_robin, least_outstanding };

@@ -32,12 +32,25 @@ void read_choice(simdjson::ondemand::object choice, openai_api api, openai_chunk
     } else if (api == openai_api::chat && (key == "delta" || key == "message")) {
       if (value.type() != json_type::object) continue;
       for (auto part : value.get_object()) {
-        if (std::string_view(part.unescaped_key()) != "content") continue;
+        const std::string_view name = part.unescaped_key();
+        const bool content_field = name == "content";
+        const auto field = name == "reasoning_content" ? reasoning_field::reasoning_content
+                           : name == "reasoning"       ? reasoning_field::reasoning
+                                                       : reasoning_field::none;
+        if (!content_field && field == reasoning_field::none) continue;
         auto content = part.value();
-        if (content.type() == json_type::string)
-          chunk.text = std::string(std::string_view(content.get_string()));
-        else if (content.type() != json_type::null)
+        if (content.type() == json_type::string) {
+          auto text = std::string(std::string_view(content.get_string()));
+          if (content_field) {
+            chunk.text = std::move(text);
+          } else if (chunk.reasoning.empty() && !text.empty()) {
+            // Servers that send both fields send the same text in each: the first is kept.
+            chunk.reasoning = std::move(text);
+            chunk.reasoning_from = field;
+          }
+        } else if (content_field && content.type() != json_type::null) {
           chunk.malformed = true;
+        }
       }
     }
   }
@@ -94,6 +107,13 @@ openai_chunk parse_openai_chunk(std::string_view data, openai_api api) {
             chunk.completion_tokens = integer_of(part.value());
           else if (name == "prompt_tokens")
             chunk.prompt_tokens = integer_of(part.value());
+          else if (name == "completion_tokens_details" && part.value().type() == json_type::object) {
+            for (auto detail : part.value().get_object()) {
+              if (std::string_view(detail.unescaped_key()) == "reasoning_tokens") {
+                chunk.reasoning_tokens = integer_of(detail.value());
+              }
+            }
+          }
         }
       } else if (key == "ironbench_sim_sent_ns") {
         // The result converts to a value only as an rvalue.
@@ -129,6 +149,7 @@ openai_chunk parse_openai_chunk(std::string_view data, openai_api api) {
   if (!chunk.error.empty()) {
     chunk.has_choices = false;
     chunk.text.clear();
+    chunk.reasoning.clear();
   }
   return chunk;
 }
@@ -141,6 +162,7 @@ void request_timing::on_chunk(double time_s, const openai_chunk& chunk) {
   if (chunk.invalid_utf8) invalid_utf8_ = true;
   if (chunk.completion_tokens) completion_tokens_ = chunk.completion_tokens;
   if (chunk.prompt_tokens) prompt_tokens_ = chunk.prompt_tokens;
+  if (chunk.reasoning_tokens) reasoning_tokens_ = chunk.reasoning_tokens;
   if (!chunk.finish_reason.empty()) finished_ = true;
   if (!chunk.has_choices) return;
   ++events_;
@@ -150,7 +172,8 @@ void request_timing::on_chunk(double time_s, const openai_chunk& chunk) {
     itl_s_.push_back(time_s - last_s_);
   }
   last_s_ = time_s;
-  if (!chunk.text.empty()) ++text_events_;
+  if (!chunk.text.empty() || !chunk.reasoning.empty()) ++text_events_;
+  reasoning_.on_event(time_s, chunk.reasoning, chunk.reasoning_from, chunk.text);
   text_bytes_ += chunk.text.size();
   if (keep_text_) text_ += chunk.text;
 }

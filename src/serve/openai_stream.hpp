@@ -4,6 +4,10 @@
 //   every later such event appends (t - previous such event) to the request's ITL list;
 //   E2EL = last such event - send time;
 //   output tokens = usage.completion_tokens when the server reports it.
+// Every token event counts, whatever it carries (a role, reasoning, answer text, only a
+// finish reason): TTFT is the first token of any kind, as in vLLM. Reasoning (a
+// reasoning_content or reasoning delta, or <think>...</think> in the text) is told apart from
+// the answer beside it (reasoning_split.hpp).
 #pragma once
 
 #include <cstdint>
@@ -11,6 +15,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "serve/reasoning_split.hpp"
 
 namespace ironbench::serve {
 
@@ -27,10 +33,16 @@ struct openai_chunk {
   /// read (the chunk is kept; the request says it had them).
   bool invalid_utf8 = false;
   std::string text;  ///< the text this chunk adds (empty for role-only chunks)
+  /// The reasoning text this chunk adds: choices[0].delta (or message).reasoning_content, else
+  /// .reasoning (chat only; the first of the two that is a non-empty string).
+  std::string reasoning;
+  reasoning_field reasoning_from = reasoning_field::none;  ///< which field `reasoning` came from
   std::string finish_reason;
   std::optional<std::int64_t> prompt_tokens;      ///< usage.prompt_tokens
   std::optional<std::int64_t> completion_tokens;  ///< usage.completion_tokens
-  std::string error;                              ///< an {"error": ...} object's message
+  /// usage.completion_tokens_details.reasoning_tokens (OpenAI, OpenRouter).
+  std::optional<std::int64_t> reasoning_tokens;
+  std::string error;  ///< an {"error": ...} object's message
   /// serve-sim's send time of this event (CLOCK_MONOTONIC ns), when present.
   std::optional<std::int64_t> sim_sent_ns;
 };
@@ -43,7 +55,8 @@ class request_timing {
   /// `send_time_s`: when the request was handed to the transport (after the concurrency gate).
   /// `keep_text`: whether the chunks' text is kept (text()); without it only its size and
   /// the events are counted, so a long answer costs no memory.
-  explicit request_timing(double send_time_s, bool keep_text = true) : send_s_(send_time_s), keep_text_(keep_text) {}
+  explicit request_timing(double send_time_s, bool keep_text = true)
+      : send_s_(send_time_s), keep_text_(keep_text), reasoning_(keep_text) {}
 
   /// An event arrived at `time_s` carrying `chunk`.
   void on_chunk(double time_s, const openai_chunk& chunk);
@@ -70,9 +83,19 @@ class request_timing {
   /// Token events seen (chunks with choices), as vLLM's client times them: these include a
   /// chat stream's role-only first chunk and a closing chunk with only a finish reason.
   [[nodiscard]] std::size_t token_events() const { return events_; }
-  /// Chunks whose text was not empty: the output token count when the server sends no usage
-  /// and no tokenizer is given (exact for servers that stream one token per chunk).
+  /// Chunks whose text or reasoning text was not empty: the output token count when the
+  /// server sends no usage and no tokenizer is given (exact for servers that stream one token
+  /// per chunk).
   [[nodiscard]] std::size_t text_events() const { return text_events_; }
+  /// usage.completion_tokens_details.reasoning_tokens, when the server reported it.
+  [[nodiscard]] std::optional<std::int64_t> usage_reasoning_tokens() const { return reasoning_tokens_; }
+  /// The reasoning and the answer told apart; times are from the client's clock (as on_chunk's).
+  /// Call finish_reasoning() at the stream's end first.
+  [[nodiscard]] const reasoning_tracker& reasoning() const { return reasoning_; }
+  /// The stream ended: text held back as a possible <think> tag is classified.
+  void finish_reasoning() { reasoning_.finish(); }
+  /// The send time given to the constructor.
+  [[nodiscard]] double send_s() const { return send_s_; }
   [[nodiscard]] bool done() const { return done_; }
   /// Whether the stream said that it ended: "[DONE]", a choice's finish_reason or a usage
   /// object. A stream that stops without any of them (the connection closed cleanly after
@@ -88,7 +111,8 @@ class request_timing {
   std::string text_;
   std::size_t text_bytes_ = 0;
   bool invalid_utf8_ = false;
-  std::optional<std::int64_t> completion_tokens_, prompt_tokens_;
+  std::optional<std::int64_t> completion_tokens_, prompt_tokens_, reasoning_tokens_;
+  reasoning_tracker reasoning_;
   std::size_t events_ = 0;
   std::size_t text_events_ = 0;
   bool done_ = false;

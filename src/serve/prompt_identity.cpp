@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "core/json_text.hpp"
+
 namespace ironbench::serve {
 
 std::uint64_t fnv1a_64(std::string_view text) {
@@ -20,11 +22,11 @@ std::optional<std::uint64_t> prompt_hash_value(const json& body) {
   for (const char* field : {"prompt", "messages"}) {
     const auto it = body.find(field);
     if (it == body.end()) continue;
-    auto text = it->dump(-1, ' ', false, json::error_handler_t::replace);
+    auto text = core::json_text(*it);
     // Messages are objects, whose keys ironbench's JSON keeps in the order written: sorted
     // (nlohmann::json's order) so that {"role", "content"} and {"content", "role"} are one prompt.
     if (it->is_array() && std::any_of(it->begin(), it->end(), [](const json& m) { return m.is_object(); })) {
-      text = nlohmann::json::parse(text).dump();
+      text = core::json_text(nlohmann::json::parse(text));
     }
     return fnv1a_64(std::string(field) + ":" + text);
   }

@@ -17,14 +17,18 @@
 #include "serve/goodput_shares.hpp"
 #include "serve/image_prompt_metrics.hpp"
 #include "serve/interactivity_points.hpp"
+#include "serve/lora_adapters.hpp"
 #include "serve/metrics/engine_metric_names.hpp"
 #include "serve/metrics/metrics_scraper.hpp"
+#include "serve/metrics/remote_gpu_telemetry.hpp"
 #include "serve/metrics/server_metrics_summary.hpp"
+#include "serve/metrics/ttft_breakdown.hpp"
 #include "serve/output_check.hpp"
 #include "serve/point_timeline.hpp"
 #include "serve/point_verdict.hpp"
 #include "serve/pooling_metrics.hpp"
 #include "serve/progress_line.hpp"
+#include "serve/reasoning_metrics.hpp"
 #include "serve/serve_report.hpp"
 #include "serve/steady_state_window.hpp"
 
@@ -131,6 +135,7 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
     throw usage_error(fmt::format("--num-warmups {} leaves none of the dataset's {} requests to measure", s.num_warmups,
                                   requests.size()));
   }
+  apply_lora_adapters(requests, s.lora, load.seed);  // --lora-modules: each request's adapter as its model
   if (s.num_warmups > 0) {
     std::vector<prepared_request> warm(requests.begin(), requests.begin() + s.num_warmups);
     requests.erase(requests.begin(), requests.begin() + s.num_warmups);
@@ -165,6 +170,13 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
         scrape_settings{scrape_urls, s.server_metrics.interval_s,
                         scrape_headers(scrape_urls, load.base_urls, load.headers), load.ca_file, load.verify_tls});
   }
+  std::unique_ptr<metrics_scraper> gpu_scraper;  // --gpu-metrics-url
+  if (!s.server_metrics.gpu_urls.empty() && ranks.rank == 0) {
+    const auto& urls = s.server_metrics.gpu_urls;
+    gpu_scraper = std::make_unique<metrics_scraper>(scrape_settings{urls, s.server_metrics.interval_s,
+                                                                    scrape_headers(urls, load.base_urls, load.headers),
+                                                                    load.ca_file, load.verify_tls});
+  }
   auto result = gather_ranks(ranks, run_load(requests, measured, cancel), load);
   if (ranks.rank != 0) return result.interrupted;  // rank 0 reports the point
   judge_point(result, s.max_failed_share);
@@ -173,10 +185,16 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
   for (const auto& r : result.records) output_tokens += r.success ? static_cast<double>(r.output_len) : 0;
   auto gpu = finish_gpu_watch(gpus, output_tokens);
   json server = nullptr;
+  std::vector<scrape_round> server_rounds;
   if (scraper) {
+    server_rounds = scraper->stop();
     server =
-        summarize_server_metrics(scraper->stop(), scrape_urls, result.origin_monotonic_ns, s.server_metrics.interval_s);
+        summarize_server_metrics(server_rounds, scrape_urls, result.origin_monotonic_ns, s.server_metrics.interval_s);
   }
+  const auto remote_gpus =
+      gpu_scraper ? summarize_remote_gpus(gpu_scraper->stop(), s.server_metrics.gpu_urls, result.origin_monotonic_ns,
+                                          result.duration_s, s.server_metrics.interval_s, output_tokens)
+                  : remote_gpu_telemetry{};
   if (shown) say(callbacks.progress, end_of_progress(s.live_progress));
   const bool pooled = is_pooling(load.kind);
   auto metrics = pooled ? pooling_metrics(result.records, result.duration_s, s.selection, load.inputs_per_request,
@@ -200,6 +218,9 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
                            static_cast<std::size_t>(concurrency)};
     metrics["steady_state"] = steady_state_metrics(result.records, shape, s.selection);
   }
+  // Reasoning models: the first reasoning and answer tokens; LoRA adapters: each one's metrics.
+  metrics.update(reasoning_metrics(result.records, s.selection));
+  if (s.lora.enabled()) metrics["per_adapter"] = adapter_metrics(result.records, result.duration_s, s.lora);
   point_description description;
   description.date = utc_time(std::chrono::system_clock::now(), "%Y%m%d-%H%M%S");
   description.api = load.api;
@@ -216,6 +237,13 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
   if (pooled) describe_pooling_point(vllm, load.kind, load.endpoint);
   const auto server_values = server_metric_values(server);
   for (const auto& [name, value] : server_values) vllm[name] = value;
+  // Where TTFT goes, from the servers' stage histograms (ttft_breakdown.hpp).
+  const auto breakdown =
+      summarize_ttft_breakdown(server_rounds, scrape_urls, s.server_metrics.roles, metrics.value("mean_ttft_ms", 0.0),
+                               metrics.value("mean_e2el_ms", 0.0));
+  if (!breakdown.summary.is_null()) vllm["ttft_breakdown"] = breakdown.summary;
+  for (const auto& [name, value] : breakdown.values) vllm[name] = value;
+  if (!remote_gpus.summary.is_null()) vllm["remote_gpu_telemetry"] = remote_gpus.summary;
   std::ostringstream summary;
   if (pooled) {
     write_pooling_summary(summary, metrics, result, s.selection);
@@ -223,9 +251,17 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
     write_serving_summary(summary, metrics, result, s.selection);
   }
   write_image_prompt_summary(summary, metrics);
+  summary << reasoning_summary(metrics, s.selection) << adapter_summary(metrics.value("per_adapter", json::object()));
   if (!server.is_null()) write_server_metrics_summary(summary, server);
+  summary << ttft_breakdown_text(breakdown.summary) << remote_gpu_text(remote_gpus.summary);
   say(callbacks.console, summary.str());
   auto c = point_case(load, concurrency, rate, requests.size(), metrics, result, server_values);
+  for (const auto& [name, value] : breakdown.values)
+    c.metrics.push_back({name, value, "ms", "server stage histograms"});
+  for (const auto& m : remote_gpus.metrics) {
+    vllm[m.name] = m.value;
+    c.metrics.push_back(m);
+  }
   if (s.loaded_reference) {  // --check-outputs
     auto check = check_outputs(result.records, *s.loaded_reference, load.tokenizer);
     say(callbacks.console, output_check_line(check));
@@ -242,6 +278,9 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
   }
   if (!gpus.empty()) {
     for (auto& m : gpu.metrics) {
+      // With --gpu-metrics-url too, the exporter's figures keep the flat names.
+      const auto taken = [&](const core::metric& x) { return x.name == m.name; };
+      if (!remote_gpus.metrics.empty() && std::any_of(c.metrics.begin(), c.metrics.end(), taken)) continue;
       vllm[m.name] = m.value;
       c.metrics.push_back(std::move(m));
     }
@@ -250,6 +289,10 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
     for (auto& series : gpu.series) {
       series["case"] = out.cases.size();  // this case's index once it is added
       out.telemetry.push_back(std::move(series));
+    }
+    if (gpu.summary.contains("energy_invalid_reason")) {
+      say(callbacks.console,
+          fmt::format("GPU energy: INVALID ({})\n", gpu.summary.at("energy_invalid_reason").get<std::string>()));
     }
     if (gpu.summary.contains("joules_per_output_token")) {
       say(callbacks.console,

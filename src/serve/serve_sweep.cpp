@@ -184,6 +184,11 @@ void check_sweep_settings(const sweep_settings& s) {
       throw usage_error(fmt::format("--metrics-url must start with http:// or https:// ('{}')", url));
     }
   }
+  for (const auto& url : s.server_metrics.gpu_urls) {
+    if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {
+      throw usage_error(fmt::format("--gpu-metrics-url must start with http:// or https:// ('{}')", url));
+    }
+  }
   if (!(s.server_metrics.interval_s >= 0.05)) throw usage_error("--metrics-interval must be at least 50ms");
   if (s.gpus && *s.gpus < 1) throw usage_error(fmt::format("--gpus must be at least 1, not {}", *s.gpus));
   if (s.at_interactivity && !(*s.at_interactivity > 0 && std::isfinite(*s.at_interactivity))) {

@@ -19,6 +19,7 @@
 #include "serve/dataset_table.hpp"
 #include "serve/datasets.hpp"
 #include "serve/load_generator.hpp"
+#include "serve/lora_adapters.hpp"
 #include "serve/point_energy.hpp"
 #include "serve/point_verdict.hpp"
 #include "serve/pooling_requests.hpp"
@@ -43,6 +44,12 @@ struct server_metrics_settings {
   bool enabled = true;
   std::vector<std::string> urls;  ///< empty: <base-url>/metrics of every endpoint
   double interval_s = 1;
+  /// The role of each URL (--metrics-url prefill=URL; metrics_targets.hpp): empty or all ""
+  /// for none. The TTFT breakdown (ttft_breakdown.hpp) is shown per role.
+  std::vector<std::string> roles;
+  /// --gpu-metrics-url: GPU telemetry exporters (DCGM, AMD) scraped every interval_s during
+  /// each point, also with enabled false (remote_gpu_telemetry.hpp).
+  std::vector<std::string> gpu_urls;
 };
 
 /// Everything a sweep needs. load.request_rate, load.max_concurrency and load.tokenizer are
@@ -82,20 +89,21 @@ struct sweep_settings {
   /// tokenizer_config.json / .jinja file; chat prompts are counted through it (chat/)
   std::string chat_template = "auto";
   std::string api_key_env = "OPENAI_API_KEY";
+  lora_selection lora;  ///< --lora-modules: adapters named as each request's model (none: --model)
   /// The Basic Authorization header of a user and password given in a base URL
   /// (take_url_credentials), sent unless load.headers holds an Authorization header.
   std::optional<std::string> url_authorization;
   double progress_interval_s = 0;  ///< a progress line this often during each point (0: none)
   bool live_progress = false;      ///< rewrite the line in place (a terminal) instead of one per interval
+  /// Embeddings, rerank, score (load.kind): inputs per request (a sweep axis, outermost) and the
+  /// query's length.
+  pooling_settings pooling;
+  image_settings images;  ///< chat: synthetic images beside each prompt's text (none by default)
   /// --gpus: GPUs behind the endpoint(s), for throughput per GPU (unset: no per-GPU figures).
   std::optional<int> gpus;
   /// --at-interactivity: the throughput the sweep's frontier gives at this many tok/s/user
   /// (serve/interactivity_points.hpp).
   std::optional<double> at_interactivity;
-  /// Embeddings, rerank, score (load.kind): inputs per request (a sweep axis, outermost) and the
-  /// query's length.
-  pooling_settings pooling;
-  image_settings images;  ///< chat: synthetic images beside each prompt's text (none by default)
 };
 
 /// Parses a comma-separated list of numbers ("inf" allowed), e.g. --request-rate 1,2,inf;

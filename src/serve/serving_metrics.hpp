@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/json.hpp"
+#include "serve/reasoning_record.hpp"
 
 namespace ironbench::serve {
 
@@ -48,6 +49,10 @@ struct request_record {
   /// usage.prompt_tokens as the server reported it (prompt_len is the client's count).
   std::optional<std::int64_t> usage_prompt_tokens;
   int images = 0;  ///< synthetic images sent with the prompt (prompt_len counts the text only)
+  /// A reasoning model's first reasoning / answer token times and counts (reasoning_metrics.hpp).
+  reasoning_record reasoning;
+  /// --lora-modules: the adapter (the body's model) the request was sent to; empty without.
+  std::string adapter;
 };
 
 /// Service-level objectives for goodput, in milliseconds (unset: not checked).

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -59,6 +60,10 @@ struct active_request {
   sim_pooling_request pooling;
   // The request kind's truth in --request-log (",\"inputs\":8" ...).
   std::string log_extra;
+  std::int64_t scheduled_ns = 0;      // the start of the step that admitted it
+  int adapter = -1;                   // the LoRA adapter it names (-1: the base model)
+  std::int64_t reasoning_tokens = 0;  // its first output tokens that are reasoning (sim_reasoning.hpp)
+  std::string reasoning_text;         // non-streaming chat replies collect the reasoning fields' text
 };
 
 std::int64_t monotonic_now_ns() {
@@ -259,11 +264,16 @@ class sim_server {
     const auto method = evhttp_request_get_command(request);
     if (method == EVHTTP_REQ_GET && path == "/health") return reply_json(request, 200, "OK", json::object());
     if (method == EVHTTP_REQ_GET && path == "/metrics") return reply_metrics(request);
+    if (method == EVHTTP_REQ_GET && path == "/gpu-metrics" && !settings_.gpu_exporter.kind.empty()) {
+      return reply_gpu_metrics(request);
+    }
     if (method == EVHTTP_REQ_GET && path == "/v1/models") {
-      return reply_json(
-          request, 200, "OK",
-          {{"object", "list"},
-           {"data", json::array({{{"id", settings_.model}, {"object", "model"}, {"owned_by", "ironbench-sim"}}})}});
+      auto models = json::array({{{"id", settings_.model}, {"object", "model"}, {"owned_by", "ironbench-sim"}}});
+      for (const auto& adapter : settings_.adapters) {  // as vLLM lists its LoRA modules
+        models.push_back(
+            {{"id", adapter.name}, {"object", "model"}, {"owned_by", "ironbench-sim"}, {"parent", settings_.model}});
+      }
+      return reply_json(request, 200, "OK", {{"object", "list"}, {"data", models}});
     }
     const bool chat = path == "/v1/chat/completions";
     const auto pooling = sim_pooling_route(path);
@@ -287,6 +297,15 @@ class sim_server {
     if (!images.error.empty()) return reply_error(request, 400, "Bad Request", images.error);
 
     const auto number = ++requests_;
+    if (first_request_ns_ == 0) first_request_ns_ = arrived_ns;
+    // The model named: the base model, a LoRA adapter, or vLLM's 404 for any other.
+    const auto& model = reading.request.model.empty() ? settings_.model : reading.request.model;
+    const auto model_field = fmt::format(R"(,"model":{})", core::json_text(json(model)));
+    const auto adapter = sim_model_index(reading.request.model, settings_.model, settings_.adapters);
+    if (!adapter) {
+      log_line(number, arrived_ns, 0, 0, 0, "http 404", 0, model_field);
+      return reply_json(request, 404, "Not Found", sim_unknown_model_error(reading.request.model));
+    }
     sim_fault fault = sim_fault::none;
     if (settings_.fault_every > 0 && number % static_cast<std::uint64_t>(settings_.fault_every) == 0)
       fault = settings_.fault;
@@ -324,11 +343,17 @@ class sim_server {
       a.log_extra = fmt::format(R"(,"inputs":{})", pooled.inputs.size());
       a.pooling = std::move(pooled);
     }
+    a.adapter = *adapter;
+    a.log_extra += model_field;
+    if (pooling == sim_pooling_kind::none && settings_.reasoning.tokens > 0) {
+      a.reasoning_tokens = sim_reasoning_tokens(settings_.reasoning, a.max_tokens);
+      a.log_extra += fmt::format(R"(,"reasoning_tokens":{})", a.reasoning_tokens);
+    }
     a.id = fmt::format("{}-{}", chat ? "chatcmpl" : "cmpl", number);
     a.created = static_cast<long long>(unix_seconds());
     a.fault = fault;
     a.arrived_ns = arrived_ns;
-    if (!engine_.submit({number, a.prompt_tokens, a.max_tokens})) {
+    if (!engine_.submit({number, a.prompt_tokens, a.max_tokens, a.adapter})) {
       return reply_error(request, 400, "Bad Request",
                          fmt::format("prompt ({}) + max_tokens ({}) exceed the KV cache ({} tokens)", a.prompt_tokens,
                                      a.max_tokens, settings_.engine.kv_cache_tokens));
@@ -363,6 +388,15 @@ class sim_server {
     stepping_ = true;
     planned_end_ = begin + duration;
     pending_ = std::move(step->emissions);
+    // The requests admitted in this step (their first token ends it) were scheduled at its start.
+    const auto begin_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(begin.time_since_epoch()).count();
+    for (const auto& e : pending_) {
+      if (e.token_index != 0) continue;
+      // (A request that arrived after the planned start, while the timer was late, at its arrival.)
+      if (const auto it = active_.find(e.id); it != active_.end()) {
+        it->second.scheduled_ns = std::max(begin_ns, it->second.arrived_ns);
+      }
+    }
     const auto micros =
         std::max<long long>(0, std::chrono::duration_cast<std::chrono::microseconds>(planned_end_ - now).count());
     timeval wait{static_cast<time_t>(micros / 1000000), static_cast<suseconds_t>(micros % 1000000)};
@@ -379,16 +413,19 @@ class sim_server {
   // One token event, formatted directly: this runs once per token of every stream (a JSON
   // tree per token was the simulator's largest cost at thousands of streams). The id, model
   // and word need no escaping beyond what json_model_ holds.
-  static std::string choice_text(const active_request& a, std::string_view word, bool first, bool finished) {
+  // `field`: the delta's field of a chat token (content, or reasoning_content / reasoning).
+  static std::string choice_text(const active_request& a, std::string_view word, bool first, bool finished,
+                                 std::string_view field = "content") {
     const char* reason = finished ? "\"length\"" : "null";
-    return a.chat ? fmt::format(R"({{"index":0,"finish_reason":{},"delta":{{"content":"{}"{}}}}})", reason, word,
+    return a.chat ? fmt::format(R"({{"index":0,"finish_reason":{},"delta":{{"{}":"{}"{}}}}})", reason, field, word,
                                 first ? R"(,"role":"assistant")" : "")
                   : fmt::format(R"({{"index":0,"finish_reason":{},"text":"{}","logprobs":null}})", reason, word);
   }
 
-  std::string chunk_text(const active_request& a, std::string_view word, bool first, bool finished) const {
+  std::string chunk_text(const active_request& a, std::string_view word, bool first, bool finished,
+                         std::string_view field = "content") const {
     const auto sent_ns = monotonic_now_ns();
-    const std::string choice = choice_text(a, word, first, finished);
+    const std::string choice = choice_text(a, word, first, finished, field);
     // ironbench_sim_sent_ns: ground truth for clients on this host (CLOCK_MONOTONIC).
     return fmt::format(
         R"({{"id":"{}","object":"{}","created":{},"model":{},"choices":[{}],"ironbench_sim_sent_ns":{}}})", a.id,
@@ -432,18 +469,21 @@ class sim_server {
     }
     if (a.pooling.kind != sim_pooling_kind::none) return reply_pooling(it);
     ++counters_.generation_tokens;
-    const std::string word = token_word(a, e.token_index);
+    const auto token =
+        sim_token(settings_.reasoning, a.reasoning_tokens, e.token_index, token_word(a, e.token_index), a.chat);
+    const std::string& word = token.text;
     if (a.stream && !a.stalled) {
       if (a.fault == sim_fault::malformed && e.token_index == 1) {
         send_event(a.request, "{\"choices\": [ {\"text\": \"cut");
       } else if (a.fault == sim_fault::invalid_utf8 && e.token_index == 1) {
         // A short chunk: the raw byte within the first bytes, where a client quoting the event
         // in an error message would copy it.
-        send_event(a.request, fmt::format(R"({{"choices":[{}]}})", choice_text(a, word, false, e.finished)),
+        send_event(a.request,
+                   fmt::format(R"({{"choices":[{}]}})", choice_text(a, word, false, e.finished, token.field)),
                    !e.finished);
       } else {
         // A stream's last token leaves in one write with its usage, [DONE] and the reply's end.
-        send_event(a.request, chunk_text(a, word, e.token_index == 0, e.finished), !e.finished);
+        send_event(a.request, chunk_text(a, word, e.token_index == 0, e.finished, token.field), !e.finished);
       }
       if (a.fault == sim_fault::truncate && e.token_index == 1) {
         evhttp_connection* connection = a.connection;
@@ -464,7 +504,7 @@ class sim_server {
       }
       if (a.fault == sim_fault::stall && e.token_index == 0) a.stalled = true;
     }
-    if (!a.stream) a.text += word;
+    if (!a.stream) (token.field == "content" ? a.text : a.reasoning_text) += word;
     if (!e.finished) return;
     if (a.stalled) return;  // never finishes: the client's timeout must end it
     usage_done(it);
@@ -505,9 +545,12 @@ class sim_server {
     auto& a = it->second;
     const auto completion_tokens = reported_completion_tokens(a);
     set_idle_timeout(a.connection, false);  // before the reply's end, which may free the connection
-    const json usage = {{"prompt_tokens", a.prompt_tokens},
-                        {"completion_tokens", completion_tokens},
-                        {"total_tokens", a.prompt_tokens + completion_tokens}};
+    json usage = {{"prompt_tokens", a.prompt_tokens},
+                  {"completion_tokens", completion_tokens},
+                  {"total_tokens", a.prompt_tokens + completion_tokens}};
+    if (settings_.reasoning.report_tokens && a.reasoning_tokens > 0) {
+      usage["completion_tokens_details"] = {{"reasoning_tokens", a.reasoning_tokens}};
+    }
     if (a.stream) {
       if (a.include_usage) {
         send_event(a.request,
@@ -526,6 +569,11 @@ class sim_server {
       json choice = {{"index", 0}, {"finish_reason", "length"}};
       if (a.chat) {
         choice["message"] = {{"role", "assistant"}, {"content", a.text}};
+        if (!a.reasoning_text.empty()) {
+          choice["message"]
+                [settings_.reasoning.style == sim_reasoning_style::reasoning ? "reasoning" : "reasoning_content"] =
+                    a.reasoning_text;
+        }
       } else {
         choice["text"] = a.text;
       }
@@ -540,7 +588,11 @@ class sim_server {
     }
     evhttp_connection_set_closecb(a.connection, nullptr, nullptr);
     ++counters_.succeeded;
-    counters_.e2e_latency.add(static_cast<double>(monotonic_now_ns() - a.arrived_ns) * 1e-9);
+    const auto ended_ns = monotonic_now_ns();
+    counters_.e2e_latency.add(static_cast<double>(ended_ns - a.arrived_ns) * 1e-9);
+    counters_.queue_time.add(static_cast<double>(a.scheduled_ns - a.arrived_ns) * 1e-9);
+    counters_.prefill_time.add(static_cast<double>(a.first_token_ns - a.scheduled_ns) * 1e-9);
+    counters_.decode_time.add(static_cast<double>(ended_ns - a.first_token_ns) * 1e-9);
     log_request(it->first, a, "done");
     active_.erase(it);
   }
@@ -564,17 +616,20 @@ class sim_server {
   }
 
   void log_request(std::uint64_t number, const active_request& a, const char* outcome) {
-    log_line(number, a.arrived_ns, a.first_token_ns, a.prompt_tokens, a.max_tokens, outcome, a.log_extra);
+    log_line(number, a.arrived_ns, a.first_token_ns, a.prompt_tokens, a.max_tokens, outcome, a.scheduled_ns,
+             a.log_extra);
   }
 
   // One line of --request-log (first_token_ns 0: no token was sent).
   void log_line(std::uint64_t number, std::int64_t arrived_ns, std::int64_t first_token_ns, std::int64_t prompt_tokens,
-                std::int64_t max_tokens, const char* outcome, std::string_view extra = {}) {
+                std::int64_t max_tokens, const char* outcome, std::int64_t scheduled_ns = 0,
+                std::string_view extra = {}) {
     if (!request_log_.is_open()) return;
     request_log_ << fmt::format(
-        R"({{"request":{},"arrived_ns":{},"first_token_ns":{},"ended_ns":{},"prompt_tokens":{},"max_tokens":{},"outcome":"{}"{}}})"
+        R"({{"request":{},"arrived_ns":{},"scheduled_ns":{},"first_token_ns":{},"ended_ns":{},"prompt_tokens":{},"max_tokens":{},"outcome":"{}"{}}})"
         "\n",
-        number, arrived_ns, first_token_ns, monotonic_now_ns(), prompt_tokens, max_tokens, outcome, extra);
+        number, arrived_ns, scheduled_ns, first_token_ns, monotonic_now_ns(), prompt_tokens, max_tokens, outcome,
+        extra);
   }
 
   // GET /metrics: the engine's state now and the counters so far, as vLLM (V1) names them.
@@ -584,6 +639,24 @@ class sim_server {
                                         static_cast<double>(engine_.kv_tokens_used()) / kv_total, counters_});
     evkeyvalq* headers = evhttp_request_get_output_headers(request);
     evhttp_add_header(headers, "Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+    evbuffer* out = evbuffer_new();
+    evbuffer_add(out, text.data(), text.size());
+    evhttp_send_reply(request, 200, "OK", out);
+    evbuffer_free(out);
+  }
+
+  // GET /gpu-metrics: the stand-in GPU exporter (503 once its --gpu-exporter-stop-after has passed).
+  void reply_gpu_metrics(evhttp_request* request) {
+    const auto now = monotonic_now_ns();
+    const auto& e = settings_.gpu_exporter;
+    if (e.stop_after_s > 0 && first_request_ns_ != 0 &&
+        static_cast<double>(now - first_request_ns_) * 1e-9 >= e.stop_after_s) {
+      return reply_error(request, 503, "Service Unavailable", "the stand-in GPU exporter has stopped");
+    }
+    const auto kv_total = static_cast<double>(settings_.engine.kv_cache_tokens);
+    const auto text = sim_gpu_exporter_text(e, static_cast<double>(now - started_ns_) * 1e-9, engine_.running() > 0,
+                                            static_cast<double>(engine_.kv_tokens_used()) / kv_total);
+    evhttp_add_header(evhttp_request_get_output_headers(request), "Content-Type", "text/plain; version=0.0.4");
     evbuffer* out = evbuffer_new();
     evbuffer_add(out, text.data(), text.size());
     evhttp_send_reply(request, 200, "OK", out);
@@ -619,6 +692,8 @@ class sim_server {
   std::map<std::uint64_t, active_request> active_;
   std::uint64_t requests_ = 0;
   std::ofstream request_log_;
+  std::int64_t started_ns_ = monotonic_now_ns();  // time 0 of the stand-in GPU exporter's energy counters
+  std::int64_t first_request_ns_ = 0;             // the first completion request's arrival
 };
 
 }  // namespace

@@ -14,7 +14,10 @@
 #include <string>
 #include <vector>
 
+#include "serve/sim/sim_adapters.hpp"
 #include "serve/sim/sim_engine.hpp"
+#include "serve/sim/sim_metrics.hpp"
+#include "serve/sim/sim_reasoning.hpp"
 
 namespace ironbench::serve {
 
@@ -84,6 +87,13 @@ struct sim_server_settings {
   double idle_timeout_s = 60;
   /// The length of the vectors /v1/embeddings answers with (sim_pooling.hpp).
   int embedding_dimension = 256;
+  /// A stand-in GPU telemetry exporter on GET /gpu-metrics (kind "": none).
+  sim_gpu_exporter gpu_exporter;
+  /// Reasoning output: the first tokens of every response are reasoning (sim_reasoning.hpp).
+  sim_reasoning_settings reasoning;
+  /// LoRA adapters served by name beside `model` (sim_adapters.hpp); their step costs go to
+  /// engine.adapter_step_cost_ms. A request naming another model gets vLLM's HTTP 404.
+  std::vector<sim_adapter> adapters;
 };
 
 /// Serves until `stop` becomes true (checked every 50 ms). `on_listening` gets the bound port

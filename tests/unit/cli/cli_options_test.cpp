@@ -166,7 +166,7 @@ TEST(CliOptions, ResultsSubcommands) {
 
 TEST(CliOptions, ReportParsesAndRefuses) {
   expect_parses({"report", "1", "ref:mi350x-training", "-o", "r.html", "--title", "T", "--per-device"}, "report");
-  expect_refused({"report"}, "runs is required");
+  expect_refused({"report"}, "report needs RUN", true);
   expect_refused({"report", "1", "--per-device=sometimes"}, "sometimes");
 }
 
