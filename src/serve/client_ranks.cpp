@@ -37,6 +37,7 @@ json record_json(const request_record& r) {
   if (r.usage_output_tokens) j["usage"] = *r.usage_output_tokens;
   if (r.usage_prompt_tokens) j["usage_prompt"] = *r.usage_prompt_tokens;
   if (r.images > 0) j["images"] = r.images;
+  if (r.pooled) j["pooled"] = true;
   if (r.tokenizer_output_tokens) j["counted"] = *r.tokenizer_output_tokens;
   if (!r.usage_problem.empty()) j["usage_problem"] = r.usage_problem;
   if (r.invalid_utf8) j["invalid_utf8"] = true;
@@ -72,6 +73,7 @@ request_record record_from_json(const json& j) {
   if (j.contains("usage")) r.usage_output_tokens = j.at("usage").get<std::int64_t>();
   if (j.contains("usage_prompt")) r.usage_prompt_tokens = j.at("usage_prompt").get<std::int64_t>();
   r.images = j.value("images", 0);
+  r.pooled = j.value("pooled", false);
   if (j.contains("counted")) r.tokenizer_output_tokens = j.at("counted").get<std::int64_t>();
   r.usage_problem = j.value("usage_problem", "");
   r.invalid_utf8 = j.value("invalid_utf8", false);

@@ -213,6 +213,7 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
     last_end = std::max(last_end, end);
     auto& r = result.records[st->index];
     r.e2el_s = end - r.sent_s;  // replaced by the last token's time when successful
+    r.pooled = is_pooling(s.kind);
     r.invalid_utf8 = st->timing.had_invalid_utf8();
     if (st->oversized) {
       r.error_class = "oversized";

@@ -22,7 +22,8 @@ struct saturation_check {
 
 /// Whether the last of `points` (vLLM result objects of one sweep axis, in rising load) is
 /// saturated: its output throughput is less than 5 % above the best of the points before it
-/// while its median TTFT is at least 1.5 times the previous point's. Needs two points.
+/// while its median TTFT is at least 1.5 times the previous point's (a pooling point: inputs/s,
+/// else requests/s, and median latency). Needs two points.
 [[nodiscard]] saturation_check detect_saturation(const std::vector<json>& points);
 
 }  // namespace ironbench::serve

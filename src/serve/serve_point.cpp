@@ -237,10 +237,12 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
   if (pooled) describe_pooling_point(vllm, load.kind, load.endpoint);
   const auto server_values = server_metric_values(server);
   for (const auto& [name, value] : server_values) vllm[name] = value;
-  // Where TTFT goes, from the servers' stage histograms (ttft_breakdown.hpp).
+  // Where TTFT goes, from the servers' stage histograms (ttft_breakdown.hpp); a pooling point
+  // has no TTFT to break down.
   const auto breakdown =
-      summarize_ttft_breakdown(server_rounds, scrape_urls, s.server_metrics.roles, metrics.value("mean_ttft_ms", 0.0),
-                               metrics.value("mean_e2el_ms", 0.0));
+      pooled ? ttft_breakdown{}
+             : summarize_ttft_breakdown(server_rounds, scrape_urls, s.server_metrics.roles,
+                                        metrics.value("mean_ttft_ms", 0.0), metrics.value("mean_e2el_ms", 0.0));
   if (!breakdown.summary.is_null()) vllm["ttft_breakdown"] = breakdown.summary;
   for (const auto& [name, value] : breakdown.values) vllm[name] = value;
   if (!remote_gpus.summary.is_null()) vllm["remote_gpu_telemetry"] = remote_gpus.summary;

@@ -175,16 +175,14 @@ std::string request_records_jsonl(const std::vector<request_record>& records) {
     const auto& r = records[i];
     json itl = json::array();
     for (double gap : r.itl_s) itl.push_back(gap * 1e3);
-    json j = {{"index", i},
-              {"endpoint", r.endpoint},
-              {"scheduled_s", r.scheduled_s},
-              {"sent_s", r.sent_s},
-              {"success", r.success},
-              {"prompt_len", r.prompt_len},
-              {"output_len", r.output_len},
-              {"ttft_ms", r.ttft_s * 1e3},
-              {"e2el_ms", r.e2el_s * 1e3},
-              {"itl_ms", itl}};
+    json j = {
+        {"index", i},           {"endpoint", r.endpoint},     {"scheduled_s", r.scheduled_s}, {"sent_s", r.sent_s},
+        {"success", r.success}, {"prompt_len", r.prompt_len}, {"e2el_ms", r.e2el_s * 1e3}};
+    if (!r.pooled) {  // a pooling reply has no tokens to time
+      j["output_len"] = r.output_len;
+      j["ttft_ms"] = r.ttft_s * 1e3;
+      j["itl_ms"] = itl;
+    }
     if (r.usage_output_tokens) j["usage_output_tokens"] = *r.usage_output_tokens;
     if (r.usage_prompt_tokens) j["usage_prompt_tokens"] = *r.usage_prompt_tokens;
     if (r.images > 0) j["images"] = r.images;

@@ -48,6 +48,8 @@ struct request_record {
   std::string prompt_hash;
   /// usage.prompt_tokens as the server reported it (prompt_len is the client's count).
   std::optional<std::int64_t> usage_prompt_tokens;
+  /// An embeddings, rerank or score request: one reply, so no TTFT, ITL or output tokens.
+  bool pooled = false;
   int images = 0;  ///< synthetic images sent with the prompt (prompt_len counts the text only)
   /// A reasoning model's first reasoning / answer token times and counts (reasoning_metrics.hpp).
   reasoning_record reasoning;

@@ -104,5 +104,17 @@ TEST(Saturation, ThroughputThatStopsRisingWhileTtftClimbs) {
   EXPECT_TRUE(detect_saturation({point(300, 50), point(250, 60), point(310, 120)}).saturated);
 }
 
+json pooling_point(double inputs_per_s, double latency) {
+  return {{"request_throughput", inputs_per_s / 4}, {"inputs_throughput", inputs_per_s}, {"median_e2el_ms", latency}};
+}
+
+TEST(Saturation, APoolingPointIsJudgedOnInputsAndLatency) {
+  EXPECT_FALSE(detect_saturation({pooling_point(1000, 5), pooling_point(1900, 6)}).saturated);
+  EXPECT_FALSE(detect_saturation({pooling_point(1000, 5), pooling_point(1010, 6)}).saturated);  // latency steady
+  const auto check = detect_saturation({pooling_point(1000, 5), pooling_point(2000, 8), pooling_point(2020, 40)});
+  EXPECT_TRUE(check.saturated);
+  EXPECT_EQ(check.reason, "2020 inputs/s, +1.0% over the best before; median latency 40 ms, 5.0x the previous point's");
+}
+
 }  // namespace
 }  // namespace ironbench::serve
