@@ -99,6 +99,8 @@ void add_options(CLI::App& c, serve_arguments& a) {
   c.add_option("--lora-modules", a.lora_modules,
                "LoRA adapters served by name: each request names one as its model, in turns (a,b,c) or drawn with "
                "weights from --seed (a:3,b:1); each point reports every adapter's metrics");
+  c.add_flag("--no-adapter-check{false}", s.check_adapters,
+             "Send --lora-modules adapters the server's GET /v1/models does not list (one it loads on demand)");
   c.add_option("--tokenizer", s.tokenizer, "A Hugging Face tokenizer.json (or its directory): counts output tokens");
   c.add_option("--chat-template", s.chat_template,
                "Chat prompts are counted through this chat template (auto: the tokenizer's "

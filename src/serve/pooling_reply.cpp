@@ -100,6 +100,12 @@ std::string check_embeddings(element root, std::size_t inputs, pooling_reply& ou
     std::size_t dimension = 0;
     if (vector.is_array()) {
       for (element value : vector.get_array()) {
+        if (value.is_array()) {  // llama.cpp's server for a model without pooling
+          return fmt::format(
+              "data[{}].embedding is a list of vectors (one per token), not one pooled vector: the "
+              "server pools nothing for this model",
+              position);
+        }
         if (!reply_finite_number(value)) {
           return fmt::format("data[{}].embedding[{}] is not a finite number", position, dimension);
         }

@@ -14,6 +14,7 @@
 #include "core/text.hpp"
 #include "core/units.hpp"
 #include "schema/serving.hpp"
+#include "serve/adapter_check.hpp"
 #include "serve/arrival_schedule.hpp"
 #include "serve/authorization.hpp"
 #include "serve/chat/chat_template.hpp"
@@ -246,6 +247,8 @@ sweep_outcome run_sweep(const sweep_settings& given, const std::atomic<bool>* ca
     load.tokenizer = tokenizer.get();
   }
   const auto authorization = choose_authorization(load.headers, s.url_authorization, s.api_key_env);
+  // --lora-modules: every adapter must be one the server serves (adapter_check.hpp).
+  if (s.check_adapters) say(callbacks.progress, check_adapters_listed(load, s.lora));
   // Random token ids come from the tokenizer's vocabulary when there is one (as vLLM draws
   // them), else from [100, 32000).
   const std::int64_t vocab = tokenizer && tokenizer->vocab_size() > 200

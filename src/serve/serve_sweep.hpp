@@ -90,6 +90,8 @@ struct sweep_settings {
   std::string chat_template = "auto";
   std::string api_key_env = "OPENAI_API_KEY";
   lora_selection lora;  ///< --lora-modules: adapters named as each request's model (none: --model)
+  /// Refuse to start when the server's GET /v1/models does not list every adapter (adapter_check.hpp).
+  bool check_adapters = true;
   /// The Basic Authorization header of a user and password given in a base URL
   /// (take_url_credentials), sent unless load.headers holds an Authorization header.
   std::optional<std::string> url_authorization;

@@ -398,8 +398,25 @@ TEST(LlamaServer, EmbeddingsAreCheckedRepliesInEmbeddingMode) {
   } else {
     EXPECT_EQ(p.at("errors_by_class").value("malformed", 0), 4) << p.at("errors_by_class").dump() << r.err;
     EXPECT_NE(r.err.find("/v1/embeddings"), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("embedding"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("one per token"), std::string::npos) << r.err;
   }
+}
+
+// llama-cpp-python's server answers any model name with its one model, so LoRA adapters
+// named as models would all be the base model: ironbench refuses in one line, before sending
+// anything, naming the adapters the server's /v1/models does not list.
+TEST(LlamaServer, LoraAdaptersTheServerDoesNotListAreRefusedInOneLine) {
+  if (const auto problem = fixture_problem(); !problem.empty()) GTEST_SKIP() << problem;
+  llama_server server(false, false);
+  ASSERT_FALSE(server.model().empty()) << "the server did not start";
+  const auto r = run_ironbench({"serve", "--base-url", server.url(), "--lora-modules", "sql,chat", "--num-prompts", "2",
+                                "--no-save", "--no-server-metrics"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("ironbench: error: the server at " + server.url() +
+                       " does not serve LoRA adapters sql, chat (GET /v1/models lists: " + server.model() + ")"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out, "");  // nothing was measured
 }
 
 // llama-cpp-python's server has no rerank endpoint: its HTTP 404 becomes one line naming the

@@ -3,6 +3,7 @@
 // simulator's step model (exact with no jitter).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -127,10 +128,20 @@ TEST(ServeLora, EachAdapterGetsItsTurnsAndItsStepCost) {
 TEST(ServeLora, AnAdapterTheServerRefusesIsNamedWithItsError) {
   sim_process sim({"--decode-base-ms", "1", "--lora-modules", "a"});
   ASSERT_GT(sim.port(), 0);
+  // Before anything is sent: the server's /v1/models does not list it.
+  const auto refused = run_ironbench({"serve", "--base-url", sim.url(), "--lora-modules", "a,missing", "--no-save"});
+  EXPECT_EQ(refused.exit_code, 1) << refused.err;
+  EXPECT_NE(refused.err.find("ironbench: error: the server at " + sim.url() +
+                             " does not serve LoRA adapter missing (GET /v1/models lists: ironbench-sim, a)"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_EQ(std::count(refused.err.begin(), refused.err.end(), '\n'), 1) << refused.err;
+  // Sent anyway (an adapter loaded on demand is listed only once loaded): each refusal is named.
   process_result raw;
-  const auto p = reasoning_lora_point({"--base-url", sim.url(), "--lora-modules", "a,missing", "--num-prompts", "4",
-                                       "--max-concurrency", "1", "--random-input-len", "8", "--random-output-len", "3"},
-                                      &raw);
+  const auto p = reasoning_lora_point(
+      {"--base-url", sim.url(), "--lora-modules", "a,missing", "--no-adapter-check", "--num-prompts", "4",
+       "--max-concurrency", "1", "--random-input-len", "8", "--random-output-len", "3"},
+      &raw);
   const auto& missing = p.at("per_adapter").at("missing");
   EXPECT_EQ(missing.at("failed"), 2);
   EXPECT_EQ(missing.at("errors_by_class").at("http_4xx"), 2);

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/error.hpp"
+#include "serve/adapter_check.hpp"
 #include "serve/sim/sim_adapters.hpp"
 #include "serve/sim/sim_engine.hpp"
 #include "serve/sim/sim_reasoning.hpp"
@@ -144,6 +145,20 @@ TEST(SimReasoning, TheFirstTokensAreReasoningInTheStylesForm) {
   EXPECT_EQ(sim_token(s, 3, 0, "w", false).field, "content");
   EXPECT_EQ(sim_reasoning_style_from_string("think-tags"), sim_reasoning_style::think_tags);
   EXPECT_THROW((void)sim_reasoning_style_from_string("tags"), usage_error);
+}
+
+TEST(AdapterCheck, TheAdaptersAModelListDoesNotNameInTheOrderGiven) {
+  const auto selection = parse_lora_modules("sql,chat:2,base");
+  const std::string list =
+      R"({"object":"list","data":[{"id":"base","object":"model"},{"id":"chat","parent":"base"},{"object":"model"}]})";
+  EXPECT_EQ(adapters_not_listed(list, selection), (std::vector<std::string>{"sql"}));
+  EXPECT_EQ(adapters_not_listed(R"({"data":[]})", selection), (std::vector<std::string>{"sql", "chat", "base"}));
+  EXPECT_EQ(adapters_not_listed(R"({"data":[{"id":"sql"},{"id":"chat"},{"id":"base"}]})", selection),
+            std::vector<std::string>{});
+  // Not a model list: not judged.
+  EXPECT_FALSE(adapters_not_listed("<html>", selection).has_value());
+  EXPECT_FALSE(adapters_not_listed(R"({"data":{}})", selection).has_value());
+  EXPECT_FALSE(adapters_not_listed(R"([1,2])", selection).has_value());
 }
 
 }  // namespace

@@ -79,6 +79,13 @@ TEST(PoolingReply, EmbeddingsMustBeOnePerInputFiniteAndOfOneDimension) {
   const auto not_number =
       read_pooling_reply(endpoint_kind::embeddings, R"({"data":[{"index":0,"embedding":[1,null]}]})", 1);
   EXPECT_NE(not_number.error.find("not a finite number"), std::string::npos) << not_number.error;
+  // A vector per token (llama.cpp's server for a model that pools nothing) is named as such.
+  const auto per_token =
+      read_pooling_reply(endpoint_kind::embeddings, R"({"data":[{"index":0,"embedding":[[1,2],[3,4]]}]})", 1);
+  EXPECT_EQ(per_token.error_class, "malformed");
+  EXPECT_EQ(per_token.error,
+            "data[0].embedding is a list of vectors (one per token), not one pooled vector: the server pools nothing "
+            "for this model");
   const auto twice = read_pooling_reply(endpoint_kind::embeddings,
                                         R"({"data":[{"index":0,"embedding":[1]},{"index":0,"embedding":[2]}]})", 2);
   EXPECT_NE(twice.error.find("twice"), std::string::npos) << twice.error;
