@@ -92,7 +92,12 @@ else
 fi
 
 started=$(date +%s)
-cmake --build "$build" -j "$(nproc)" --target "${selected[@]/%/_fuzz}" >/dev/null
+# The build's output is shown only when it fails (a target that no longer links, say).
+if ! cmake --build "$build" -j "$(nproc)" --target "${selected[@]/%/_fuzz}" >"$build/fuzz-build.log" 2>&1; then
+  grep -E -B2 -A6 'error|FAILED' "$build/fuzz-build.log" | head -n 60 >&2
+  echo "fuzz: building the targets failed (the whole log: $build/fuzz-build.log)" >&2
+  exit 1
+fi
 echo "fuzz: built ${#selected[@]} targets with $cxx in $(($(date +%s) - started)) s"
 
 # Leaks are findings; the libraries' own (yaml-cpp, PCRE2's JIT) are not ironbench's.

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "core/json.hpp"
+#include "files.hpp"
 #include "process.hpp"
 
 namespace ironbench::testing {
@@ -186,7 +187,13 @@ TEST(EndToEnd, InterruptWritesPartialResults) {
   const auto dir = make_temp_dir("ironbench_interrupt_");
   const auto p = start_ironbench({"run", "stream", "--axis", "size=1M:16M:x2", "--min-time", "1s", "--max-time", "1s",
                                   "--target-cv", "0", "--json", dir + "/run.json", "--no-save"});
-  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  // Interrupted once the first case is under way (a sanitized binary can take seconds to start).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (read_file(p.err_path).find("] stream on cpu") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
   kill(p.pid, SIGINT);
   const auto r = wait_for(p);
   EXPECT_EQ(r.exit_code, 130) << r.err;

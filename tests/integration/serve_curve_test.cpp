@@ -107,25 +107,29 @@ TEST(ServeCurve, BadGpusAndInteractivityAreUsageErrors) {
 // 50 requests/s with nearly constant gaps (gamma shape 10^6), each 10 tokens, against steps
 // of 8 ms: in steady state the output rate is the offered 50 x 10 = 500 tok/s; the whole
 // point, with its ramp-up and drain, is slower. Goodput shares against SLOs the simulator's
-// times decide: every TTFT is under 50 ms, every TPOT is 8 ms (<= 9), none has E2EL <= 20 ms.
+// times decide: every TTFT is under 50 ms, every TPOT is 8 ms (<= 20), none has E2EL <= 20 ms.
 TEST(ServeCurve, SteadyStateOfAScheduleIsTheOfferedLoadAndGoodputSharesFollowTheSlos) {
   sim_process sim({"--decode-base-ms", "8", "--decode-per-seq-ms", "0", "--prefill-tokens-per-s", "10000000"});
   ASSERT_GT(sim.port(), 0);
-  const auto run =
-      serve_run({"--base-url", sim.url(), "--request-rate", "50", "--burstiness", "1000000", "--num-prompts", "60",
-                 "--random-input-len", "16", "--random-output-len", "10", "--goodput", "ttft:50", "tpot:9", "e2el:20"});
+  const auto run = serve_run({"--base-url", sim.url(), "--request-rate", "50", "--burstiness", "1000000",
+                              "--num-prompts", "60", "--random-input-len", "16", "--random-output-len", "10",
+                              "--goodput", "ttft:50", "tpot:20", "e2el:20"});
   const auto p = result_of(run.at("cases").at(0));
   const auto& steady = p.at("steady_state");
   ASSERT_TRUE(steady.contains("start_s")) << steady.dump();
-  EXPECT_NEAR(steady.at("output_throughput").get<double>(), 500, 500 * 0.03) << steady.dump(1);
   EXPECT_LT(p.at("output_throughput").get<double>(), steady.at("output_throughput").get<double>());
-  // The window opens when the first request ends (its E2EL: 10 steps of 8 ms and the wait for
-  // the first step) and closes after the last send (59 gaps of 20 ms).
-  EXPECT_NEAR(steady.at("start_s").get<double>(), 0.084, 0.012);
   EXPECT_GT(steady.at("end_s").get<double>(), 59 * 0.02);
-  EXPECT_LT(steady.at("end_s").get<double>(), 59 * 0.02 + 0.1);
   EXPECT_GT(steady.at("requests").get<int>(), 45);
-  EXPECT_NEAR(steady.at("median_tpot_ms").get<double>(), 8, 0.5);
+  // Times within a few milliseconds are judged in the release build only: sanitizers slow the
+  // client and the server.
+  if (!IRONBENCH_SANITIZED_BUILD) {
+    EXPECT_NEAR(steady.at("output_throughput").get<double>(), 500, 500 * 0.03) << steady.dump(1);
+    // The window opens when the first request ends (its E2EL: 10 steps of 8 ms and the wait for
+    // the first step) and closes after the last send (59 gaps of 20 ms).
+    EXPECT_NEAR(steady.at("start_s").get<double>(), 0.084, 0.012);
+    EXPECT_LT(steady.at("end_s").get<double>(), 59 * 0.02 + 0.1);
+    EXPECT_NEAR(steady.at("median_tpot_ms").get<double>(), 8, 0.5);
+  }
   // The whole point's values are kept beside it.
   EXPECT_EQ(p.at("completed"), 60);
   EXPECT_DOUBLE_EQ(p.at("slo_attainment_ttft").get<double>(), 1.0);
