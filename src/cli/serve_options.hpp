@@ -44,4 +44,9 @@ struct serve_arguments {
 /// Registers every flag of `serve` on `c`, writing into `a`.
 void add_options(CLI::App& c, serve_arguments& a);
 
+/// Registers the flags that judge and watch each point (limits, verdict bounds, --slo and
+/// --search, /metrics and GPU telemetry, TLS, --receive-time); part of add_options
+/// (serve_judging_options.cpp).
+void add_judging_options(CLI::App& c, serve_arguments& a);
+
 }  // namespace ironbench::cli
