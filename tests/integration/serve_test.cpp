@@ -153,6 +153,11 @@ TEST(Serve, EveryFaultIsAFailedRequestOfItsClassAndTheRunFinishes) {
   int code = 0;
   const auto refused = serve_json({"--base-url", "http://127.0.0.1:1", "--num-prompts", "3"}, &code);
   EXPECT_EQ(point_of(refused).at("errors_by_class").value("connect", 0), 3);
+  // Refused within a millisecond: the verdict names the failures, not a "saturated" client
+  // whose CPU share over so short a point means nothing.
+  const auto console = run_ironbench({"serve", "--base-url", "http://127.0.0.1:1", "--num-prompts", "3", "--no-save"});
+  EXPECT_NE(console.out.find("INVALID: 3 of 3 requests failed"), std::string::npos) << console.out;
+  EXPECT_EQ(console.out.find("saturated"), std::string::npos) << console.out;
 }
 
 TEST(Serve, ReplicasShareTheRequestsAndTheBreakdownSaysHow) {
