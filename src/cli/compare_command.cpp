@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/option_groups.hpp"
 #include "cli/side_selection.hpp"
 #include "core/error.hpp"
 #include "report/comparison_table.hpp"
@@ -29,23 +30,6 @@ struct compare_arguments {
   results::comparison_options options;
 };
 
-double fraction_of(const std::string& text) {
-  try {
-    std::size_t used = 0;
-    double value = std::stod(text, &used);
-    const auto rest = text.substr(used);
-    if (rest == "%") {
-      value /= 100;
-    } else if (!rest.empty()) {
-      throw std::invalid_argument(rest);
-    }
-    if (value < 0 || value >= 1) throw std::out_of_range(text);
-    return value;
-  } catch (const std::exception&) {
-    throw usage_error(fmt::format("--min-difference '{}' is not a fraction in [0, 1) or a percentage like 2%", text));
-  }
-}
-
 void write_cost_text(const std::vector<results::cost_row>& rows, bool markdown, std::ostream& out) {
   if (rows.empty()) return;
   report::text_table table;
@@ -66,7 +50,7 @@ void write_cost_text(const std::vector<results::cost_row>& rows, bool markdown, 
 }
 
 int execute(compare_arguments& a) {
-  a.options.min_difference = fraction_of(a.min_difference);
+  a.options.min_difference = parse_min_difference(a.min_difference);
   for (const auto& name : a.align_on) std::erase(a.options.collapsed_params, name);
   const auto prices = parse_prices(a.prices);
   const auto sides = select_sides(a.sides, a.database);

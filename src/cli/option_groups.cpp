@@ -1,5 +1,11 @@
 #include "cli/option_groups.hpp"
 
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "core/error.hpp"
+
 namespace ironbench::cli {
 
 void add_output_options(CLI::App& command, report::output_options& o) {
@@ -26,6 +32,23 @@ void add_iteration_options(CLI::App& command, int& iterations, int& warmup_itera
                            const std::string& iterations_help, const std::string& warmup_help) {
   command.add_option("-n,--iters", iterations, iterations_help)->capture_default_str();
   command.add_option("-w,--warmup_iters", warmup_iterations, warmup_help)->capture_default_str();
+}
+
+double parse_min_difference(const std::string& text) {
+  try {
+    std::size_t used = 0;
+    double value = std::stod(text, &used);
+    const auto rest = text.substr(used);
+    if (rest == "%") {
+      value /= 100;
+    } else if (!rest.empty()) {
+      throw std::invalid_argument(rest);
+    }
+    if (!(value >= 0 && value < 1)) throw std::out_of_range(text);
+    return value;
+  } catch (const std::exception&) {
+    throw usage_error(fmt::format("--min-difference '{}' is not a fraction in [0, 1) or a percentage like 2%", text));
+  }
 }
 
 }  // namespace ironbench::cli

@@ -24,4 +24,8 @@ void add_timeout_option(CLI::App& command, std::string& timeout,
 void add_iteration_options(CLI::App& command, int& iterations, int& warmup_iterations,
                            const std::string& iterations_help, const std::string& warmup_help);
 
+/// --min-difference as typed: a fraction in [0, 1) ("0.02") or a percentage ("2%");
+/// usage_error otherwise.
+[[nodiscard]] double parse_min_difference(const std::string& text);
+
 }  // namespace ironbench::cli

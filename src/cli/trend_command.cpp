@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/option_groups.hpp"
 #include "cli/side_selection.hpp"
 #include "cli/trend_selection.hpp"
 #include "core/error.hpp"
@@ -25,23 +26,6 @@ struct trend_command_arguments {
   std::string output = "-";
   std::size_t recent = 1;
 };
-
-double trend_fraction(const std::string& text) {
-  try {
-    std::size_t used = 0;
-    double value = std::stod(text, &used);
-    const auto rest = text.substr(used);
-    if (rest == "%") {
-      value /= 100;
-    } else if (!rest.empty()) {
-      throw std::invalid_argument(rest);
-    }
-    if (!(value >= 0 && value < 1)) throw std::out_of_range(text);
-    return value;
-  } catch (const std::exception&) {
-    throw usage_error(fmt::format("--min-difference '{}' is not a fraction in [0, 1) or a percentage like 2%", text));
-  }
-}
 
 std::string trend_percent(double change) { return fmt::format("{:+.1f} %", change * 100); }
 
@@ -148,7 +132,7 @@ results::trend_query trend_query_of(const trend_arguments& a) {
 
 results::trend_options trend_options_of(const trend_arguments& a) {
   auto options = a.options;
-  options.min_difference = trend_fraction(a.min_difference);
+  options.min_difference = parse_min_difference(a.min_difference);
   return options;
 }
 

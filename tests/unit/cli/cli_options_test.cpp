@@ -16,6 +16,8 @@
 #include "cli/command_runner.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/option_groups.hpp"
+#include "core/error.hpp"
 #include "temp_dir.hpp"
 
 namespace ironbench::cli {
@@ -168,6 +170,15 @@ TEST(CliOptions, ReportParsesAndRefuses) {
   expect_parses({"report", "1", "ref:mi350x-training", "-o", "r.html", "--title", "T", "--per-device"}, "report");
   expect_refused({"report"}, "report needs RUN", true);
   expect_refused({"report", "1", "--per-device=sometimes"}, "sometimes");
+}
+
+TEST(CliOptions, MinDifferenceIsAFractionOrAPercentage) {
+  EXPECT_DOUBLE_EQ(parse_min_difference("0.05"), 0.05);
+  EXPECT_DOUBLE_EQ(parse_min_difference("2%"), 0.02);
+  EXPECT_DOUBLE_EQ(parse_min_difference("0"), 0.0);
+  for (const char* bad : {"1", "150%", "-0.1", "nan", "2x", ""}) {
+    EXPECT_THROW((void)parse_min_difference(bad), usage_error) << bad;
+  }
 }
 
 TEST(CliOptions, ServeSimParsesAndRefuses) {
