@@ -32,8 +32,9 @@ const json* find_metric(const json& c, const std::string& name) {
   return nullptr;
 }
 
-// A sweep of max concurrency 1, 2, 4 against serve-sim (step 4 ms + 0.1 ms per sequence,
-// prefill 10^7 tokens/s), 2 GPUs behind it.
+// A sweep of max concurrency 1, 2, 4 against serve-sim (step 4 ms + 2 ms per sequence, prefill
+// 10^7 tokens/s), 2 GPUs behind it: TPOT 6, 8 and 12 ms, that is 167, 125 and 83 tok/s/user,
+// far enough apart that a loaded machine's later steps move no point past another's reading.
 json sweep(const std::string& url, const std::string& json_path, const char* at) {
   return serve_run(
       {"--base-url", url, "--max-concurrency", "1,2,4", "--num-prompts-per-concurrency", "6", "--random-input-len",
@@ -42,9 +43,9 @@ json sweep(const std::string& url, const std::string& json_path, const char* at)
 }
 
 TEST(ServeCurve, InteractivityPerGpuFrontierAndReadingAgainstTheSimulator) {
-  sim_process sim({"--decode-base-ms", "4", "--decode-per-seq-ms", "0.1", "--prefill-tokens-per-s", "10000000"});
+  sim_process sim({"--decode-base-ms", "4", "--decode-per-seq-ms", "2", "--prefill-tokens-per-s", "10000000"});
   ASSERT_GT(sim.port(), 0);
-  const auto run = sweep(sim.url(), "-", "235");
+  const auto run = sweep(sim.url(), "-", "105");
   EXPECT_EQ(run.at("settings").at("gpus"), 2);
   std::vector<json> serve;
   for (const auto& c : run.at("cases")) {
@@ -58,35 +59,53 @@ TEST(ServeCurve, InteractivityPerGpuFrontierAndReadingAgainstTheSimulator) {
     EXPECT_NEAR(p.at("output_throughput_per_gpu").get<double>(), p.at("output_throughput").get<double>() / 2, 1e-9);
     ASSERT_NE(find_metric(c, "output_throughput_per_gpu"), nullptr) << c.dump();
   }
-  // One request at a time: every step holds one sequence, TPOT = 4.1 ms exactly; four at a
-  // time: at most 4.4 ms.
-  EXPECT_NEAR(result_of(serve[0]).at("median_interactivity").get<double>(), 1000 / 4.1, 1000 / 4.1 * 0.02);
-  EXPECT_GT(result_of(serve[2]).at("median_interactivity").get<double>(), 1000 / 4.4 * 0.98);
-
   const auto& curve = run.at("settings").at("interactivity_curve");
   EXPECT_EQ(curve.at("throughput"), "output_throughput_per_gpu");
   ASSERT_EQ(curve.at("points").size(), 3u);
   const auto& frontier = curve.at("frontier");
-  ASSERT_GE(frontier.size(), 2u);
-  // 235 tok/s/user lies between concurrency 4 (~227) and concurrency 2 (~238).
+  ASSERT_GE(frontier.size(), 1u);
   const auto& at = curve.at("at");
-  ASSERT_EQ(at.at("status"), "interpolated") << curve.dump(1);
-  const auto& lo = at.at("from")[0];
-  const auto& hi = at.at("from")[1];
-  const double x0 = lo.at("interactivity").get<double>(), x1 = hi.at("interactivity").get<double>();
-  const double y0 = lo.at("throughput").get<double>(), y1 = hi.at("throughput").get<double>();
-  ASSERT_LT(x0, 235);
-  ASSERT_GT(x1, 235);
-  EXPECT_EQ(lo.at("index"), 2);
-  EXPECT_EQ(hi.at("index"), 1);
-  const double expected = y0 + (235 - x0) / (x1 - x0) * (y1 - y0);
-  EXPECT_NEAR(at.at("throughput").get<double>(), expected, 1e-6);
-  // The reading is a case of its own, naming the two points.
+  // A step never ends before the model's time, only after it (a loaded machine, a sanitizer):
+  // one request at a time every step holds one sequence, TPOT >= 6 ms; four at a time the
+  // first four requests, which join over the first steps, share steps of up to 12 ms: their
+  // TPOT is above 10 ms.
+  const double interactivity_1 = result_of(serve[0]).at("median_interactivity").get<double>();
+  const double interactivity_4 = result_of(serve[2]).at("median_interactivity").get<double>();
+  EXPECT_LE(interactivity_1, 1000 / 6.0 * 1.01);
+  EXPECT_LE(interactivity_4, 1000 / 10.0);
+  // How much later is judged in the release build only: under a sanitizer the client and the
+  // simulator are slower than the step model (CI saw 5.3 ms for a 4.1 ms step), and the reading
+  // may then fall outside the curve.
+  if (!IRONBENCH_SANITIZED_BUILD) {
+    EXPECT_GT(interactivity_1, 1000 / 6.0 * 0.85);
+    EXPECT_GT(interactivity_4, 1000 / 12.0 * 0.85);
+    EXPECT_GE(frontier.size(), 2u);
+    // 105 tok/s/user lies between concurrency 4 (~83) and concurrency 2 (~125).
+    ASSERT_EQ(at.at("status"), "interpolated") << curve.dump(1);
+    EXPECT_EQ(at.at("from")[0].at("index"), 2);
+    EXPECT_EQ(at.at("from")[1].at("index"), 1);
+  }
   const auto& reading = run.at("cases").back();
   EXPECT_EQ(reading.at("benchmark"), "serve_at_interactivity");
-  EXPECT_NEAR(find_metric(reading, "output_throughput_per_gpu")->get<double>(), expected, 1e-6);
-  EXPECT_NE(reading.at("notes").at("from").get<std::string>().find("interpolated between max concurrency"),
-            std::string::npos);
+  if (at.at("status") == "interpolated") {
+    const auto& lo = at.at("from")[0];
+    const auto& hi = at.at("from")[1];
+    const double x0 = lo.at("interactivity").get<double>(), x1 = hi.at("interactivity").get<double>();
+    const double y0 = lo.at("throughput").get<double>(), y1 = hi.at("throughput").get<double>();
+    ASSERT_LT(x0, 105);
+    ASSERT_GT(x1, 105);
+    const double expected = y0 + (105 - x0) / (x1 - x0) * (y1 - y0);
+    EXPECT_NEAR(at.at("throughput").get<double>(), expected, 1e-6);
+    // The reading is a case of its own, naming the two points.
+    ASSERT_NE(find_metric(reading, "output_throughput_per_gpu"), nullptr) << reading.dump();
+    EXPECT_NEAR(find_metric(reading, "output_throughput_per_gpu")->get<double>(), expected, 1e-6);
+    EXPECT_NE(reading.at("notes").at("from").get<std::string>().find("interpolated between max concurrency"),
+              std::string::npos);
+  } else {
+    // Outside the curve's range (a sanitized build's slower steps): said, and no number.
+    EXPECT_EQ(reading.at("status"), "skipped") << curve.dump(1);
+    EXPECT_EQ(find_metric(reading, "output_throughput_per_gpu"), nullptr);
+  }
 
   // Above the curve's range: said, and no number.
   const auto beyond = sweep(sim.url(), "-", "5000");
