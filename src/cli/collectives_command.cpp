@@ -1,5 +1,7 @@
 // ironbench collectives: nccl-tests' sweeps (all_reduce_perf, all_gather_perf ...) in one
 // command, run by every rank of an MPI job; rank 0 prints the table and writes the results.
+#include <fmt/format.h>
+
 #include <iostream>
 
 #include "cli/commands.hpp"
@@ -98,6 +100,9 @@ int execute(const collectives_arguments& a, const invocation& call) {
   s.base = base_settings(a);
   s.timeout_s = parse_duration_s(a.timeout, "--timeout");
   s.fault = comm::parse_fault(a.inject_fault);
+  if (s.fault.kind == comm::fault_kind::slow || s.fault.kind == comm::fault_kind::slow_link) {
+    throw usage_error(fmt::format("--inject-fault {}: collectives inject hang@RANK and exit@RANK", a.inject_fault));
+  }
   const auto targets = report::parse_targets(a.outputs);
   comm::validate_backend(a.backend, comm::collective_backends());
   s.backend = a.backend;

@@ -99,20 +99,6 @@ void require_gpu_aware_mpi(bootstrap& world, const std::vector<core::device_info
 
 }  // namespace
 
-injected_fault parse_fault(const std::string& text) {
-  if (text.empty()) return {};
-  const auto at = text.find('@');
-  injected_fault f;
-  if (at != std::string::npos) {
-    f.kind = text.substr(0, at);
-    f.rank = static_cast<int>(parse_integer(text.substr(at + 1), "--inject-fault rank"));
-  }
-  if ((f.kind != "hang" && f.kind != "exit") || f.rank < 0) {
-    throw usage_error(fmt::format("--inject-fault takes hang@RANK or exit@RANK, not '{}'", text));
-  }
-  return f;
-}
-
 std::vector<collective> parse_collectives(const std::string& text) {
   return parse_list(text, all_collectives(), collective_from_string, "collective");
 }
@@ -169,11 +155,11 @@ collectives_outcome run_collectives(const collectives_settings& a, const std::at
   out.ranks_per_process = per_process;
   out.guard = std::make_unique<watchdog>(std::chrono::duration<double>(a.timeout_s), rank);
   auto& guard = *out.guard;
-  if (a.fault.rank == rank && a.fault.kind == "exit") {
+  if (a.fault.rank == rank && a.fault.kind == fault_kind::exit) {
     std::cerr << fmt::format("ironbench: rank {} exits now (--inject-fault exit@{})\n", rank, rank);
     std::_Exit(3);
   }
-  if (a.fault.rank == rank && a.fault.kind == "hang") {
+  if (a.fault.rank == rank && a.fault.kind == fault_kind::hang) {
     for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
   }
 

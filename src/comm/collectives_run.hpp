@@ -13,20 +13,12 @@
 
 #include "comm/collective.hpp"
 #include "comm/collective_sweep.hpp"
+#include "comm/injected_fault.hpp"
 #include "comm/watchdog.hpp"
 #include "core/device_info.hpp"
 #include "session/live_host.hpp"
 
 namespace ironbench::comm {
-
-/// A fault to test the failure handling with: `rank` stops ("hang") or dies ("exit").
-struct injected_fault {
-  std::string kind;  ///< "hang", "exit", or empty for none
-  int rank = -1;
-};
-
-/// Parses --inject-fault's hang@RANK or exit@RANK ("" is none); throws usage_error otherwise.
-[[nodiscard]] injected_fault parse_fault(const std::string& text);
 
 /// Parses a comma-separated list of collective, element type or operator names, or "all";
 /// throws usage_error "unknown collective|datatype|reduction op 'x'".

@@ -44,11 +44,45 @@ TEST(CollectivesPlan, NameListsAndFaults) {
     EXPECT_STREQ(e.what(), "unknown reduction op 'xor'");
   }
   EXPECT_THROW((void)parse_collectives("all_reduce,"), usage_error);
-  const auto fault = parse_fault("hang@1");
-  EXPECT_EQ(fault.kind, "hang");
-  EXPECT_EQ(fault.rank, 1);
-  EXPECT_TRUE(parse_fault("").kind.empty());
-  EXPECT_THROW((void)parse_fault("stop@1"), usage_error);
+}
+
+TEST(InjectedFault, EveryFormParsesAndPrintsBack) {
+  const auto hang = parse_fault("hang@1");
+  EXPECT_EQ(hang.kind, fault_kind::hang);
+  EXPECT_EQ(hang.rank, 1);
+  EXPECT_EQ(parse_fault("").kind, fault_kind::none);
+  EXPECT_EQ(parse_fault("exit@0").kind, fault_kind::exit);
+  const auto slow = parse_fault("slow@3");
+  EXPECT_EQ(slow.kind, fault_kind::slow);
+  EXPECT_EQ(slow.rank, 3);
+  EXPECT_DOUBLE_EQ(slow.delay_ms, default_fault_delay_ms);
+  EXPECT_DOUBLE_EQ(parse_fault("slow@3:2.5").delay_ms, 2.5);
+  const auto link = parse_fault("slow-link@5-2:40");
+  EXPECT_EQ(link.kind, fault_kind::slow_link);
+  EXPECT_EQ(link.rank, 2);
+  EXPECT_EQ(link.peer, 5);
+  EXPECT_DOUBLE_EQ(link.delay_ms, 40);
+  for (const char* text : {"hang@1", "exit@7", "slow@3", "slow@3:2.5", "slow-link@2-5:40", "slow-link@0-1"}) {
+    EXPECT_EQ(to_string(parse_fault(text)), text);
+  }
+  EXPECT_TRUE(delays_exchange(slow, 3, 0));
+  EXPECT_TRUE(delays_exchange(slow, 1, 3));
+  EXPECT_FALSE(delays_exchange(slow, 1, 2));
+  EXPECT_TRUE(delays_exchange(link, 5, 2));
+  EXPECT_FALSE(delays_exchange(link, 5, 1));
+  EXPECT_FALSE(delays_exchange(hang, 1, 0));
+}
+
+TEST(InjectedFault, MalformedFormsAreUsageErrors) {
+  for (const char* text : {"stop@1", "hang", "hang@", "hang@-1", "hang@x", "slow@1:0", "slow@1:-3", "slow@1:nan",
+                           "slow@1:", "slow-link@1", "slow-link@1-1", "slow-link@1-", "slow-link@-2", "@1"}) {
+    EXPECT_THROW((void)parse_fault(text), usage_error) << text;
+  }
+  try {
+    (void)parse_fault("stop@1");
+  } catch (const usage_error& e) {
+    EXPECT_NE(std::string(e.what()).find("slow-link@RANK-RANK[:MS]"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
