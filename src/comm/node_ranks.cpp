@@ -4,8 +4,12 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
+
+#include "platform/host_fingerprint.hpp"
 
 namespace ironbench::comm {
 
@@ -37,6 +41,9 @@ void assign_local_ranks_by_host(launch_info& launch, bootstrap& world, const std
 }
 
 std::string this_host_name() {
+  if (const char* node = std::getenv(std::string(platform::node_name_variable).c_str()); node != nullptr && *node) {
+    return node;
+  }
   std::array<char, name_bytes> name{};
   if (gethostname(name.data(), name.size() - 1) != 0) return "unknown";
   return name.data();

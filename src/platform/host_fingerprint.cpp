@@ -44,7 +44,10 @@ std::optional<int> usable_physical_cores(const host_fingerprint& host) {
 host_fingerprint detect_host(const probe_sources& sources) {
   const sysfs_reader reader(sources.root);
   host_fingerprint host;
-  host.hostname = reader.read_text("proc/sys/kernel/hostname").value_or("");
+  // IRONBENCH_NODE_NAME names the node where the host name does not (a pod's or a container's
+  // name, or several ranks of one machine standing for several nodes in a test).
+  if (sources.getenv) host.hostname = sources.getenv(std::string(node_name_variable)).value_or("");
+  if (host.hostname.empty()) host.hostname = reader.read_text("proc/sys/kernel/hostname").value_or("");
   if (host.hostname.empty() && reader.is_live()) {
     char name[256] = {};
     if (gethostname(name, sizeof name - 1) == 0) host.hostname = name;

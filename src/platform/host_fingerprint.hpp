@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -26,6 +27,10 @@ struct probe_sources {
   cpuid_probe cpuid;                 ///< CPUID facts (default: unavailable)
   env_lookup getenv;                 ///< environment lookup (default empty: no variables)
 };
+
+/// The variable that overrides the host name as the node's name in every result (and for
+/// grouping ranks into nodes): set per rank, e.g. in mpirun's MPMD form.
+inline constexpr std::string_view node_name_variable = "IRONBENCH_NODE_NAME";
 
 /// The real machine: root "/", read_cpuid() and ::getenv.
 [[nodiscard]] probe_sources live_probe_sources();

@@ -60,6 +60,22 @@ TEST(HostFingerprint, HostnameAndOs) {
   EXPECT_FALSE(host.software.compiler.empty());
 }
 
+TEST(HostFingerprint, TheNodeNameVariableOverridesTheHostName) {
+  probe_sources sources;
+  sources.root = test::scenario_root("bare_metal_2socket");
+  sources.cpuid = test::scenario_cpuid("bare_metal_2socket");
+  sources.getenv = [](const std::string& name) -> std::optional<std::string> {
+    if (name == node_name_variable) return "rack3-node7";
+    return std::nullopt;
+  };
+  EXPECT_EQ(detect_host(sources).hostname, "rack3-node7");
+  sources.getenv = [](const std::string& name) -> std::optional<std::string> {
+    if (name == node_name_variable) return "";
+    return std::nullopt;
+  };
+  EXPECT_EQ(detect_host(sources).hostname, "r760-01");  // set but empty: the host name
+}
+
 TEST(HostFingerprint, EmptyRootIsAllUnknownAndDoesNotThrow) {
   test::temp_dir dir;
   probe_sources sources;
