@@ -18,6 +18,7 @@
 #include "core/json.hpp"
 #include "core/json_text.hpp"
 #include "validate/node_table.hpp"
+#include "validate/scheduler_formats.hpp"
 #include "validate/validation.hpp"
 #include "validate/validation_output.hpp"
 
@@ -28,6 +29,7 @@ struct validate_arguments {
   std::string level = "quick";
   std::string devices = "all";
   std::string expect;
+  std::string format = "table";
   double expect_factor = 1.0;
   std::optional<double> warn_below;
   std::optional<double> fail_below;
@@ -48,8 +50,31 @@ void add_options(CLI::App& command, validate_arguments& a) {
                      "WARN below this times the expected value (default: the table's 0.9)");
   command.add_option("--fail-below", a.fail_below,
                      "FAIL below this times the expected value (default: the table's 0.75)");
+  std::string formats = "table (the checks, for people)";
+  for (const auto& f : validate::scheduler_formats()) formats += fmt::format(", {} ({})", f.name, f.help);
+  command
+      .add_option("--format", a.format,
+                  "What stdout gets: " + formats + "; with a scheduler's format the table goes to stderr")
+      ->capture_default_str();
   add_output_options(command, a.outputs);
   add_quiet_flag(command, a.quiet);
+}
+
+/// The nodes as the scheduler formats take them: this one, or every node of `table`.
+std::vector<validate::node_validation> scheduler_nodes(const validate::validation_report& validation,
+                                                       const std::optional<validate::node_table>& table) {
+  if (!table) return {{"", validate::to_json(validation), {}}};
+  std::vector<validate::node_validation> nodes;
+  for (const auto& r : table->reports) {
+    validate::node_validation n{r.node, r.validation, {}};
+    for (const auto& slow : table->slow) {
+      if (slow.node != r.node) continue;
+      n.slow_checks.push_back(fmt::format("{} on {} at {:.2f} of the nodes median", slow.check, slow.device,
+                                          slow.median > 0 ? slow.measured / slow.median : 0.0));
+    }
+    nodes.push_back(std::move(n));
+  }
+  return nodes;
 }
 
 int execute(validate_arguments a, const invocation& call) {
@@ -61,10 +86,22 @@ int execute(validate_arguments a, const invocation& call) {
   s.database = a.outputs.database;
   s.warn_below = a.warn_below;
   s.fail_below = a.fail_below;
+  const validate::scheduler_format* scheduler = nullptr;
+  if (a.format != "table") {
+    scheduler = validate::find_scheduler_format(a.format);
+    if (scheduler == nullptr) {
+      std::string names = "table";
+      for (const auto& f : validate::scheduler_formats()) names += fmt::format(", {}", f.name);
+      throw usage_error(fmt::format("--format takes {}, not '{}'", names, a.format));
+    }
+  }
   // --md writes the validation's Markdown; --json and --csv the run (whose settings hold it).
   const auto markdown = a.outputs.markdown_path;
   a.outputs.markdown_path.clear();
   const auto targets = report::parse_targets(a.outputs);
+  if (scheduler != nullptr && &report::console_stream(targets) == &std::cerr) {
+    throw usage_error(fmt::format("--format {} writes stdout, and so does another output ('-')", a.format));
+  }
   report::prepare_results_dir(a.outputs);
   // Under mpirun or srun every rank validates its node and rank 0 reports them all.
   const auto group = serve_client_ranks();
@@ -86,7 +123,9 @@ int execute(validate_arguments a, const invocation& call) {
     nodes = validate::merge_nodes(std::move(reports));
     validation.run.settings["validation_nodes"] = validate::to_json(*nodes);
   }
-  report::write_run_outputs(validation.run, targets, a.outputs, hostname, start, std::cout, [&](std::ostream& out) {
+  // With a scheduler's format stdout holds only its lines; the table goes to stderr.
+  auto& console = scheduler != nullptr ? std::cerr : std::cout;
+  report::write_run_outputs(validation.run, targets, a.outputs, hostname, start, console, [&](std::ostream& out) {
     validate::write_validation_console(validation, out);
     if (nodes) validate::write_node_table(*nodes, out);
   });
@@ -94,6 +133,10 @@ int execute(validate_arguments a, const invocation& call) {
     std::ostringstream text;
     validate::write_validation_markdown(validation, text);
     write_text_output(markdown, text.str());
+  }
+  if (scheduler != nullptr) {
+    scheduler->write(scheduler_nodes(validation, nodes), std::cout);
+    std::cout.flush();
   }
   if (validation.run.status == core::run_status::interrupted) return exit_interrupted;
   return validate::exit_code_of(nodes ? nodes->overall : validation.overall);

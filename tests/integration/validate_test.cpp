@@ -5,9 +5,11 @@
 // its verdicts).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "core/json.hpp"
 #include "files.hpp"
@@ -87,8 +89,13 @@ TEST(ValidateTimed, OldBlasKernelsFailTheGemmChecksAndTheDoctorCheck) {
   temp_dir dir;
   const auto run_json = (dir.path() / "run.json").string();
   const auto r = run_program("env", {"OPENBLAS_CORETYPE=Prescott", ironbench_binary(), "validate", "--device", "cpu",
-                                     "--no-save", "--json", run_json, "-q"});
+                                     "--no-save", "--json", run_json, "-q", "--format", "slurm"});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  // Stdout holds the one line a Slurm health check drains the node with; the table is on stderr.
+  EXPECT_EQ(r.out.rfind("ironbench validate quick FAIL: gemm fp64 1024x1024x1024 on cpu ", 0), 0U) << r.out;
+  EXPECT_NE(r.out.find("doctor: blas_kernels"), std::string::npos) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  EXPECT_NE(r.err.find("validation quick: FAIL"), std::string::npos) << r.err;
   std::map<std::string, std::string> verdicts;
   const auto validation = validation_of(run_json);
   for (const auto& c : validation.at("checks")) {
@@ -139,15 +146,27 @@ TEST(ValidateTimed, UnderMpirunRankZeroReportsEveryNode) {
   const auto r = run_program(
       "env", {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "OMPI_MCA_mpi_yield_when_idle=1",
               "OMPI_MCA_btl=self,vader,tcp", "mpirun", "--oversubscribe", "-np", "2", ironbench_binary(), "validate",
-              "--device", "cpu", "--no-save", "--json", run_json, "-q"});
+              "--device", "cpu", "--no-save", "--json", run_json, "-q", "--format", "k8s-condition"});
   ASSERT_NE(r.exit_code, 137) << r.err;
   const auto nodes = json::parse(read_file(run_json)).at("settings").at("validation_nodes");
   ASSERT_EQ(nodes.at("nodes").size(), 2U) << nodes.dump(1);
   EXPECT_NE(nodes.at("nodes").at(1).at("node").get<std::string>().find("(rank 1)"), std::string::npos);
   for (const auto& n : nodes.at("nodes")) EXPECT_GE(n.at("validation").at("checks").size(), 23U);
   EXPECT_EQ(r.exit_code, nodes.at("exit_code").get<int>()) << r.out << r.err;
-  EXPECT_NE(r.out.find("Validation of 2 nodes"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("slow nodes"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("Validation of 2 nodes"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("slow nodes"), std::string::npos) << r.err;
+  // One node condition per node on stdout, each named, each with its node's verdict.
+  std::istringstream lines(r.out);
+  std::string line;
+  std::vector<json> conditions;
+  while (std::getline(lines, line)) conditions.push_back(json::parse(line));
+  ASSERT_EQ(conditions.size(), 2U) << r.out;
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto& node = nodes.at("nodes").at(i);
+    EXPECT_EQ(conditions[i].at("node"), node.at("node"));
+    EXPECT_EQ(conditions[i].at("type"), "IronbenchValidationFailed");
+    EXPECT_EQ(conditions[i].at("status"), node.at("validation").at("verdict") == "FAIL" ? "True" : "False");
+  }
 }
 
 }  // namespace

@@ -1,0 +1,57 @@
+// What a scheduler reads to take a failing node out of the pool: the reason text a Slurm health
+// check gives `scontrol update NodeName=... State=DRAIN Reason=...`, and the node condition a
+// Kubernetes node-problem detector (or `kubectl patch --subresource=status`) sets. Both are
+// written from a validation's JSON (validate::to_json), one node's or every node's, so that
+// a single node and rank 0 of a multi-node validation print the same lines.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/json.hpp"
+
+namespace ironbench::validate {
+
+/// One node's validation as the formats read it: its name (empty on a single node) and its
+/// validation JSON ({"verdict", "checks": [...]}, as validate::to_json gives it).
+struct node_validation {
+  std::string node;
+  json validation;
+  std::vector<std::string> slow_checks;  ///< "CHECK on DEVICE at 0.62 of the nodes' median"
+};
+
+/// Longest reason text (Slurm keeps the reason in its state and `sinfo -R` prints it: longer
+/// reasons are cut, naming how many checks were left out).
+inline constexpr std::size_t max_reason_chars = 240;
+
+/// "ironbench validate LEVEL VERDICT: CHECK on DEVICE 0.62x expected; ..." — the FAIL checks
+/// first, then the WARN ones, then the slow checks; PASS names the count of checks. Only
+/// characters safe inside a double-quoted shell word and a Slurm reason (no quotes, `$`,
+/// backquotes, backslashes or control characters), at most max_reason_chars.
+[[nodiscard]] std::string drain_reason(const node_validation& node);
+
+/// The Kubernetes NodeCondition of a node: type "IronbenchValidationFailed", status "True"
+/// for FAIL (the node-problem convention: True means the problem is present) and "False"
+/// otherwise, reason ValidationFailed, ValidationWarned or ValidationPassed, the drain reason
+/// as message, and both times set to `now` (RFC 3339, UTC).
+[[nodiscard]] json node_condition(const node_validation& node, std::chrono::system_clock::time_point now);
+
+/// A --format of `validate`: its name, what it is for, and how it writes the nodes.
+struct scheduler_format {
+  const char* name;
+  const char* help;
+  std::function<void(const std::vector<node_validation>& nodes, std::ostream& out)> write;
+};
+
+/// The table of --format values besides the default "table": slurm (one reason line per
+/// node, "NODE<TAB>REASON" when there are several nodes) and k8s-condition (one NodeCondition
+/// JSON per node, one per line, with "node" added when there are several).
+[[nodiscard]] const std::vector<scheduler_format>& scheduler_formats();
+
+/// The format named `name`; nullptr when there is none.
+[[nodiscard]] const scheduler_format* find_scheduler_format(const std::string& name);
+
+}  // namespace ironbench::validate
