@@ -8,6 +8,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/option_groups.hpp"
+#include "cli/pairwise_command.hpp"
 #include "cli/step_line.hpp"
 #include "comm/collective_backends.hpp"
 #include "comm/collectives_results.hpp"
@@ -29,6 +30,8 @@ struct collectives_arguments {
   std::string datatypes = "fp32", ops = "sum", backend = "auto", timeout = "300s", inject_fault;
   bool quiet = false;
   report::output_options outputs;
+  std::string pairs;  ///< --pairs nodes|ranks (cli/pairwise_command.hpp)
+  double pair_outlier_factor = comm::default_pair_outlier_factor;
 };
 
 void add_options(CLI::App& command, collectives_arguments& a) {
@@ -71,8 +74,37 @@ void add_options(CLI::App& command, collectives_arguments& a) {
   add_timeout_option(command, a.timeout);
   command.add_option("--inject-fault", a.inject_fault,
                      "Test the failure handling: hang@RANK (that rank stops) or exit@RANK (that rank dies)");
+  command
+      .add_option("--pairs", a.pairs,
+                  "Bandwidth between every pair of nodes (nodes, the default) or ranks (ranks), in rounds of "
+                  "disjoint pairs; names the slow node or link (--inject-fault slow@RANK[:MS] and "
+                  "slow-link@RANK-RANK[:MS] delay its exchanges)")
+      ->expected(0, 1);
+  command
+      .add_option("--pair-outlier-factor", a.pair_outlier_factor,
+                  "--pairs: a link below this times the median link is low")
+      ->capture_default_str();
   add_quiet_flag(command, a.quiet);
   add_output_options(command, a.outputs);
+}
+
+pairs_request pairs_request_of(const collectives_arguments& a, const CLI::App& command) {
+  pairs_request r;
+  r.mode = a.pairs;
+  if (command.count("--minbytes") > 0) r.min_bytes = a.min_bytes;
+  if (command.count("--maxbytes") > 0) r.max_bytes = a.max_bytes;
+  r.sizes_given = r.min_bytes || r.max_bytes;
+  r.step_factor = a.step_factor;
+  r.step_bytes = a.step_bytes;
+  r.iterations = a.iterations;
+  r.warmup_iterations = a.warmup_iterations;
+  r.timeout = a.timeout;
+  r.inject_fault = a.inject_fault;
+  r.outlier_factor = a.pair_outlier_factor;
+  r.backend = a.backend;
+  r.quiet = a.quiet;
+  r.outputs = a.outputs;
+  return r;
 }
 
 comm::sweep_settings base_settings(const collectives_arguments& a) {
@@ -143,7 +175,10 @@ command_action add_collectives_command(CLI::App& app, const invocation& call) {
       "collectives", "Collective bandwidth as nccl-tests measures it (run under mpirun/srun; rank 0 reports)");
   auto arguments = std::make_shared<collectives_arguments>();
   add_options(*command, *arguments);
-  return [arguments, &call] { return execute(*arguments, call); };
+  return [arguments, &call, command] {
+    if (command->count("--pairs") > 0) return run_pairs_command(pairs_request_of(*arguments, *command), call);
+    return execute(*arguments, call);
+  };
 }
 
 }  // namespace ironbench::cli

@@ -11,6 +11,7 @@
 #include "report/html_assets.hpp"
 #include "report/html_escape.hpp"
 #include "report/interactivity_chart.hpp"
+#include "report/pairwise_report.hpp"
 #include "report/run_header.hpp"
 
 namespace ironbench::report {
@@ -389,6 +390,7 @@ void write_html_report(const html_report_input& input, std::ostream& out) {
   environment_table(input, out);
   if (!input.experiment.is_null()) experiment_section(input.experiment, out);
   validation_section(input, out);
+  write_pairwise_sections(out, input);
   if (input.comparison) comparison_section(*input.comparison, out);
   cost_section(input.cost, out);
   out << "<h2>Charts</h2>\n<div id=\"charts\"></div>\n";
