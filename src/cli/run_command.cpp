@@ -130,7 +130,7 @@ int execute(const run_arguments& a, const invocation& call) {
   const auto start = std::chrono::system_clock::now();
   auto run = session::start_run(call.argv, host, start);
   measure(a, host, devices, options, plan, install_interrupt_flag(), run, std::cerr);
-  session::finish_run(run);
+  session::finish_run(run, host);
 
   report::write_run_outputs(run, targets, a.outputs, host.fingerprint.hostname, start, std::cout,
                             [&](std::ostream& console) { report::write_console(run, console); });

@@ -57,7 +57,7 @@ int execute(const serve_arguments& a, const invocation& call) {
   run.settings["gpu_telemetry"] = watched;
   run.telemetry = std::move(outcome.telemetry);
   const bool invalid = settings.ranks.rank0_says(outcome.invalid);
-  session::finish_run(run);
+  session::finish_run(run, host);
   if (cancel.load()) core::mark_interrupted(run, "the requests measured so far");
   core::settle_run_status(run);
   report::write_run_outputs(run, targets, a.outputs, host.fingerprint.hostname, start, std::cout, [](std::ostream&) {});

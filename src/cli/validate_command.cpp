@@ -7,6 +7,7 @@
 #include <optional>
 #include <sstream>
 
+#include "cli/burn_in_options.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/interrupt.hpp"
@@ -17,6 +18,7 @@
 #include "core/error.hpp"
 #include "core/json.hpp"
 #include "core/json_text.hpp"
+#include "validate/burn_in.hpp"
 #include "validate/node_table.hpp"
 #include "validate/scheduler_formats.hpp"
 #include "validate/validation.hpp"
@@ -35,10 +37,13 @@ struct validate_arguments {
   std::optional<double> fail_below;
   report::output_options outputs;
   bool quiet = false;
+  burn_in_arguments burn_in;
 };
 
 void add_options(CLI::App& command, validate_arguments& a) {
-  command.add_option("--level", a.level, "quick (under a minute), standard (5 min) or long (30 min on one GPU)")
+  command
+      .add_option("--level", a.level,
+                  "quick (under a minute), standard (5 min), long (30 min on one GPU) or burn-in (--duration)")
       ->capture_default_str();
   command.add_option("--device", a.devices, "Devices to validate (as `run` takes them)")->capture_default_str();
   command.add_option("--expect", a.expect,
@@ -56,6 +61,7 @@ void add_options(CLI::App& command, validate_arguments& a) {
       .add_option("--format", a.format,
                   "What stdout gets: " + formats + "; with a scheduler's format the table goes to stderr")
       ->capture_default_str();
+  add_burn_in_options(command, a.burn_in);
   add_output_options(command, a.outputs);
   add_quiet_flag(command, a.quiet);
 }
@@ -86,6 +92,7 @@ int execute(validate_arguments a, const invocation& call) {
   s.database = a.outputs.database;
   s.warn_below = a.warn_below;
   s.fail_below = a.fail_below;
+  apply_burn_in_options(a.burn_in, s);
   const validate::scheduler_format* scheduler = nullptr;
   if (a.format != "table") {
     scheduler = validate::find_scheduler_format(a.format);
@@ -107,7 +114,11 @@ int execute(validate_arguments a, const invocation& call) {
   const auto group = serve_client_ranks();
   const auto start = std::chrono::system_clock::now();
   auto validation =
-      validate::validate_this_machine(s, call.argv, &install_interrupt_flag(), progress_printer(std::cerr, a.quiet));
+      s.lvl == validate::level::burn_in
+          ? validate::burn_in_this_machine(s, call.argv, &install_interrupt_flag(),
+                                           [](const std::string& line) { std::cerr << line << std::endl; })
+          : validate::validate_this_machine(s, call.argv, &install_interrupt_flag(),
+                                            progress_printer(std::cerr, a.quiet));
   const auto hostname = validation.run.host.value("hostname", std::string());
   std::optional<validate::node_table> nodes;
   if (group.several()) {

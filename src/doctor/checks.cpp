@@ -5,6 +5,7 @@
 #include "doctor/collective_checks.hpp"
 #include "doctor/cpu_checks.hpp"
 #include "doctor/gpu_checks.hpp"
+#include "doctor/hardware_error_checks.hpp"
 
 namespace ironbench::doctor {
 
@@ -23,6 +24,9 @@ const std::vector<doctor_check>& doctor_checks() {
       {"gpu_clocks", "GPU clocks below the maximum during a case, and the reasons the GPU gave", check_gpu_clocks},
       {"power_limit", "GPU power limit below its default", check_power_limit},
       {"memory_errors", "GPU ECC errors, retired pages and remapped rows", check_memory_errors},
+      {"hardware_errors",
+       "GPU error counters that rose during the run (ECC, remapped rows, XID events, PCIe replays, amdgpu RAS)",
+       check_hardware_errors},
       {"pcie_link", "GPU PCIe link speed and width against the device's maximum", check_pcie_link},
       {"persistence", "GPU persistence mode", check_persistence},
       {"partitions", "MIG, compute and memory partition modes", check_partitions},

@@ -88,6 +88,9 @@ struct doctor_facts {
   /// The run's cases with their telemetry ([{"benchmark", "device", "telemetry": {...}}]) for
   /// the checks of clocks during a case; empty outside a run.
   json cases = json::array();
+  /// The hardware error counters that changed over the run (telemetry::to_json(error_delta));
+  /// empty outside a run.
+  std::optional<json> hardware_errors;
 };
 
 }  // namespace ironbench::doctor

@@ -230,7 +230,7 @@ experiment_outcome run_experiment(const experiment_plan& plan, const experiment_
     run.settings["experiment"] = plan_json(plan, point);
     const auto result = measure_point(plan, point, env, run);
     add_matrix_parameters(point, run);
-    session::finish_run(run);
+    session::finish_run(run, host);
     for (const auto& [k, v] : plan.tags) run.tags[k] = v;
     for (const auto& [k, v] : point.values) run.tags[k] = v;
     run.tags[experiment_tag] = plan.name;

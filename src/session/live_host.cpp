@@ -16,6 +16,8 @@ live_host detect_live_host() {
   frequency.frequency_source = frequency.nominal().source;
   host.devices = device::enumerate_devices(host.fingerprint);
   for (auto& d : host.devices.devices) telemetry::describe_gpu_telemetry(d);
+  host.hardware_errors = std::make_shared<telemetry::hardware_error_watch>(host.devices.devices);
+  host.hardware_errors_before = host.hardware_errors->read();
   return host;
 }
 

@@ -18,6 +18,15 @@ namespace ironbench::session {
 /// Sets the end time to now.
 void finish_run(core::run_result& run);
 
+/// finish_run(), then record_hardware_errors(run, host).
+void finish_run(core::run_result& run, const live_host& host);
+
+/// Reads `host`'s hardware error counters again and records them against those read when it
+/// was detected: run.host["hardware_errors"] = {"before", "after", "rises", "resets", "xids"},
+/// and a `hardware_errors` finding per device whose counters rose (doctor/hardware_error_checks.hpp)
+/// added to run.findings. Nothing when `host` watches none.
+void record_hardware_errors(core::run_result& run, const live_host& host);
+
 /// The run a multi-rank workload (collectives, tp_infer) writes on rank 0: start_run() with
 /// every rank's description under host.ranks (`rank_descriptions` are the JSON texts each
 /// rank contributed, comm::rank_description), the measured device, and the end time now.

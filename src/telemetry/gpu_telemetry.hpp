@@ -5,12 +5,22 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/device_info.hpp"
 #include "core/json.hpp"
 #include "telemetry/gpu_sample.hpp"
+#include "telemetry/hardware_error_counters.hpp"
 
 namespace ironbench::telemetry {
+
+/// XID events of one GPU, collected from the moment it was made (NVML's event sets).
+class xid_listener {
+ public:
+  virtual ~xid_listener() = default;
+  /// The XID codes reported since the previous call (or since it was made). Never throws.
+  [[nodiscard]] virtual std::vector<unsigned> take() = 0;
+};
 
 /// One GPU as the management library knows it.
 class gpu_telemetry_device {
@@ -21,6 +31,14 @@ class gpu_telemetry_device {
   /// Static facts for the fingerprint: driver version, power limit, MIG or compute/memory
   /// partition mode, GPU virtualization mode (whatever the library reports).
   [[nodiscard]] virtual json static_info() const = 0;
+  /// The hardware error counters the library reports now (names of hardware_error_counters.hpp;
+  /// device and source left to the caller), with what it could not read. Never throws.
+  [[nodiscard]] virtual device_error_counters error_counters() const { return {}; }
+  /// Starts collecting the GPU's XID events; nullptr with `why` set where the library cannot.
+  [[nodiscard]] virtual std::unique_ptr<xid_listener> listen_for_xids(std::string& why) const {
+    why = "XID events are not reported by this library";
+    return nullptr;
+  }
 };
 
 /// A loaded management library.

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <mutex>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "telemetry/gpu_telemetry.hpp"
 #include "telemetry/shared_library.hpp"
@@ -60,6 +62,17 @@ std::optional<double> field_number(const nvml_field_value& f) {
   }
 }
 
+// nvmlEventSet_t and nvmlEventData_t, for XID events.
+using nvml_event_set = struct nvml_event_set_opaque*;
+struct nvml_event_data {
+  nvml_device device;
+  unsigned long long event_type;
+  unsigned long long event_data;  ///< the XID
+  unsigned gpu_instance_id;
+  unsigned compute_instance_id;
+};
+constexpr unsigned long long nvml_event_xid_critical = 0x8;  // nvmlEventTypeXidCriticalError: every XID
+
 constexpr int nvml_clock_sm = 1;
 constexpr int nvml_clock_memory = 2;
 constexpr int nvml_temperature_gpu = 0;
@@ -88,10 +101,40 @@ struct nvml_api {
   nvml_return (*ecc_errors)(nvml_device, int, int, unsigned long long*) = nullptr;
   nvml_return (*remapped_rows)(nvml_device, unsigned*, unsigned*, unsigned*, unsigned*) = nullptr;
   nvml_return (*retired_pending)(nvml_device, int*) = nullptr;
+  // hardware error deltas (hardware_error_counters.hpp)
+  nvml_return (*pcie_replays)(nvml_device, unsigned*) = nullptr;
+  nvml_return (*event_set_create)(nvml_event_set*) = nullptr;
+  nvml_return (*register_events)(nvml_device, unsigned long long, nvml_event_set) = nullptr;
+  nvml_return (*event_set_wait)(nvml_event_set, nvml_event_data*, unsigned) = nullptr;
+  nvml_return (*event_set_free)(nvml_event_set) = nullptr;
 };
 
+constexpr int nvml_memory_error_corrected = 0;    // NVML_MEMORY_ERROR_TYPE_CORRECTED
 constexpr int nvml_memory_error_uncorrected = 1;  // NVML_MEMORY_ERROR_TYPE_UNCORRECTED
 constexpr int nvml_volatile_ecc = 0;              // NVML_VOLATILE_ECC: since the driver loaded
+
+// The XID events of one GPU, from an event set registered for them.
+class nvml_xid_listener final : public xid_listener {
+ public:
+  nvml_xid_listener(std::shared_ptr<const nvml_api> api, nvml_event_set set) : api_(std::move(api)), set_(set) {}
+  nvml_xid_listener(const nvml_xid_listener&) = delete;
+  nvml_xid_listener& operator=(const nvml_xid_listener&) = delete;
+  ~nvml_xid_listener() override { api_->event_set_free(set_); }
+
+  std::vector<unsigned> take() override {
+    std::vector<unsigned> xids;
+    nvml_event_data data{};
+    // Waiting 0 ms returns each queued event, then NVML_ERROR_TIMEOUT; 4096 bounds a storm.
+    while (xids.size() < 4096 && api_->event_set_wait(set_, &data, 0) == 0) {
+      if ((data.event_type & nvml_event_xid_critical) != 0) xids.push_back(static_cast<unsigned>(data.event_data));
+    }
+    return xids;
+  }
+
+ private:
+  std::shared_ptr<const nvml_api> api_;
+  nvml_event_set set_;
+};
 
 class nvml_device_handle final : public gpu_telemetry_device {
  public:
@@ -141,7 +184,64 @@ class nvml_device_handle final : public gpu_telemetry_device {
     return info;
   }
 
+  device_error_counters error_counters() const override {
+    device_error_counters out;
+    const auto& f = *api_;
+    out.source = "nvml";
+    read_memory_errors(out);
+    if (unsigned replays = 0; f.pcie_replays && f.pcie_replays(device_, &replays) == 0) {
+      out.counters["pcie_replays"] = replays;
+    } else {
+      out.not_read.emplace_back("pcie_replays: nvmlDeviceGetPcieReplayCounter not answered");
+    }
+    return out;
+  }
+
+  std::unique_ptr<xid_listener> listen_for_xids(std::string& why) const override {
+    const auto& f = *api_;
+    if (!f.event_set_create || !f.register_events || !f.event_set_wait || !f.event_set_free) {
+      why = "this NVML lacks the event set functions";
+      return nullptr;
+    }
+    nvml_event_set set = nullptr;
+    if (const auto status = f.event_set_create(&set); status != 0) {
+      why = fmt::format("nvmlEventSetCreate: {}", f.error_string(status));
+      return nullptr;
+    }
+    if (const auto status = f.register_events(device_, nvml_event_xid_critical, set); status != 0) {
+      why = fmt::format("nvmlDeviceRegisterEvents: {}", f.error_string(status));
+      f.event_set_free(set);
+      return nullptr;
+    }
+    return std::make_unique<nvml_xid_listener>(api_, set);
+  }
+
  private:
+  // ECC counts since the driver loaded, and remapped rows (Ampere and later) or retired pages
+  // (older GPUs): what `ironbench doctor` and the hardware error deltas both read.
+  void read_memory_errors(device_error_counters& out) const {
+    const auto& f = *api_;
+    for (const auto& [type, name] : {std::pair{nvml_memory_error_corrected, "ecc_corrected_volatile"},
+                                     std::pair{nvml_memory_error_uncorrected, "ecc_uncorrected_volatile"}}) {
+      if (unsigned long long count = 0; f.ecc_errors && f.ecc_errors(device_, type, nvml_volatile_ecc, &count) == 0) {
+        out.counters[name] = count;
+      } else {
+        out.not_read.push_back(std::string(name) + ": ECC not enabled or not reported");
+      }
+    }
+    if (unsigned corrected = 0, uncorrected = 0, pending = 0, failed = 0;
+        f.remapped_rows && f.remapped_rows(device_, &corrected, &uncorrected, &pending, &failed) == 0) {
+      out.counters["remapped_rows_correctable"] = corrected;
+      out.counters["remapped_rows_uncorrectable"] = uncorrected;
+      out.counters["remapped_rows_pending"] = pending != 0 ? 1 : 0;
+      out.counters["remapping_failed"] = failed != 0 ? 1 : 0;
+    } else if (int retired = 0; f.retired_pending && f.retired_pending(device_, &retired) == 0) {
+      out.counters["retired_pages_pending"] = retired != 0 ? 1 : 0;
+    } else {
+      out.not_read.emplace_back("remapped rows and retired pages: not reported");
+    }
+  }
+
   // What `ironbench doctor` judges: the default power limit, persistence, ECC errors, and
   // memory waiting to be retired or remapped (each only where the driver answers).
   void add_health(json& info) const {
@@ -152,17 +252,16 @@ class nvml_device_handle final : public gpu_telemetry_device {
     if (int mode = 0; f.persistence && f.persistence(device_, &mode) == 0) {
       info["persistence_mode"] = mode != 0 ? "enabled" : "disabled";
     }
-    if (unsigned long long count = 0;
-        f.ecc_errors && f.ecc_errors(device_, nvml_memory_error_uncorrected, nvml_volatile_ecc, &count) == 0) {
-      info["ecc_uncorrected_volatile"] = count;
-    }
-    if (unsigned corrected = 0, uncorrected = 0, pending = 0, failed = 0;
-        f.remapped_rows && f.remapped_rows(device_, &corrected, &uncorrected, &pending, &failed) == 0) {
-      info["remapped_rows"] = corrected + uncorrected;
-      info["remapped_rows_pending"] = pending != 0;
-      info["remapping_failed"] = failed != 0;
-    } else if (int retired = 0; f.retired_pending && f.retired_pending(device_, &retired) == 0) {
-      info["retired_pages_pending"] = retired != 0;
+    device_error_counters memory;
+    read_memory_errors(memory);
+    const auto& c = memory.counters;
+    if (c.count("ecc_uncorrected_volatile") != 0) info["ecc_uncorrected_volatile"] = c.at("ecc_uncorrected_volatile");
+    if (c.count("remapping_failed") != 0) {
+      info["remapped_rows"] = c.at("remapped_rows_correctable") + c.at("remapped_rows_uncorrectable");
+      info["remapped_rows_pending"] = c.at("remapped_rows_pending") != 0;
+      info["remapping_failed"] = c.at("remapping_failed") != 0;
+    } else if (c.count("retired_pages_pending") != 0) {
+      info["retired_pages_pending"] = c.at("retired_pages_pending") != 0;
     }
   }
 
@@ -262,6 +361,11 @@ opened_library open_nvml() {
   api->ecc_errors = library->function<decltype(api->ecc_errors)>("nvmlDeviceGetTotalEccErrors");
   api->remapped_rows = library->function<decltype(api->remapped_rows)>("nvmlDeviceGetRemappedRows");
   api->retired_pending = library->function<decltype(api->retired_pending)>("nvmlDeviceGetRetiredPagesPendingStatus");
+  api->pcie_replays = library->function<decltype(api->pcie_replays)>("nvmlDeviceGetPcieReplayCounter");
+  api->event_set_create = library->function<decltype(api->event_set_create)>("nvmlEventSetCreate");
+  api->register_events = library->function<decltype(api->register_events)>("nvmlDeviceRegisterEvents");
+  api->event_set_wait = library->function<decltype(api->event_set_wait)>("nvmlEventSetWait_v2");
+  api->event_set_free = library->function<decltype(api->event_set_free)>("nvmlEventSetFree");
 
   if (const auto status = api->init(); status != 0) {
     return {nullptr, fmt::format("telemetry unavailable: nvmlInit failed: {}", api->error_string(status))};

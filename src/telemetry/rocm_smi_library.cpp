@@ -54,8 +54,23 @@ struct rsmi_api {
   rsmi_status (*compute_partition)(std::uint32_t, char*, std::uint32_t) = nullptr;
   rsmi_status (*memory_partition)(std::uint32_t, char*, std::uint32_t) = nullptr;
   rsmi_status (*power_cap)(std::uint32_t, std::uint32_t, std::uint64_t*) = nullptr;
+  // hardware error deltas: rsmi_error_count_t is {correctable, uncorrectable} (a deferred count
+  // follows in newer releases, hence a larger reply buffer)
+  rsmi_status (*ecc_enabled)(std::uint32_t, std::uint64_t*) = nullptr;
+  rsmi_status (*ecc_count)(std::uint32_t, std::uint32_t, std::uint64_t*) = nullptr;
+  rsmi_status (*pci_replays)(std::uint32_t, std::uint64_t*) = nullptr;
   std::uint32_t major_version = 0;
 };
+
+// rsmi_gpu_block_t: the RAS blocks whose ECC counts ROCm SMI reports, by bit.
+struct rsmi_block {
+  std::uint32_t bit;
+  const char* name;
+};
+constexpr rsmi_block rsmi_blocks[] = {{0x1, "umc"},    {0x2, "sdma"},      {0x4, "gfx"},   {0x8, "mmhub"},
+                                      {0x10, "athub"}, {0x20, "pcie_bif"}, {0x40, "hdp"},  {0x80, "xgmi_wafl"},
+                                      {0x100, "df"},   {0x200, "smn"},     {0x400, "sem"}, {0x800, "mp0"},
+                                      {0x1000, "mp1"}, {0x2000, "fuse"}};
 
 bool plausible_clock_hz(std::uint64_t hz) { return hz > 10'000'000 && hz < 10'000'000'000; }
 
@@ -125,6 +140,28 @@ class rsmi_device final : public gpu_telemetry_device {
     }
     info["virtualization_mode"] = "not reported by rocm_smi";
     return info;
+  }
+
+  device_error_counters error_counters() const override {
+    const auto& f = *api_;
+    device_error_counters out;
+    out.source = "rocm_smi";
+    std::uint64_t enabled = ~std::uint64_t{0};
+    if (f.ecc_enabled && f.ecc_enabled(index_, &enabled) != 0) enabled = ~std::uint64_t{0};
+    if (f.ecc_count) {
+      for (const auto& block : rsmi_blocks) {
+        if ((enabled & block.bit) == 0) continue;
+        std::uint64_t reply[4] = {};  // correctable, uncorrectable[, deferred]
+        if (f.ecc_count(index_, block.bit, reply) != 0) continue;
+        out.counters[fmt::format("ras_{}_ce", block.name)] = reply[0];
+        out.counters[fmt::format("ras_{}_ue", block.name)] = reply[1];
+      }
+    }
+    if (out.counters.empty()) out.not_read.emplace_back("RAS error counts: rsmi_dev_ecc_count_get not answered");
+    if (std::uint64_t replays = 0; f.pci_replays && f.pci_replays(index_, &replays) == 0) {
+      out.counters["pcie_replays"] = replays;
+    }
+    return out;
   }
 
  private:
@@ -201,6 +238,9 @@ opened_library open_rocm_smi() {
   api->compute_partition = library->function<decltype(api->compute_partition)>("rsmi_dev_compute_partition_get");
   api->memory_partition = library->function<decltype(api->memory_partition)>("rsmi_dev_memory_partition_get");
   api->power_cap = library->function<decltype(api->power_cap)>("rsmi_dev_power_cap_get");
+  api->ecc_enabled = library->function<decltype(api->ecc_enabled)>("rsmi_dev_ecc_enabled_get");
+  api->ecc_count = library->function<decltype(api->ecc_count)>("rsmi_dev_ecc_count_get");
+  api->pci_replays = library->function<decltype(api->pci_replays)>("rsmi_dev_pci_replay_counter_get");
 
   if (const auto status = api->init(0); status != 0) {
     return {nullptr, fmt::format("telemetry unavailable: rsmi_init failed (status {})", status)};

@@ -190,7 +190,7 @@ validation_report validate_this_machine(const validation_settings& s, const std:
   const auto before = doctor::live_host_counters();
   core::execute_plan(plan, options, run, progress);
   run.findings = doctor::run_findings(run, before, core::host_memory_needed(plan));
-  session::finish_run(run);
+  session::finish_run(run, host);
 
   const std::string cpu_isa =
       doctor::to_string(doctor::widest_isa(platform::detect_cpu(platform::sysfs_reader("/")).isa));

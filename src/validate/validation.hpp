@@ -12,6 +12,7 @@
 #include "core/result.hpp"
 #include "core/runner.hpp"
 #include "doctor/finding.hpp"
+#include "validate/burn_in_verdict.hpp"
 #include "validate/run_expectations.hpp"
 #include "validate/validation_suite.hpp"
 #include "validate/verdict.hpp"
@@ -26,6 +27,10 @@ struct validation_settings {
   std::string database;              ///< --db for tag: references
   std::optional<double> warn_below;  ///< overrides of the table's rules
   std::optional<double> fail_below;
+  /// --level burn-in: --duration, --interval and the bounds (burn_in.hpp)
+  double burn_in_duration_s = 600;
+  double burn_in_interval_s = 10;
+  burn_in_bounds burn_in;
 };
 
 struct validation_report {

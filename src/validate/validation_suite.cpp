@@ -33,6 +33,7 @@ const level_plan& plan_of(level l) {
     case level::quick: return quick;
     case level::standard: return standard;
     case level::long_run: return long_run;
+    case level::burn_in: return quick;  // burn-in plans its own workloads (burn_in.cpp)
   }
   return quick;
 }
@@ -59,7 +60,8 @@ level parse_level(const std::string& text) {
   if (text == "quick") return level::quick;
   if (text == "standard") return level::standard;
   if (text == "long") return level::long_run;
-  throw usage_error(fmt::format("--level takes quick, standard or long, not '{}'", text));
+  if (text == "burn-in") return level::burn_in;
+  throw usage_error(fmt::format("--level takes quick, standard, long or burn-in, not '{}'", text));
 }
 
 const char* to_string(level l) {
@@ -67,6 +69,7 @@ const char* to_string(level l) {
     case level::quick: return "quick";
     case level::standard: return "standard";
     case level::long_run: return "long";
+    case level::burn_in: return "burn-in";
   }
   return "quick";
 }
@@ -90,6 +93,7 @@ core::measurement_settings settings_of(level l) {
       s.min_time_s = 5;
       s.max_time_s = 20;
       break;
+    case level::burn_in: break;  // each interval sets its own times (burn_in.cpp)
   }
   return s;
 }

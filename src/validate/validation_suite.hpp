@@ -12,9 +12,10 @@
 
 namespace ironbench::validate {
 
-enum class level { quick, standard, long_run };
+/// burn_in: the devices kept busy for a duration, judged per interval (burn_in.hpp).
+enum class level { quick, standard, long_run, burn_in };
 
-/// "quick", "standard" or "long"; usage_error otherwise.
+/// "quick", "standard", "long" or "burn-in"; usage_error otherwise.
 [[nodiscard]] level parse_level(const std::string& text);
 [[nodiscard]] const char* to_string(level l);
 

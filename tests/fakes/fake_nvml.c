@@ -1,6 +1,7 @@
 /* A stand-in for libnvidia-ml.so with fixed readings, loaded by the telemetry tests through
    IRONBENCH_NVML_LIBRARY to exercise the real dlopen and decoding paths. One GPU, at PCI bus
    id 0000:1B:00.0. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -140,9 +141,74 @@ int nvmlDeviceGetPersistenceMode(nvml_device d, int* mode) {
   *mode = (int)env_number("FAKE_NVML_PERSISTENCE", 1);
   return 0;
 }
+/* Counters that rise on demand: NAME + NAME_STEP x (the reads of it so far), so that a test sets
+   FAKE_NVML_ECC_CORRECTED_STEP=1 and every later reading is higher than the one before. */
+static unsigned long long rising(const char* name, unsigned long long* reads) {
+  char step_name[96];
+  snprintf(step_name, sizeof step_name, "%s_STEP", name);
+  return env_number(name, 0) + env_number(step_name, 0) * (*reads)++;
+}
 int nvmlDeviceGetTotalEccErrors(nvml_device d, int error_type, int counter_type, unsigned long long* count) {
+  static unsigned long long corrected_reads = 0, uncorrected_reads = 0;
   (void)d;
-  *count = error_type == 1 && counter_type == 0 ? env_number("FAKE_NVML_ECC_UNCORRECTED", 0) : 0;
+  if (counter_type != 0) {
+    *count = 0;
+  } else if (error_type == 1) {
+    *count = rising("FAKE_NVML_ECC_UNCORRECTED", &uncorrected_reads);
+  } else {
+    *count = rising("FAKE_NVML_ECC_CORRECTED", &corrected_reads);
+  }
+  return 0;
+}
+int nvmlDeviceGetPcieReplayCounter(nvml_device d, unsigned* value) {
+  static unsigned long long reads = 0;
+  (void)d;
+  *value = (unsigned)rising("FAKE_NVML_PCIE_REPLAYS", &reads);
+  return 0;
+}
+
+/* XID events: FAKE_NVML_XIDS="79,13" are reported in turn by nvmlEventSetWait_v2, then a
+   timeout, then again from the first (each drain of the set sees them all);
+   FAKE_NVML_NO_EVENTS makes registering fail as on a GPU without event support. */
+typedef struct {
+  nvml_device device;
+  unsigned long long eventType, eventData;
+  unsigned gpuInstanceId, computeInstanceId;
+} nvml_event_data;
+static struct fake_event_set {
+  int next;
+} the_set;
+int nvmlEventSetCreate(struct fake_event_set** set) {
+  *set = &the_set;
+  return 0;
+}
+int nvmlDeviceRegisterEvents(nvml_device d, unsigned long long types, struct fake_event_set* set) {
+  (void)d;
+  (void)set;
+  if (getenv("FAKE_NVML_NO_EVENTS") != NULL) return 3; /* NVML_ERROR_NOT_SUPPORTED */
+  return (types & 0x8ull) != 0 ? 0 : 2;
+}
+int nvmlEventSetWait_v2(struct fake_event_set* set, nvml_event_data* data, unsigned timeout_ms) {
+  const char* list = getenv("FAKE_NVML_XIDS");
+  const char* at = list;
+  (void)timeout_ms;
+  for (int i = 0; at != NULL && *at != '\0' && i < set->next; ++i) {
+    at = strchr(at, ',');
+    if (at != NULL) ++at;
+  }
+  if (at == NULL || *at == '\0') {
+    set->next = 0;
+    return 10; /* NVML_ERROR_TIMEOUT */
+  }
+  ++set->next;
+  data->device = &the_gpu;
+  data->eventType = 0x8ull;
+  data->eventData = strtoull(at, NULL, 10);
+  data->gpuInstanceId = data->computeInstanceId = 0xFFFFFFFFu;
+  return 0;
+}
+int nvmlEventSetFree(struct fake_event_set* set) {
+  set->next = 0;
   return 0;
 }
 int nvmlDeviceGetRemappedRows(nvml_device d, unsigned* corrected, unsigned* uncorrected, unsigned* pending,

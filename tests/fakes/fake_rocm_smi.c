@@ -2,6 +2,7 @@
    telemetry tests through IRONBENCH_ROCM_SMI_LIBRARY. Two GPUs; the second at 0000:c1:00.0. */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
@@ -89,5 +90,26 @@ int rsmi_dev_compute_partition_get(uint32_t index, char* out, uint32_t length) {
 int rsmi_dev_memory_partition_get(uint32_t index, char* out, uint32_t length) {
   (void)index;
   strncpy(out, "NPS4", length);
+  return 0;
+}
+
+/* RAS error counts: only the UMC block has ECC on; FAKE_RSMI_UMC_CE and FAKE_RSMI_UMC_UE set
+   the counts, and *_STEP makes them rise by that much at every read (0 and flat by default).
+   FAKE_RSMI_NO_ECC makes the query fail, as on a GPU without RAS. */
+static uint64_t env_count(const char* name) {
+  const char* text = getenv(name);
+  return text != NULL && *text != '\0' ? strtoull(text, NULL, 10) : 0;
+}
+int rsmi_dev_ecc_enabled_get(uint32_t index, uint64_t* blocks) {
+  (void)index;
+  *blocks = 0x1; /* RSMI_GPU_BLOCK_UMC */
+  return 0;
+}
+int rsmi_dev_ecc_count_get(uint32_t index, uint32_t block, uint64_t* counts) {
+  static uint64_t reads[2] = {0, 0};
+  if (getenv("FAKE_RSMI_NO_ECC") != NULL || block != 0x1 || index > 1) return 2;
+  const uint64_t n = reads[index]++;
+  counts[0] = env_count("FAKE_RSMI_UMC_CE") + env_count("FAKE_RSMI_UMC_CE_STEP") * n;
+  counts[1] = env_count("FAKE_RSMI_UMC_UE") + env_count("FAKE_RSMI_UMC_UE_STEP") * n;
   return 0;
 }
