@@ -28,7 +28,7 @@ struct results_arguments {
   std::vector<std::string> sources;
 };
 
-std::filesystem::path database_of(const results_arguments& a) { return results::database_path(a.database); }
+results::store_location database_of(const results_arguments& a) { return results::database_path(a.database); }
 
 results::run_filter filter_of(const results_arguments& a) {
   results::run_filter filter;
@@ -47,14 +47,15 @@ int list_runs(const results_arguments& a) {
   const results::results_store store(database_of(a));
   const auto runs = store.list(filter_of(a));
   report::text_table table;
-  for (const char* column : {"id", "start (UTC)", "host", "command", "status", "cases"}) table.add_column(column);
+  for (const char* column : {"id", "uuid", "start (UTC)", "host", "command", "status", "cases"})
+    table.add_column(column);
   table.add_column("benchmarks", report::text_table::align::left);
   table.add_column("tags", report::text_table::align::left);
   for (const auto& r : runs) {
     std::vector<std::string> tags;
     for (const auto& [key, value] : r.tags) tags.push_back(key + "=" + value);
-    table.add_row({std::to_string(r.id), r.start_time, r.host, r.command, r.status, std::to_string(r.case_count),
-                   join(r.benchmarks), join(tags)});
+    table.add_row({std::to_string(r.id), r.uuid, r.start_time, r.host, r.command, r.status,
+                   std::to_string(r.case_count), join(r.benchmarks), join(tags)});
   }
   if (a.format == "markdown") {
     table.render_markdown(std::cout);
@@ -79,7 +80,7 @@ int show_runs(const results_arguments& a) {
   for (const auto id : a.ids) {
     const auto run = store.load(id);
     if (format == report::output_format::console) {
-      std::cout << fmt::format("run {}", id);
+      std::cout << fmt::format("run {} ({})", id, run.uuid);
       for (const auto& [key, value] : run.tags) std::cout << fmt::format(" {}={}", key, value);
       std::cout << '\n';
     }

@@ -1,16 +1,21 @@
-// The results store: every run saved in one SQLite database, so runs can be listed, filtered
-// by benchmark, tag, host and date, exported and compared long after their JSON files moved.
+// The results store: every run saved in one database, so runs can be listed, filtered by
+// benchmark, tag, host and date, exported and compared long after their JSON files moved. The
+// database is an SQLite file (the default) or a PostgreSQL server that many nodes write to
+// (--db postgresql://…, results/store_location.hpp); each kind is a back end
+// (results/store_backend.hpp) with the same tables and the same guarantees.
 //
-// Layout (schema version 2; `PRAGMA user_version` holds the version, and opening an older
-// database for writing migrates it in one transaction; reading leaves it as it is):
+// Layout (schema version 2; SQLite keeps the version in `PRAGMA user_version`, PostgreSQL in
+// the table ironbench_schema(application, version); opening an older database for writing
+// migrates it in one transaction, reading leaves it as it is, a newer one is refused):
 //   runs(id, start_time, end_time, host, command, status, case_count, json_path, document,
 //        saved_at, uuid)   document is the whole run as JSON (docs/results-format.md); uuid
 //        its identity across stores (results/run_uuid.hpp), unique
 //   run_tags(run_id, key, value)
 //   cases(run_id, case_index, benchmark, device, params, status, metrics)   one row per case,
-//        params and metrics as JSON text, for people who query the file with sqlite3
-// The database runs in WAL mode; every save is one transaction, so a process killed while
-// saving leaves the earlier runs intact, and several processes may save at once.
+//        params and metrics as JSON text, for people who query the database with SQL
+// Every save is one transaction, so a process killed (or a server connection lost) while
+// saving leaves the earlier runs intact and nothing of the run, and several processes may save
+// at once.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +27,7 @@
 #include <vector>
 
 #include "core/result.hpp"
+#include "results/store_location.hpp"
 
 namespace ironbench::results {
 
@@ -48,7 +54,7 @@ struct stored_run {
   std::map<std::string, std::string> tags;
 };
 
-class sqlite_database;
+class store_backend;
 
 /// What results_store::add() did.
 struct added_run {
@@ -58,10 +64,11 @@ struct added_run {
 
 /// What a results_store is opened for.
 enum class store_access {
-  /// Reading (list, show, compare, report): the file is opened read-only (SQLITE_OPEN_READONLY)
-  /// and never created, migrated or otherwise written, so a database the user may only read
-  /// can be listed. A path with no database reads as one without runs. save() and remove()
-  /// reopen it for writing first.
+  /// Reading (list, show, compare, report): an SQLite file is opened read-only
+  /// (SQLITE_OPEN_READONLY) and never created, migrated or otherwise written, so a database the
+  /// user may only read can be listed; a PostgreSQL database gets no tables. A path with no
+  /// database (a server database without ironbench's tables) reads as one without runs. save()
+  /// and remove() reopen it for writing first.
   read,
   /// Writing now: the database (and its folder) is created when absent and an older schema
   /// migrated, so that a run can check up front that it will be able to save.
@@ -70,10 +77,10 @@ enum class store_access {
 
 class results_store {
  public:
-  /// Opens the database at `path` for `access`. Throws usage_error when the file is not an
-  /// ironbench database or is newer than this build (and, for writing, when it cannot be
-  /// created).
-  explicit results_store(const std::filesystem::path& path, store_access access = store_access::read);
+  /// Opens the database at `location` (a file path, or a postgresql:// URL) for `access`.
+  /// Throws usage_error when it is not an ironbench database or is newer than this build, when
+  /// the server cannot be reached (and, for writing, when it cannot be created).
+  explicit results_store(const store_location& location, store_access access = store_access::read);
   ~results_store();
   results_store(const results_store&) = delete;
   results_store& operator=(const results_store&) = delete;
@@ -96,29 +103,26 @@ class results_store {
   bool remove(std::int64_t id);
   /// The schema version of the database; 0 when there is none yet.
   [[nodiscard]] int schema_version() const;
-  [[nodiscard]] const std::filesystem::path& path() const;
+  /// Where the store is; path().string() names it safely in messages (without a password).
+  [[nodiscard]] const store_location& path() const;
   /// Whether a database with runs' tables is there (false for a path with no file yet, or an
   /// empty file, opened for reading).
   [[nodiscard]] bool holds_database() const;
 
  private:
-  void open_for_reading();
-  void open_for_writing();
-  [[nodiscard]] std::optional<std::int64_t> find_in_transaction(const std::string& uuid) const;
-  std::int64_t insert(const core::run_result& run, const std::string& json_path);
   [[nodiscard]] std::string stored_uuid(std::int64_t id) const;
+  [[nodiscard]] store_backend& writable();
 
-  std::filesystem::path path_;
-  std::unique_ptr<sqlite_database> db_;  // null while reading a path with no database
-  bool writable_ = false;
+  store_location location_;
+  std::unique_ptr<store_backend> backend_;
 };
 
-/// Where runs are stored when --db is not given: $IRONBENCH_DB, else
-/// $XDG_DATA_HOME/ironbench/results.db, else ~/.local/share/ironbench/results.db.
-[[nodiscard]] std::filesystem::path default_database_path();
+/// Where runs are stored when --db is not given: $IRONBENCH_DB (a path or a postgresql:// URL),
+/// else $XDG_DATA_HOME/ironbench/results.db, else ~/.local/share/ironbench/results.db.
+[[nodiscard]] store_location default_database_path();
 
 /// `given` (a --db value), or default_database_path() when it is empty.
-[[nodiscard]] std::filesystem::path database_path(const std::string& given);
+[[nodiscard]] store_location database_path(const std::string& given);
 
 /// Parses "key=value" (key: letters, digits, '_', '-', '.'; value: not empty). Throws
 /// usage_error naming `what` (e.g. "--tag") otherwise.

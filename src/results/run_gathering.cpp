@@ -80,12 +80,12 @@ std::optional<gathered_run> read_run_file(const fs::path& path, bool strict) {
   return gathered_run{run_of(document, path.string()), path.string(), fs::absolute(path).string()};
 }
 
-void read_database(const fs::path& path, gathered_runs& into) {
-  const results_store source(path, store_access::read);  // refuses another program's file and a newer schema
+void read_database(const store_location& location, gathered_runs& into) {
+  const results_store source(location, store_access::read);  // refuses another program's file and a newer schema
   auto runs = source.list({});
   std::reverse(runs.begin(), runs.end());  // oldest first, as they were saved
   for (const auto& r : runs) {
-    const auto label = fmt::format("{} run {}", path.string(), r.id);
+    const auto label = fmt::format("{} run {}", location.display(), r.id);
     json document;
     try {
       document = json::parse(source.document(r.id));
@@ -106,6 +106,10 @@ void read_database(const fs::path& path, gathered_runs& into) {
 gathered_runs gather_runs(const std::vector<fs::path>& paths) {
   gathered_runs gathered;
   for (const auto& path : paths) {
+    if (is_postgresql_url(path.native())) {  // another shared store
+      read_database(store_location(path.native()), gathered);
+      continue;
+    }
     std::error_code ec;
     const auto status = fs::status(path, ec);
     if (ec || !fs::exists(status))

@@ -29,11 +29,10 @@ struct gathered_runs {
 };
 
 /// Reads every path before anything is stored: a run JSON file, a folder (every *.json file
-/// under it, recursively, in name order), or an ironbench results database (any file that
-/// starts with SQLite's header). Throws usage_error in one line naming the file for a file
-/// named on the command line that is not an ironbench run, any file that is not valid JSON,
-/// a run of a newer result schema than this build's, an SQLite file of another program, and a
-/// database of a newer schema.
+/// under it, recursively, in name order), an ironbench results database (any file that
+/// starts with SQLite's header), or a PostgreSQL store (a postgresql:// URL). Throws usage_error in one line naming the
+/// file for a file named on the command line that is not an ironbench run, any file that is not valid JSON, a run of a
+/// newer result schema than this build's, an SQLite file of another program, and a database of a newer schema.
 [[nodiscard]] gathered_runs gather_runs(const std::vector<std::filesystem::path>& paths);
 
 struct import_counts {
