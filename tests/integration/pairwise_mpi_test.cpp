@@ -1,0 +1,230 @@
+// collectives --pairs under a real MPI launcher: ranks on this machine stand for several nodes
+// (mpirun's MPMD form gives each group of ranks its own IRONBENCH_NODE_NAME). A rank or a link
+// delayed by --inject-fault is named every time: the delay (20 ms per exchange) is hundreds of
+// times a loopback exchange of at most 256 KiB, and the outlier factor 0.25 keeps the healthy
+// links' scatter on an oversubscribed machine far from the threshold.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <regex>
+#include <set>
+
+#include "core/json.hpp"
+#include "files.hpp"
+#include "process.hpp"
+#include "temp_dir.hpp"
+
+namespace ironbench::testing {
+namespace {
+
+#define REQUIRE_MPIRUN()                                           \
+  if (!IRONBENCH_HAS_MPI) GTEST_SKIP() << "this build has no MPI"; \
+  if (!have_program("mpirun")) GTEST_SKIP() << "mpirun not found (scripts/setup.sh installs openmpi-bin)"
+
+// Sanitized builds run one rank per node (4 processes), release builds two (8 processes, the
+// non-measuring ranks waiting in the barriers).
+constexpr int ranks_per_node = IRONBENCH_SANITIZED_BUILD ? 1 : 2;
+
+void set_mpi_environment() {
+  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  setenv("OMPI_MCA_mpi_yield_when_idle", "1", 1);
+  setenv("OMPI_MCA_btl", "self,vader,tcp", 0);
+  if (std::getenv("LSAN_OPTIONS") != nullptr) setenv("LSAN_OPTIONS", IRONBENCH_MPI_LSAN_OPTIONS, 1);
+}
+
+// mpirun's MPMD form: `per_node` ranks of `collectives --pairs ... extra` on each node of
+// `nodes`, each group with its node's name.
+process_result run_pairs(const std::vector<std::string>& nodes, int per_node, const std::vector<std::string>& extra) {
+  set_mpi_environment();
+  std::vector<std::string> args = {"--oversubscribe"};
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (i > 0) args.emplace_back(":");
+    for (const auto& a :
+         {std::string("-np"), std::to_string(per_node), std::string("-x"), "IRONBENCH_NODE_NAME=" + nodes[i],
+          std::string(IRONBENCH_BINARY), std::string("collectives")}) {
+      args.push_back(a);
+    }
+    for (const auto& a : {"--pairs", "-b", "64K", "-e", "256K", "-f", "4", "-n", "3", "-w", "1",
+                          "--pair-outlier-factor", "0.25", "--no-save", "-q", "--timeout", "120s"}) {
+      args.emplace_back(a);
+    }
+    args.insert(args.end(), extra.begin(), extra.end());
+  }
+  return wait_for(start_program("mpirun", args));
+}
+
+json pairwise_of(const process_result& r) { return json::parse(r.out).at("settings").at("pairwise"); }
+
+// The shape every sweep of `n` participants has.
+void expect_shape(const json& p, std::size_t n, int rounds) {
+  EXPECT_EQ(p.at("participants").size(), n);
+  EXPECT_EQ(p.at("rounds"), rounds);
+  EXPECT_EQ(p.at("pairs"), static_cast<int>(n * (n - 1) / 2));
+  EXPECT_EQ(p.at("sizes"), json::array({65536, 262144}));
+  ASSERT_EQ(p.at("matrices").size(), 2u);
+  for (const auto& m : p.at("matrices")) {
+    ASSERT_EQ(m.at("one_way_gbs").size(), n);
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(m.at("one_way_gbs")[i].size(), n);
+      for (std::size_t j = 0; j < n; ++j) {
+        const auto& cell = m.at("one_way_gbs")[i][j];
+        if (i == j) {
+          EXPECT_TRUE(cell.is_null());
+        } else {
+          EXPECT_GT(cell.get<double>(), 0) << i << "->" << j;
+          EXPECT_GT(m.at("both_gbs")[i][j].get<double>(), 0);
+        }
+      }
+    }
+  }
+  EXPECT_EQ(p.at("wrong_bytes"), 0);
+}
+
+std::set<std::string> named_nodes(const json& p) {
+  std::set<std::string> out;
+  for (const auto& n : p.at("findings").at("bad_nodes")) out.insert(n.at("node").get<std::string>());
+  return out;
+}
+
+std::set<std::string> named_links(const json& p) {
+  std::set<std::string> out;
+  for (const auto& l : p.at("findings").at("bad_links")) {
+    out.insert(l.at("a").get<std::string>() + "-" + l.at("b").get<std::string>());
+  }
+  return out;
+}
+
+TEST(PairwiseMpi, ASlowRankNamesItsNode) {
+  REQUIRE_MPIRUN();
+  const int slow = 2 * ranks_per_node;  // node c's measuring rank
+  const auto r = run_pairs({"a", "b", "c", "d"}, ranks_per_node,
+                           {"--json", "-", "--inject-fault", "slow@" + std::to_string(slow)});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto p = pairwise_of(r);
+  expect_shape(p, 4, 3);
+  EXPECT_EQ(p.at("mode"), "nodes");
+  EXPECT_EQ(p.at("ranks"), 4 * ranks_per_node);
+  EXPECT_EQ(p.at("participants")[2].at("rank"), slow);
+  EXPECT_EQ(p.at("participants")[2].at("label"), "c");
+  EXPECT_EQ(named_nodes(p), std::set<std::string>{"c"}) << p.at("findings").dump(1);
+  EXPECT_TRUE(named_links(p).empty()) << p.at("findings").dump(1);
+  EXPECT_EQ(p.at("findings").at("low_links").size(), 3u);
+  EXPECT_EQ(json::parse(r.out).at("cases").size(), 12u);  // 6 pairs x 2 sizes
+}
+
+TEST(PairwiseMpi, ASlowLinkIsNamedAsTheLink) {
+  REQUIRE_MPIRUN();
+  const auto link = "slow-link@" + std::to_string(0) + "-" + std::to_string(3 * ranks_per_node);  // a <-> d
+  const auto r = run_pairs({"a", "b", "c", "d"}, ranks_per_node, {"--json", "-", "--inject-fault", link});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto p = pairwise_of(r);
+  expect_shape(p, 4, 3);
+  EXPECT_TRUE(named_nodes(p).empty()) << p.at("findings").dump(1);
+  EXPECT_EQ(named_links(p), std::set<std::string>{"a-d"}) << p.at("findings").dump(1);
+}
+
+TEST(PairwiseMpi, RanksModePairsEveryRankWithAByeForOddCounts) {
+  REQUIRE_MPIRUN();
+  // 5 ranks over 2 nodes (3 + 2): 10 pairs in 5 rounds; rank 3 slow is named as "rank 3".
+  set_mpi_environment();
+  std::vector<std::string> args = {"--oversubscribe"};
+  for (const auto& [count, node] : {std::pair<int, std::string>{3, "a"}, {2, "b"}}) {
+    if (args.size() > 1) args.emplace_back(":");
+    for (const auto& a : {std::string("-np"),
+                          std::to_string(count),
+                          std::string("-x"),
+                          "IRONBENCH_NODE_NAME=" + node,
+                          std::string(IRONBENCH_BINARY),
+                          std::string("collectives"),
+                          std::string("--pairs"),
+                          std::string("ranks"),
+                          std::string("-b"),
+                          std::string("64K"),
+                          std::string("-e"),
+                          std::string("256K"),
+                          std::string("-f"),
+                          std::string("4"),
+                          std::string("-n"),
+                          std::string("3"),
+                          std::string("-w"),
+                          std::string("1"),
+                          std::string("--pair-outlier-factor"),
+                          std::string("0.25"),
+                          std::string("--inject-fault"),
+                          std::string("slow@3"),
+                          std::string("--no-save"),
+                          std::string("--json"),
+                          std::string("-")}) {
+      args.push_back(a);
+    }
+  }
+  const auto r = wait_for(start_program("mpirun", args));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto p = pairwise_of(r);
+  expect_shape(p, 5, 5);
+  EXPECT_EQ(p.at("mode"), "ranks");
+  EXPECT_EQ(p.at("participants")[3].at("host"), "b");
+  EXPECT_EQ(named_nodes(p), std::set<std::string>{"rank 3"}) << p.at("findings").dump(1);
+  EXPECT_TRUE(named_links(p).empty());
+}
+
+TEST(PairwiseMpi, TheReportDrawsTheMatrixAsAHeatMap) {
+  REQUIRE_MPIRUN();
+  temp_dir dir;
+  const auto run_json = (dir.path() / "run.json").string();
+  const auto r = run_pairs({"a", "b", "c"}, 1, {"--json", run_json, "--inject-fault", "slow-link@1-2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The console: the matrices and the link named.
+  EXPECT_NE(r.out.find("Pairwise bandwidth: 3 nodes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("one way at 256 KiB, GB/s"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the link: b <-> c"), std::string::npos) << r.out;
+  const auto html = (dir.path() / "report.html").string();
+  const auto report = run_ironbench({"report", run_json, "-o", html});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  const auto page = read_file(html);
+  EXPECT_NE(page.find("<h2>Pairwise bandwidth</h2>"), std::string::npos);
+  EXPECT_NE(page.find("the link: b &lt;-&gt; c"), std::string::npos);
+  // Two heat maps (one per size) of 3 x 3 cells, the slow link's cells shaded red.
+  std::string dom = page;
+  if (wait_for(start_program("chromium", {"--version"})).exit_code == 0) {
+    const auto shown = wait_for(
+        start_program("chromium", {"--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", "file://" + html}));
+    ASSERT_EQ(shown.exit_code, 0) << shown.err;
+    dom = shown.out;
+  }
+  const std::regex table(R"(<table class="heatmap">)");
+  EXPECT_EQ(std::distance(std::sregex_iterator(dom.begin(), dom.end(), table), std::sregex_iterator()), 2);
+  const std::regex red(R"(background:\s*hsl\(0, 70%, 80%\))");
+  EXPECT_GE(std::distance(std::sregex_iterator(dom.begin(), dom.end(), red), std::sregex_iterator()), 4)
+      << "b -> c and c -> b at both sizes";
+}
+
+TEST(PairwiseMpi, BadUsageIsOneLineAndExitTwo) {
+  REQUIRE_MPIRUN();
+  // Every rank on one node: no pair of nodes.
+  const auto one_node = run_pairs({"a"}, 2, {});
+  EXPECT_NE(one_node.exit_code, 0);
+  EXPECT_NE(one_node.err.find("--pairs nodes: all 2 ranks are on one node (a)"), std::string::npos) << one_node.err;
+  // A fault on a rank that does not measure.
+  const auto idle = run_pairs({"a", "b"}, 2, {"--inject-fault", "slow@1"});
+  EXPECT_NE(idle.exit_code, 0);
+  EXPECT_NE(idle.err.find("rank 1 takes no part in --pairs nodes (the ranks that measure: 0, 2)"), std::string::npos)
+      << idle.err;
+  // Without a launcher: one line, exit 2, before MPI starts.
+  const auto alone = run_ironbench({"collectives", "--pairs"});
+  EXPECT_EQ(alone.exit_code, 2);
+  EXPECT_NE(alone.err.find("--pairs needs at least 2 ranks"), std::string::npos) << alone.err;
+  const auto bad = run_ironbench({"collectives", "--pairs", "links"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--pairs takes nodes or ranks, not 'links'"), std::string::npos) << bad.err;
+  const auto factor = run_ironbench({"collectives", "--pairs", "--pair-outlier-factor", "1.5"});
+  EXPECT_EQ(factor.exit_code, 2);
+  EXPECT_NE(factor.err.find("--pair-outlier-factor takes a number above 0 and at most 1"), std::string::npos);
+  const auto backend = run_ironbench({"collectives", "--pairs", "--backend", "nccl"});
+  EXPECT_EQ(backend.exit_code, 2);
+  EXPECT_NE(backend.err.find("--pairs measures with MPI on host memory"), std::string::npos) << backend.err;
+}
+
+}  // namespace
+}  // namespace ironbench::testing
