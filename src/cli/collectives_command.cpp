@@ -4,6 +4,7 @@
 
 #include <iostream>
 
+#include "cli/collectives_health.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/interrupt.hpp"
@@ -73,7 +74,8 @@ void add_options(CLI::App& command, collectives_arguments& a) {
   command.add_option("--backend", a.backend, comm::backend_help(comm::collective_backends()))->capture_default_str();
   add_timeout_option(command, a.timeout);
   command.add_option("--inject-fault", a.inject_fault,
-                     "Test the failure handling: hang@RANK (that rank stops) or exit@RANK (that rank dies)");
+                     "Test the failure handling: hang@RANK (that rank stops), exit@RANK (that rank dies) or "
+                     "slow@RANK[:MS] (that rank arrives MS ms late, default 20, at every measured step)");
   command
       .add_option("--pairs", a.pairs,
                   "Bandwidth between every pair of nodes (nodes, the default) or ranks (ranks), in rounds of "
@@ -132,8 +134,13 @@ int execute(const collectives_arguments& a, const invocation& call) {
   s.base = base_settings(a);
   s.timeout_s = parse_duration_s(a.timeout, "--timeout");
   s.fault = comm::parse_fault(a.inject_fault);
-  if (s.fault.kind == comm::fault_kind::slow || s.fault.kind == comm::fault_kind::slow_link) {
-    throw usage_error(fmt::format("--inject-fault {}: collectives inject hang@RANK and exit@RANK", a.inject_fault));
+  if (s.fault.kind == comm::fault_kind::slow_link) {
+    throw usage_error(
+        fmt::format("--inject-fault {}: collectives inject hang@RANK, exit@RANK and slow@RANK[:MS]", a.inject_fault));
+  }
+  if (s.fault.kind == comm::fault_kind::slow) {
+    s.base.slow_rank = s.fault.rank;
+    s.base.slow_ms = s.fault.delay_ms;
   }
   const auto targets = report::parse_targets(a.outputs);
   comm::validate_backend(a.backend, comm::collective_backends());
@@ -148,6 +155,19 @@ int execute(const collectives_arguments& a, const invocation& call) {
   s.gpus_per_thread = a.gpus_per_thread;
   s.rank0_ready = [&] { report::prepare_results_dir(a.outputs); };
   s.rank0_progress = step_line(std::cerr, a.quiet);
+  // A hang: rank 0 writes what it measured so far, with the ranks the job waits for.
+  s.rank0_on_hang = [&](const comm::collectives_partial& p, const comm::hang_verdict& verdict) {
+    clear_step_line(std::cerr, a.quiet);
+    const auto trials = kept_trials(p.trials);
+    auto run = session::rank0_run(call.argv, p.start, p.host, p.rank_descriptions, p.measured);
+    run.settings = comm::settings_json(s.base, p.size, p.backend, a.trials, s.timeout_s);
+    run.settings["ranks_per_process"] = p.ranks_per_process;
+    run.cases = comm::cases_of(trials, p.size, s.base.iterations, s.base.warmup_iterations);
+    (void)add_straggler_report(run, trials, p.rank_descriptions, p.size);
+    mark_hung(run, verdict, s.timeout_s);
+    report::write_run_outputs(run, targets, a.outputs, p.host.fingerprint.hostname, p.start, std::cout,
+                              [](std::ostream&) {});
+  };
 
   const auto outcome = comm::run_collectives(s, &install_interrupt_flag());
   const auto& trials = outcome.trials;
@@ -160,11 +180,15 @@ int execute(const collectives_arguments& a, const invocation& call) {
   run.cases = comm::cases_of(trials, outcome.size, s.base.iterations, s.base.warmup_iterations);
   if (outcome.interrupted) core::mark_interrupted(run, "the sizes measured so far");
   core::settle_run_status(run);
+  const auto stragglers = add_straggler_report(run, trials, outcome.rank_descriptions, outcome.size);
   const report::collectives_header header{
       outcome.size,  outcome.backend,          s.base.min_bytes,  s.base.max_bytes, s.base.increment,
       s.base.factor, s.base.warmup_iterations, s.base.iterations, s.base.check};
   report::write_run_outputs(run, targets, a.outputs, outcome.host.fingerprint.hostname, outcome.start, std::cout,
-                            [&](std::ostream& out) { report::write_collectives_console(out, header, run, trials); });
+                            [&](std::ostream& out) {
+                              report::write_collectives_console(out, header, run, trials);
+                              for (const auto& line : stragglers) out << "# " << line << "\n";
+                            });
   return exit_code_of(run);
 }
 

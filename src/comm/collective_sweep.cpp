@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 #include <vector>
 
 #include "comm/collective_data.hpp"
@@ -110,13 +111,21 @@ placement_result measure(bootstrap& world, collective_backend& backend, const sw
   }
   world.barrier();
   const auto start = clock_type::now();
+  if (s.slow_rank == rank && s.slow_ms > 0) {
+    std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(s.slow_ms));
+  }
+  const auto arrived = clock_type::now();
   if (s.graph_launches > 0) {
     for (int launch = 0; launch < s.graph_launches; ++launch) backend.replay_graph();
   } else {
     for (int i = 0; i < s.iterations; ++i) iteration(i);
   }
   backend.synchronize();
-  const double seconds = std::chrono::duration<double>(clock_type::now() - start).count() / timed_iterations;
+  const auto end = clock_type::now();
+  const double seconds = std::chrono::duration<double>(end - start).count() / timed_iterations;
+  const double inside = std::chrono::duration<double>(end - arrived).count();
+  result.rank_seconds.assign(static_cast<std::size_t>(ranks), 0.0);
+  world.all_gather_bytes(&inside, result.rank_seconds.data(), sizeof inside);
   if (s.graph_launches > 0) backend.discard_graph();  // before the buffers it refers to are freed
   const double average = world.sum(seconds) / ranks;
   result.ran = true;
@@ -149,7 +158,8 @@ std::vector<std::size_t> sweep_sizes(std::size_t min_bytes, std::size_t max_byte
 }
 
 std::vector<sweep_row> run_sweep(bootstrap& world, collective_backend& backend, const sweep_settings& settings,
-                                 const sweep_progress& progress, const sweep_stop& stop) {
+                                 const sweep_progress& progress, const sweep_stop& stop,
+                                 const sweep_row_done& row_done) {
   std::vector<sweep_row> rows;
   const auto sizes = sweep_sizes(settings.min_bytes, settings.max_bytes, settings.factor, settings.increment);
   for (const auto c : settings.collectives) {
@@ -170,6 +180,7 @@ std::vector<sweep_row> run_sweep(bootstrap& world, collective_backend& backend, 
         row.in_place = measure(world, backend, settings, c, shape, true);
       }
       rows.push_back(row);
+      if (row_done) row_done(rows.back());
     }
   }
   return rows;

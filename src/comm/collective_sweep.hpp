@@ -29,6 +29,8 @@ struct sweep_settings {
   int graph_launches = 0;  ///< -G: record the -n iterations in a GPU graph, time this many replays
   bool in_place = true;    ///< also run in place (nccl-tests always does)
   bool out_of_place = true;
+  int slow_rank = -1;  ///< --inject-fault slow@R: this rank sleeps `slow_ms` before each step's timed iterations
+  double slow_ms = 0;
 };
 
 /// The sizes of a sweep: min, then x factor (or + increment) while <= max.
@@ -56,11 +58,14 @@ using sweep_progress = std::function<void(const std::string& step)>;
 /// ranks). True ends the sweep with the rows measured so far.
 using sweep_stop = std::function<bool()>;
 
+/// Called with each row as soon as it is measured (results kept should the run hang later).
+using sweep_row_done = std::function<void(const sweep_row& row)>;
+
 /// Runs the sweep on every rank (all ranks must call it with the same settings). Every rank
 /// gets the same rows.
 [[nodiscard]] std::vector<sweep_row> run_sweep(bootstrap& world, collective_backend& backend,
                                                const sweep_settings& settings, const sweep_progress& progress = {},
-                                               const sweep_stop& stop = {});
+                                               const sweep_stop& stop = {}, const sweep_row_done& row_done = {});
 
 /// nccl-tests' bandwidth summary of rows (schema/collective_rows.hpp).
 using schema::bandwidth_summary;

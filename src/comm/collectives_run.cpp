@@ -155,6 +155,20 @@ collectives_outcome run_collectives(const collectives_settings& a, const std::at
   out.ranks_per_process = per_process;
   out.guard = std::make_unique<watchdog>(std::chrono::duration<double>(a.timeout_s), rank);
   auto& guard = *out.guard;
+  // A side channel to rank 0, so that a hang names the ranks that never arrived.
+  auto partial = std::make_shared<shared_collectives_partial>();
+  if (rank == 0 && a.rank0_on_hang) {
+    partial->data.size = world->size() * per_process;
+    partial->data.ranks_per_process = per_process;
+    partial->data.host = job.host;
+    partial->data.measured = job.host.devices.devices.front();
+    partial->data.start = std::chrono::system_clock::now();
+    guard.on_hang([partial, handler = a.rank0_on_hang](const hang_verdict& verdict) {
+      const std::lock_guard lock(partial->mutex);
+      handler(partial->data, verdict);
+    });
+  }
+  guard.watch_ranks(*world, this_host_name());
   if (a.fault.rank == rank && a.fault.kind == fault_kind::exit) {
     std::cerr << fmt::format("ironbench: rank {} exits now (--inject-fault exit@{})\n", rank, rank);
     std::_Exit(3);
@@ -189,6 +203,15 @@ collectives_outcome run_collectives(const collectives_settings& a, const std::at
     outcome.size = view->size();
     outcome.rank_descriptions =
         view->gather(core::json_text(rank_description(view->rank(), launch, host_facts, device)));
+    // Rank 0 keeps what it has, should the run hang.
+    const bool keeps = view->rank() == 0 && a.rank0_on_hang;
+    if (keeps) {
+      const std::lock_guard lock(partial->mutex);
+      partial->data.rank_descriptions = outcome.rank_descriptions;
+      partial->data.backend = outcome.backend;
+      partial->data.measured = device;
+      partial->data.start = out.start;
+    }
     // One rank per process feeds the process's watchdog; rank 0 also shows the steps.
     const bool beats = view->rank() % per_process == 0;
     const bool reports = view->rank() == 0 && a.rank0_progress;
@@ -204,8 +227,13 @@ collectives_outcome run_collectives(const collectives_settings& a, const std::at
     };
     for (int trial = 0; trial < a.trials && !outcome.interrupted; ++trial) {
       std::vector<sweep_row> rows;
+      const sweep_row_done keep = [&](const sweep_row& row) {
+        const std::lock_guard lock(partial->mutex);
+        if (partial->data.trials.size() <= static_cast<std::size_t>(trial)) partial->data.trials.emplace_back();
+        partial->data.trials.back().push_back(row);
+      };
       for (const auto& sweep : sweeps) {
-        auto part = run_sweep(*view, *backend, sweep, progress, stop);
+        auto part = run_sweep(*view, *backend, sweep, progress, stop, keeps ? keep : sweep_row_done());
         rows.insert(rows.end(), part.begin(), part.end());
       }
       if (!outcome.interrupted || outcome.trials.empty()) outcome.trials.push_back(std::move(rows));

@@ -13,6 +13,8 @@
 
 #include "comm/collective.hpp"
 #include "comm/collective_sweep.hpp"
+#include "comm/collectives_partial.hpp"
+#include "comm/hang_culprits.hpp"
 #include "comm/injected_fault.hpp"
 #include "comm/watchdog.hpp"
 #include "core/device_info.hpp"
@@ -48,6 +50,9 @@ struct collectives_settings {
   std::function<void()> rank0_ready;
   /// Called on rank 0 before each measured step with its name (progress lines); may be empty.
   std::function<void(const std::string& step)> rank0_progress;
+  /// Called on rank 0 when the run stops making progress (on the watchdog's thread, before
+  /// the process exits with status 1): what was measured so far and who the job waits for.
+  std::function<void(const collectives_partial& so_far, const hang_verdict& verdict)> rank0_on_hang;
 };
 
 /// What one process has after the run; rank 0 reports it.

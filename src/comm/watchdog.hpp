@@ -1,16 +1,24 @@
 // Ends a rank that stops making progress: a collective waiting for a rank that died or hangs
 // would otherwise wait forever. A background thread checks the time since the last heartbeat;
 // past the timeout it prints one line and exits the process with status 1, and the launcher
-// (mpirun, srun) then ends the other ranks.
+// (mpirun, srun) then ends the other ranks. With watch_ranks, rank 0's line names the ranks the
+// job waits for (comm/progress_channel.hpp), and the other ranks give rank 0 time to say so.
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 
+#include "comm/hang_culprits.hpp"
+
 namespace ironbench::comm {
+
+class bootstrap;
+class progress_channel;
 
 class watchdog {
  public:
@@ -21,11 +29,22 @@ class watchdog {
   /// Stops watching (no exit).
   ~watchdog();
 
-  /// Progress: restarts the timeout, and names what is running now.
+  /// Progress: restarts the timeout, and names what is running now. With watch_ranks, each
+  /// call is the next operation every rank enters (the same calls in the same order on each).
   void heartbeat(const std::string& step);
+
+  /// Collective over `world`: opens the progress channel (this process is `world`'s rank, on
+  /// host `host`), so that on a timeout rank 0 names the ranks that never entered the furthest
+  /// operation and the others wait (up to the timeout, at most 60 s) for rank 0 to say so.
+  void watch_ranks(bootstrap& world, const std::string& host);
+
+  /// Rank 0: called on a timeout with the verdict, after the line is printed and before the
+  /// exit (to write the results measured so far). Runs on the watchdog's thread.
+  void on_hang(std::function<void(const hang_verdict&)> handler);
 
  private:
   void loop();
+  [[noreturn]] void expire(std::unique_lock<std::mutex>& lock);
 
   std::chrono::duration<double> timeout_;
   int rank_;
@@ -34,6 +53,8 @@ class watchdog {
   bool stopping_ = false;
   std::string step_ = "start-up";
   std::chrono::steady_clock::time_point last_;
+  std::shared_ptr<progress_channel> channel_;
+  std::function<void(const hang_verdict&)> on_hang_;
   std::thread thread_;
 };
 

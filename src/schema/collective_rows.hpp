@@ -32,6 +32,9 @@ struct placement_result {
   double algbw_gbs = 0;  ///< algorithm bytes / time / 1e9
   double busbw_gbs = 0;  ///< algbw x bus factor
   double wrong = 0;      ///< wrong elements summed over ranks (-1: not checked)
+  /// Every rank's time inside the timed iterations (index = rank), from its arrival (after any
+  /// injected delay) to its end, in seconds; the straggler report reads it (comm/straggler_report.hpp).
+  std::vector<double> rank_seconds;
 };
 
 /// One line of the table: a collective at one size.

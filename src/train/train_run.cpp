@@ -7,6 +7,7 @@
 
 #include "comm/collectives_results.hpp"
 #include "comm/launch_environment.hpp"
+#include "comm/node_ranks.hpp"
 #include "core/error.hpp"
 #include "core/json_text.hpp"
 #include "core/units.hpp"
@@ -32,6 +33,8 @@ int world_rank() { return comm::mpi_world()->rank(); }
 /// Whether any rank of the job was interrupted (also a barrier).
 bool any_rank(bool flag) { return comm::mpi_world()->max(flag ? 1 : 0) > 0; }
 std::vector<std::string> describe_ranks(const std::string& mine) { return comm::mpi_world()->gather(mine); }
+/// A hang names the ranks that never arrived (comm/progress_channel.hpp).
+void watch_ranks(comm::watchdog& guard) { guard.watch_ranks(*comm::mpi_world(), comm::this_host_name()); }
 std::unique_ptr<gradient_transport> transport_over(int ranks, torch::Device device) {
   if (device.is_cpu()) return mpi_gradient_transport(ranks);
 #if IRONBENCH_TRAIN_NCCL
@@ -48,6 +51,7 @@ int world_size() { no_mpi(); }
 int world_rank() { no_mpi(); }
 bool any_rank(bool) { no_mpi(); }
 std::vector<std::string> describe_ranks(const std::string&) { no_mpi(); }
+void watch_ranks(comm::watchdog&) { no_mpi(); }
 std::unique_ptr<gradient_transport> transport_over(int, torch::Device) { no_mpi(); }
 #endif
 
@@ -103,6 +107,8 @@ train_sweep_outcome run_training_sweep(const train_request& request, const train
   if (callbacks.on_ready) callbacks.on_ready(rank);
   outcome.watchdog = std::make_shared<comm::watchdog>(std::chrono::duration<double>(plan.timeout_s), rank);
   auto& guard = *outcome.watchdog;
+  // Not in --scaling sweeps: there the ranks outside a case skip its steps, by design.
+  if (plan.distributed && plan.scaling.empty()) watch_ranks(guard);
   guard.heartbeat("start-up: describing the host");
   outcome.host = session::detect_live_host();
   outcome.start = std::chrono::system_clock::now();

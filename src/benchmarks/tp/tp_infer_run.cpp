@@ -49,6 +49,7 @@ tp_infer_outcome run_tp_infer(const tp_infer_settings& settings, const tp_infer_
   check_tp_sizes(settings, ranks);
   if (callbacks.on_ready) callbacks.on_ready(rank);
   outcome.watchdog = std::make_shared<comm::watchdog>(std::chrono::duration<double>(settings.timeout_s), rank);
+  outcome.watchdog->watch_ranks(*world, comm::this_host_name());  // a hang names the ranks that never arrived
   const auto progress = [&](const std::string& step) {
     outcome.watchdog->heartbeat(step);
     if (callbacks.on_progress) callbacks.on_progress(step);

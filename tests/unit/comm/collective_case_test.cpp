@@ -34,8 +34,8 @@ TEST(CollectiveCase, ImportedAndMeasuredRowsWithTheSameNumbersGiveTheSameCase) {
   const auto shape = shape_of(collective::all_reduce, 1024, element_type::fp32, 4);
   sweep_row row{collective::all_reduce, element_type::fp32, reduce_op::sum, -1, 1024, shape, {}, {}};
   // 1024 B in 12.5 us and 13.25 us: algbw 0.08192 and 0.0772830 GB/s, busbw 2 (n - 1) / n = 1.5 times
-  row.out_of_place = {true, "", 12.5, 0.08192, 0.12288, 0};
-  row.in_place = {true, "", 13.25, 0.077283, 0.1159245, 3};
+  row.out_of_place = {true, "", 12.5, 0.08192, 0.12288, 0, {}};
+  row.in_place = {true, "", 13.25, 0.077283, 0.1159245, 3, {}};
   const auto measured = cases_of({{row}}, 4, 20, 5);
 
   results::nccl_tests_report report;

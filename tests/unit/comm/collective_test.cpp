@@ -93,8 +93,8 @@ TEST(CollectiveSweep, SummaryIsNcclTestsAverageAndOursAboveOneMebibyte) {
   std::vector<sweep_row> rows;
   for (std::size_t bytes : {std::size_t{1024}, std::size_t{1} << 20, std::size_t{4} << 20}) {
     sweep_row r{collective::all_reduce, element_type::fp32, reduce_op::sum, -1, bytes, {}, {}, {}};
-    r.out_of_place = {true, "", 1, 1, bytes == 1024 ? 1.0 : 10.0, 0};
-    r.in_place = {true, "", 1, 1, bytes == 1024 ? 3.0 : 20.0, 0};
+    r.out_of_place = {true, "", 1, 1, bytes == 1024 ? 1.0 : 10.0, 0, {}};
+    r.in_place = {true, "", 1, 1, bytes == 1024 ? 3.0 : 20.0, 0, {}};
     rows.push_back(r);
   }
   rows[2].in_place.wrong = 5;

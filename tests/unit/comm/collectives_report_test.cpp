@@ -13,8 +13,8 @@ std::vector<sweep_row> two_rows(double wrong, double busbw_scale) {
   for (std::size_t bytes : {std::size_t{8}, std::size_t{1} << 20}) {
     const auto shape = shape_of(collective::all_reduce, bytes, element_type::fp32, 4);
     sweep_row r{collective::all_reduce, element_type::fp32, reduce_op::sum, -1, bytes, shape, {}, {}};
-    r.out_of_place = {true, "", 12.5, 0.5 * busbw_scale, 0.75 * busbw_scale, 0};
-    r.in_place = {true, "", 13.25, 0.25 * busbw_scale, 0.375 * busbw_scale, wrong};
+    r.out_of_place = {true, "", 12.5, 0.5 * busbw_scale, 0.75 * busbw_scale, 0, {}};
+    r.in_place = {true, "", 13.25, 0.25 * busbw_scale, 0.375 * busbw_scale, wrong, {}};
     rows.push_back(r);
   }
   return rows;
