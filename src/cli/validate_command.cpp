@@ -15,6 +15,7 @@
 #include "cli/progress_printer.hpp"
 #include "cli/serve_ranks.hpp"
 #include "cli/side_selection.hpp"
+#include "cli/validate_pairwise.hpp"
 #include "core/error.hpp"
 #include "core/json.hpp"
 #include "core/json_text.hpp"
@@ -119,6 +120,7 @@ int execute(validate_arguments a, const invocation& call) {
                                            [](const std::string& line) { std::cerr << line << std::endl; })
           : validate::validate_this_machine(s, call.argv, &install_interrupt_flag(),
                                             progress_printer(std::cerr, a.quiet));
+  add_pairwise_check(validation, group.several(), group.rank);  // standard and long, every rank
   const auto hostname = validation.run.host.value("hostname", std::string());
   std::optional<validate::node_table> nodes;
   if (group.several()) {
