@@ -24,6 +24,8 @@ packages=(
   libpcre2-dev             # tokenizer pre-tokenizer patterns (Unicode classes)
   libyaml-cpp-dev          # experiment recipes (YAML, with line and column for every error)
   libsqlite3-dev           # the results store
+  libpq-dev                # the shared PostgreSQL results store (--db postgresql://…)
+  postgresql               # the PostgreSQL server the results store's tests start (tests/postgres/server.sh)
   zlib1g-dev               # serve's synthetic PNG images (deflate, CRC)
   libjpeg-dev              # serve's synthetic JPEG images (libjpeg-turbo; without it --image-format jpeg is refused)
   libjs-chart.js           # Chart.js, compiled into the HTML report
@@ -45,7 +47,7 @@ optional_packages=(
 # CMake and GPU toolkit build with them), plus pkg-config.
 bundle_packages=(pkgconf)
 for p in "${packages[@]}"; do
-  case $p in build-essential | cmake | ninja-build | pkg-config | git | ca-certificates | python3-venv | clang-format-14) ;;
+  case $p in build-essential | cmake | ninja-build | pkg-config | git | ca-certificates | python3-venv | clang-format-14 | postgresql) ;;
   *) bundle_packages+=("$p") ;;
   esac
 done
