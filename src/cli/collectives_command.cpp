@@ -167,6 +167,7 @@ int execute(const collectives_arguments& a, const invocation& call) {
     mark_hung(run, verdict, s.timeout_s);
     report::write_run_outputs(run, targets, a.outputs, p.host.fingerprint.hostname, p.start, std::cout,
                               [](std::ostream&) {});
+    std::cout.flush();  // the process ends with _Exit, which flushes nothing
   };
 
   const auto outcome = comm::run_collectives(s, &install_interrupt_flag());

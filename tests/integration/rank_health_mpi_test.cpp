@@ -1,0 +1,135 @@
+// Who a multi-node job waits for, under a real MPI launcher: 4 ranks over 2 simulated nodes
+// (IRONBENCH_NODE_NAME a for ranks 0-1, b for ranks 2-3, mpirun's MPMD form), one rank hung or
+// delayed by --inject-fault. A hang must name exactly that rank and its host, on stderr and in
+// the run JSON, and end the job non-zero; a delayed rank must be named the straggler.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "core/json.hpp"
+#include "files.hpp"
+#include "process.hpp"
+
+namespace ironbench::testing {
+namespace {
+
+#define RANK_HEALTH_REQUIRE_MPIRUN()                                            \
+  if (!have_program("mpirun")) {                                                \
+    GTEST_SKIP() << "mpirun not found (scripts/setup.sh installs openmpi-bin)"; \
+  }
+
+// mpirun running `args` of `ironbench collectives` as 2 ranks on node a and 2 on node b.
+std::vector<std::string> four_ranks_on_two_nodes(const std::vector<std::string>& args) {
+  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  if (std::getenv("LSAN_OPTIONS") != nullptr) setenv("LSAN_OPTIONS", IRONBENCH_MPI_LSAN_OPTIONS, 1);
+  setenv("OMPI_MCA_mpi_yield_when_idle", "1", 1);
+  setenv("OMPI_MCA_btl", "self,vader,tcp", 0);
+  std::vector<std::string> line{"--oversubscribe"};
+  for (const char* node : {"a", "b"}) {
+    if (line.size() > 1) line.emplace_back(":");
+    for (const auto& word :
+         {std::string("-np"), std::string("2"), std::string("env"), std::string("IRONBENCH_NODE_NAME=") + node,
+          std::string(IRONBENCH_BINARY), std::string("collectives")}) {
+      line.push_back(word);
+    }
+    line.insert(line.end(), args.begin(), args.end());
+  }
+  return line;
+}
+
+std::string node_of_rank(int rank) { return rank < 2 ? "a" : "b"; }
+
+// The JSON document rank 0 printed with --json - (the last line that parses as one).
+json rank0_document(const std::string& out) {
+  const auto start = out.find('{');
+  if (start == std::string::npos) return json();
+  return json::parse(out.substr(start), nullptr, false);
+}
+
+void hang_names(int hung) {
+  // Sanitized builds start up several times slower: a longer timeout, so that only the hang ends the run.
+  const std::string timeout = IRONBENCH_SANITIZED_BUILD ? "8s" : "3s";
+  const auto fault = "hang@" + std::to_string(hung);
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = wait_for(
+      start_program("mpirun", four_ranks_on_two_nodes({"-b", "8", "-e", "1K", "-n", "2", "-w", "1", "--no-save", "-q",
+                                                       "--json", "-", "--timeout", timeout, "--inject-fault", fault})));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_NE(r.exit_code, 0) << r.err;
+  EXPECT_LT(seconds, IRONBENCH_SANITIZED_BUILD ? 40.0 : 15.0);
+  // One line names exactly the hung rank and its host.
+  const auto named =
+      "the job waits for rank " + std::to_string(hung) + " (host " + node_of_rank(hung) + "), which never";
+  const auto at = r.err.find(named);
+  ASSERT_NE(at, std::string::npos) << r.err;
+  const auto line = r.err.substr(at, r.err.find('\n', at) - at);
+  for (int other = 0; other < 4; ++other) {
+    if (other != hung) {
+      EXPECT_EQ(line.find("rank " + std::to_string(other) + " "), std::string::npos) << line;
+    }
+  }
+  const auto doc = rank0_document(r.out);
+  ASSERT_TRUE(doc.is_object()) << r.out << r.err;
+  EXPECT_EQ(doc.at("status"), "interrupted");
+  EXPECT_NE(doc.at("status_reason").get<std::string>().find("rank " + std::to_string(hung)), std::string::npos);
+  const auto& hang = doc.at("settings").at("hang");
+  ASSERT_EQ(hang.at("culprits").size(), 1u) << hang.dump();
+  EXPECT_EQ(hang.at("culprits")[0].at("rank"), hung);
+  EXPECT_EQ(hang.at("culprits")[0].at("host"), node_of_rank(hung));
+  EXPECT_EQ(hang.at("culprits")[0].at("state"), "reporting");
+  EXPECT_GT(hang.at("furthest_operation").at("number").get<int>(), hang.at("culprits")[0].at("last_operation"));
+}
+
+TEST(RankHealthMpi, AHungRankZeroIsNamedWithItsHost) {
+  RANK_HEALTH_REQUIRE_MPIRUN();
+  hang_names(0);
+}
+
+TEST(RankHealthMpi, AHungRankOnTheOtherNodeIsNamedWithItsHost) {
+  RANK_HEALTH_REQUIRE_MPIRUN();
+  if (IRONBENCH_SANITIZED_BUILD) GTEST_SKIP() << "one hung rank (0) is enough in a sanitized build";
+  hang_names(3);
+}
+
+void slow_rank_is_the_straggler(int slow) {
+  const auto fault = "slow@" + std::to_string(slow) + ":10";
+  const auto r = wait_for(
+      start_program("mpirun", four_ranks_on_two_nodes({"-b", "8", "-e", "4K", "-n", "3", "-w", "1", "--no-save", "-q",
+                                                       "--json", "-", "--timeout", "60s", "--inject-fault", fault})));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = rank0_document(r.out);
+  ASSERT_TRUE(doc.is_object()) << r.out;
+  const auto& stragglers = doc.at("settings").at("stragglers");
+  EXPECT_EQ(stragglers.at("steps"), 20);  // 10 sizes, 2 placements
+  EXPECT_EQ(stragglers.at("ranks"), 4);
+  ASSERT_EQ(stragglers.at("named").size(), 1u) << stragglers.dump();
+  const auto& named = stragglers.at("named")[0];
+  EXPECT_EQ(named.at("rank"), slow);
+  EXPECT_EQ(named.at("host"), node_of_rank(slow));
+  // Late by the injected 10 ms (scheduling on an oversubscribed machine adds a little).
+  EXPECT_GT(named.at("median_lateness_ms").get<double>(), 8.0);
+  EXPECT_LT(named.at("median_lateness_ms").get<double>(), IRONBENCH_SANITIZED_BUILD ? 40.0 : 20.0);
+  EXPECT_GE(named.at("share_last").get<double>(), 0.9);
+  EXPECT_NE(r.err.find("# straggler: rank " + std::to_string(slow) + " (host " + node_of_rank(slow) + ")"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(RankHealthMpi, ASlowRankIsNamedTheStraggler) {
+  RANK_HEALTH_REQUIRE_MPIRUN();
+  slow_rank_is_the_straggler(2);
+  slow_rank_is_the_straggler(1);
+}
+
+TEST(RankHealthMpi, SlowLinkIsRefusedForCollectives) {
+  const auto r = wait_for(start_program(IRONBENCH_BINARY, {"collectives", "--inject-fault", "slow-link@0-1"}));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("slow@RANK[:MS]"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace ironbench::testing
