@@ -12,6 +12,7 @@
 #include "report/html_escape.hpp"
 #include "report/interactivity_chart.hpp"
 #include "report/pairwise_report.hpp"
+#include "report/rank_health_report.hpp"
 #include "report/run_header.hpp"
 
 namespace ironbench::report {
@@ -391,6 +392,7 @@ void write_html_report(const html_report_input& input, std::ostream& out) {
   if (!input.experiment.is_null()) experiment_section(input.experiment, out);
   validation_section(input, out);
   write_pairwise_sections(out, input);
+  write_rank_health_sections(out, input);
   if (input.comparison) comparison_section(*input.comparison, out);
   cost_section(input.cost, out);
   out << "<h2>Charts</h2>\n<div id=\"charts\"></div>\n";

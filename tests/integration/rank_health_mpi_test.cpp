@@ -6,12 +6,14 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "core/json.hpp"
 #include "files.hpp"
 #include "process.hpp"
+#include "temp_dir.hpp"
 
 namespace ironbench::testing {
 namespace {
@@ -114,9 +116,15 @@ void slow_rank_is_the_straggler(int slow) {
   EXPECT_GT(named.at("median_lateness_ms").get<double>(), 8.0);
   EXPECT_LT(named.at("median_lateness_ms").get<double>(), IRONBENCH_SANITIZED_BUILD ? 40.0 : 20.0);
   EXPECT_GE(named.at("share_last").get<double>(), 0.9);
-  EXPECT_NE(r.err.find("# straggler: rank " + std::to_string(slow) + " (host " + node_of_rank(slow) + ")"),
-            std::string::npos)
-      << r.err;
+  const auto line = "straggler: rank " + std::to_string(slow) + " (host " + node_of_rank(slow) + ")";
+  EXPECT_NE(r.err.find("# " + line), std::string::npos) << r.err;
+  // The HTML report shows it too.
+  const temp_dir dir("ironbench-stragglers");
+  std::ofstream((dir / "run.json").string()) << r.out;
+  const auto page = wait_for(start_program(IRONBENCH_BINARY, {"report", (dir / "run.json").string(), "-o", "-"}));
+  ASSERT_EQ(page.exit_code, 0) << page.err;
+  EXPECT_NE(page.out.find("<h2>Rank health</h2>"), std::string::npos);
+  EXPECT_NE(page.out.find("<p>" + line), std::string::npos);
 }
 
 TEST(RankHealthMpi, ASlowRankIsNamedTheStraggler) {
