@@ -459,8 +459,7 @@ validation_report burn_in_this_machine(const validation_settings& s, const std::
 
   json interval_list = json::array();
   for (std::size_t i = 0; i < intervals.size(); ++i) interval_list.push_back(interval_json(i, intervals[i], plan));
-  auto validation = to_json(report);
-  validation["burn_in"] = {
+  report.burn_in = {
       {"duration_s", s.burn_in_duration_s},
       {"interval_s", s.burn_in_interval_s},
       {"intervals_planned", total},
@@ -473,7 +472,7 @@ validation_report burn_in_this_machine(const validation_settings& s, const std::
         {"reference_intervals", reference_intervals(intervals.size())}}},
       {"judgements", judgements},
       {"intervals", interval_list}};
-  run.settings["validation"] = std::move(validation);
+  run.settings["validation"] = to_json(report);
   return report;
 }
 

@@ -203,12 +203,14 @@ validation_report validate_this_machine(const validation_settings& s, const std:
 json to_json(const validation_report& report) {
   json checks = json::array();
   for (const auto& r : report.rows) checks.push_back(to_json(r));
-  return {{"level", to_string(report.lvl)},
-          {"verdict", to_string(report.overall)},
-          {"exit_code", exit_code_of(report.overall)},
-          {"rules", rules_json(report.rules)},
-          {"expectations", report.expectations},
-          {"checks", checks}};
+  json out = {{"level", to_string(report.lvl)},
+              {"verdict", to_string(report.overall)},
+              {"exit_code", exit_code_of(report.overall)},
+              {"rules", rules_json(report.rules)},
+              {"expectations", report.expectations},
+              {"checks", checks}};
+  if (!report.burn_in.is_null()) out["burn_in"] = report.burn_in;
+  return out;
 }
 
 }  // namespace ironbench::validate

@@ -40,6 +40,7 @@ struct validation_report {
   verdict overall = verdict::pass;
   std::string expectations;  ///< "data/expected_values.json" or the --expect reference
   core::run_result run;      ///< what was measured (findings included), with the report in settings.validation
+  json burn_in = nullptr;    ///< --level burn-in: its settings, intervals and judgements (burn_in.hpp)
 };
 
 /// The rows of a finished run: one per measured case (judged against `expectations`, else the
@@ -54,7 +55,7 @@ struct validation_report {
                                                       const std::atomic<bool>* cancel,
                                                       const core::progress_callback& progress);
 
-/// {"level", "verdict", "exit_code", "rules", "expectations", "checks": [...]}
+/// {"level", "verdict", "exit_code", "rules", "expectations", "checks": [...], "burn_in"?}
 [[nodiscard]] json to_json(const validation_report& report);
 
 }  // namespace ironbench::validate

@@ -8,6 +8,7 @@
 #include "doctor/collective_checks.hpp"
 #include "doctor/cpu_checks.hpp"
 #include "doctor/gpu_checks.hpp"
+#include "doctor/hardware_error_checks.hpp"
 
 namespace ironbench::doctor {
 namespace {
@@ -209,13 +210,42 @@ TEST(DoctorChecks, CollectiveEnvironmentAndRanksPerNode) {
   EXPECT_TRUE(diagnose(f).empty());
 }
 
+// The counters that rose during a run: critical for uncorrected errors and hardware XIDs, a
+// warning for corrected errors, replays and application XIDs, nothing for flat counters or
+// counters that fell (a driver reload).
+TEST(DoctorChecks, HardwareErrorsThatRoseDuringTheRun) {
+  doctor_facts f;
+  EXPECT_TRUE(check_hardware_errors(f).empty());  // outside a run
+  telemetry::error_delta d;
+  d.resets.push_back({"cuda:0", "pcie_replays", telemetry::error_class::link_replay, 9, 0});
+  f.hardware_errors = telemetry::to_json(d);
+  EXPECT_TRUE(check_hardware_errors(f).empty());
+  d.rises.push_back({"cuda:0", "ecc_corrected_volatile", telemetry::error_class::corrected, 1, 3});
+  d.xids["cuda:1"] = {13};
+  f.hardware_errors = telemetry::to_json(d);
+  auto found = check_hardware_errors(f);
+  ASSERT_EQ(found.size(), 2U);
+  EXPECT_EQ(found[0].level, severity::warning);
+  EXPECT_EQ(found[0].device, "cuda:0");
+  EXPECT_EQ(found[0].evidence, "ecc_corrected_volatile 1 -> 3");
+  EXPECT_EQ(found[1].level, severity::warning);
+  d.rises.push_back({"cuda:0", "ecc_uncorrected_volatile", telemetry::error_class::uncorrected, 0, 1});
+  d.xids["cuda:1"] = {13, 79};
+  found = hardware_error_findings(d, "during the burn-in");
+  ASSERT_EQ(found.size(), 2U);
+  EXPECT_EQ(found[0].level, severity::critical);
+  EXPECT_NE(found[0].summary.find("uncorrected errors during the burn-in"), std::string::npos) << found[0].summary;
+  EXPECT_EQ(found[1].level, severity::critical);
+  EXPECT_EQ(found[1].evidence, "XID 13, 79");
+}
+
 TEST(DoctorChecks, TheTableHasEveryCheckOnceAndFindingsRoundTrip) {
   std::vector<std::string> ids;
   for (const auto& c : doctor_checks()) ids.emplace_back(c.id);
   auto sorted = ids;
   std::sort(sorted.begin(), sorted.end());
   EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end());
-  EXPECT_EQ(ids.size(), 20U);
+  EXPECT_EQ(ids.size(), 21U);
   finding f{"pcie_link", severity::critical, "s", "e", {"collectives"}, "cuda:1", "x"};
   const auto back = finding_from_json(to_json(f));
   EXPECT_EQ(to_json(back), to_json(f));

@@ -155,7 +155,7 @@ TEST(Verdicts, ARunGivesARowPerCaseAndPerDoctorCheck) {
                                {"affects", {"all"}},
                                {"fix", "performance"}}});
   const auto rows = judge_run(run, {0.9, 0.75}, nullptr, "AVX-512");
-  ASSERT_EQ(rows.size(), 4U + 20U);  // the cases, then every doctor check
+  ASSERT_EQ(rows.size(), 4U + 21U);  // the cases, then every doctor check
   EXPECT_EQ(rows[0].result, verdict::pass);
   EXPECT_EQ(rows[1].result, verdict::fail);
   EXPECT_EQ(rows[2].result, verdict::fail);
