@@ -7,6 +7,7 @@
 
 #include "core/result_json.hpp"
 #include "doctor/finding.hpp"
+#include "report/burn_in_report.hpp"
 #include "report/comparison_table.hpp"
 #include "report/html_assets.hpp"
 #include "report/html_escape.hpp"
@@ -238,6 +239,7 @@ void validation_section(const html_report_input& input, std::ostream& out) {
         out << "</tr>\n";
       }
       out << "</tbody></table>\n";
+      write_burn_in_section(out, v);
     }
   }
 }

@@ -1,5 +1,5 @@
-// ironbench validate --level burn-in on this machine's CPU: every interval measured, printed
-// and stored with its throughput and sensors, judged PASS within bounds this shared machine
+// ironbench validate --level burn-in on this machine's CPU: every interval measured, printed,
+// stored with its throughput and sensors and drawn in the HTML report, judged PASS within bounds this shared machine
 // keeps; Ctrl-C keeps the intervals measured; bad flags are usage errors. The suite is *Timed:
 // it runs alone (its GEMM and STREAM load both cores, and tests beside it would move its
 // throughput between intervals).
@@ -72,6 +72,15 @@ TEST(BurnInTimed, CpuIntervalsAreMeasuredPrintedAndJudged) {
   }
   EXPECT_TRUE(throughput_rows) << v.at("checks").dump(1);
   EXPECT_EQ(json::parse(read_file(run_json)).at("host").at("hardware_errors").at("rises").size(), 0U);
+
+  // The HTML report: the burn-in's bars (one per interval and workload) and a row per interval.
+  const auto html = (dir.path() / "report.html").string();
+  const auto report = run_ironbench({"report", run_json, "-o", html});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  const auto page = read_file(html);
+  EXPECT_NE(page.find("<h3>Burn-in</h3>"), std::string::npos);
+  EXPECT_EQ(count_of(page, "<rect "), 2 * intervals);
+  EXPECT_EQ(count_of(page, "<td class=\"text\">cpu</td><td class=\"text\">gemm fp64"), intervals);
 }
 
 TEST(BurnInTimed, AnInterruptKeepsTheIntervalsMeasured) {
