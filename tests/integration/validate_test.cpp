@@ -133,7 +133,7 @@ TEST(ValidateTimed, AFleetJudgesANodeAgainstItsGoldenNodesStoredRuns) {
   EXPECT_EQ(none.exit_code, 2);
   const auto bad = run_ironbench({"validate", "--level", "fast"});
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_NE(bad.err.find("--level takes quick, standard or long, not 'fast'"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("--level takes quick, standard, long or burn-in, not 'fast'"), std::string::npos) << bad.err;
 }
 
 // Two ranks on this machine stand for two nodes: rank 0 reports both in one table.
