@@ -7,13 +7,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "core/error.hpp"
+#include "postgres_server.hpp"
+#include "results/run_uuid.hpp"
 #include "temp_dir.hpp"
 
 namespace ironbench::results {
@@ -63,8 +67,66 @@ std::string integrity(const std::filesystem::path& path) {
   return result;
 }
 
-TEST(ResultsStore, SavesLoadsAndFilters) {
-  const auto path = fresh_db("filters.db");
+// ---- every back end ------------------------------------------------------------------------
+
+enum class backend { sqlite, postgresql };
+
+void PrintTo(backend b, std::ostream* out) { *out << (b == backend::sqlite ? "sqlite" : "postgresql"); }
+
+// The tests below run on an SQLite file and on a fresh database of the fixture's PostgreSQL
+// server each (skipped with the reason where there is no server).
+class ResultsStore : public ::testing::TestWithParam<backend> {
+ protected:
+  void SetUp() override {
+    if (GetParam() != backend::postgresql) return;
+    std::string reason;
+    server_ = testing::find_postgres_server(reason);
+    if (!server_) GTEST_SKIP() << reason;
+  }
+
+  /// A store location of the parameter's kind with no database in it yet.
+  store_location fresh(const std::string& name) {
+    if (GetParam() == backend::sqlite) return fresh_db(name);
+    return store_location(testing::fresh_postgres_database(*server_, name));
+  }
+
+  /// Runs raw SQL on the store's database, outside ironbench.
+  void execute(const store_location& where, const std::string& sql) {
+    if (GetParam() == backend::sqlite) {
+      exec_sql(where.file(), sql);
+    } else {
+      testing::postgres_execute(where.connection_url(), sql);
+    }
+  }
+
+  /// Rows of the store's tables that no whole run owns: tags and cases of no run, and runs
+  /// whose cases are fewer than their case_count says. Must be 0 whatever was interrupted.
+  std::int64_t orphans(const store_location& where) {
+    const std::string sql =
+        "SELECT (SELECT count(*) FROM run_tags WHERE run_id NOT IN (SELECT id FROM runs)) + "
+        "(SELECT count(*) FROM cases WHERE run_id NOT IN (SELECT id FROM runs)) + "
+        "(SELECT count(*) FROM runs WHERE case_count <> (SELECT count(*) FROM cases WHERE run_id = runs.id))";
+    if (GetParam() == backend::postgresql) return std::stoll(testing::postgres_value(where.connection_url(), sql));
+    sqlite3* db = nullptr;
+    sqlite3_open(where.file().c_str(), &db);
+    sqlite3_stmt* s = nullptr;
+    sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr);
+    const auto count = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : -1;
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    return count;
+  }
+
+  std::optional<testing::postgres_server> server_;
+};
+
+INSTANTIATE_TEST_SUITE_P(Backends, ResultsStore, ::testing::Values(backend::sqlite, backend::postgresql),
+                         [](const ::testing::TestParamInfo<backend>& info) {
+                           return info.param == backend::sqlite ? std::string("sqlite") : std::string("postgresql");
+                         });
+
+TEST_P(ResultsStore, SavesLoadsAndFilters) {
+  const auto path = fresh("filters.db");
   results_store store(path, store_access::write);
   EXPECT_EQ(store.schema_version(), store_schema_version);
   const auto a = store.save(sample_run("node-a", "2026-11-20T10:00:00Z", "gemm", {{"env", "vm"}}), "/x/a.json");
@@ -120,31 +182,51 @@ TEST(ResultsStore, SavesLoadsAndFilters) {
   EXPECT_EQ(store.list({}).size(), 2u);
 }
 
-TEST(ResultsStore, RejectsForeignAndNewerDatabases) {
-  const auto foreign = fresh_db("foreign.db");
-  exec_sql(foreign, "CREATE TABLE songs(title TEXT)");
+TEST_P(ResultsStore, RejectsForeignAndNewerDatabases) {
+  const auto foreign = fresh("foreign.db");
+  execute(foreign, GetParam() == backend::sqlite ? "CREATE TABLE songs(title TEXT)" : "CREATE TABLE runs(title TEXT)");
   EXPECT_THROW(results_store{foreign}, usage_error);
+  EXPECT_THROW((results_store{foreign, store_access::write}), usage_error);
 
-  const auto newer = fresh_db("newer.db");
+  const auto newer = fresh("newer.db");
   { results_store store(newer, store_access::write); }
-  exec_sql(newer, "PRAGMA user_version=99");
+  execute(newer, GetParam() == backend::sqlite ? "PRAGMA user_version=99" : "UPDATE ironbench_schema SET version = 99");
   for (const auto access : {store_access::read, store_access::write}) {
     try {
       results_store store(newer, access);
       ADD_FAILURE() << "a newer schema was accepted";
     } catch (const usage_error& e) {
-      EXPECT_NE(std::string(e.what()).find("newer than this build"), std::string::npos) << e.what();
+      const std::string message = e.what();
+      EXPECT_NE(message.find("schema version 99, newer than this build"), std::string::npos) << message;
+      EXPECT_EQ(message.find('\n'), std::string::npos) << message;
     }
   }
-  EXPECT_THROW((results_store{foreign, store_access::write}), usage_error);
-
+  if (GetParam() != backend::sqlite) return;
   const auto text = fresh_db("text.db");
   { std::ofstream(text) << "not a database, just text that is long enough to fill a header page......\n"; }
   EXPECT_THROW(results_store{text}, usage_error);
   EXPECT_THROW((results_store{text, store_access::write}), usage_error);
 }
 
-TEST(ResultsStore, ParsesTags) {
+// A run stored once however often it is added (results import twice, two nodes at once).
+TEST_P(ResultsStore, AddingARunTwiceStoresItOnce) {
+  const auto path = fresh("add.db");
+  results_store store(path, store_access::write);
+  auto run = sample_run("node-a", "2026-11-20T10:00:00Z", "gemm", {{"env", "vm"}});
+  run.uuid = new_run_uuid();
+  const auto first = store.add(run, "");
+  EXPECT_TRUE(first.added);
+  const auto second = store.add(run, "");
+  EXPECT_FALSE(second.added);
+  EXPECT_EQ(second.id, first.id);
+  EXPECT_EQ(store.find(run.uuid), first.id);
+  EXPECT_THROW((void)store.save(run, ""), usage_error);  // save() insists on a new run
+  ASSERT_EQ(store.list({}).size(), 1u);
+  EXPECT_EQ(store.list({}).front().uuid, run.uuid);
+  EXPECT_EQ(store.load(first.id).uuid, run.uuid);
+}
+
+TEST(StoreTags, ParsesTags) {
   EXPECT_EQ(parse_tag("env=vm", "--tag"), std::make_pair(std::string("env"), std::string("vm")));
   EXPECT_EQ(parse_tag("gpu.model=MI300X=a", "--tag").second, "MI300X=a");
   EXPECT_THROW((void)parse_tag("env", "--tag"), usage_error);
@@ -156,7 +238,7 @@ TEST(ResultsStore, ParsesTags) {
 
 // A long tag once overflowed the stack of the pattern that read it (exit 139): any length
 // is read, or refused in one short line.
-TEST(ResultsStore, LongTagsAreReadWithoutRecursion) {
+TEST(StoreTags, LongTagsAreReadWithoutRecursion) {
   for (const std::size_t length : {30000, 200000, 2000000}) {
     const std::string value(length, 'x');
     EXPECT_EQ(parse_tag("k=" + value, "--tag").second, value);
@@ -172,7 +254,7 @@ TEST(ResultsStore, LongTagsAreReadWithoutRecursion) {
 
 // A run carries one value per key: a key given twice with two values is refused, naming it,
 // instead of one value being dropped.
-TEST(ResultsStore, OneKeyWithTwoValuesIsAnError) {
+TEST(StoreTags, OneKeyWithTwoValuesIsAnError) {
   EXPECT_EQ(parse_tags({"env=vm", "gpu=a"}, "--tag"),
             (std::map<std::string, std::string>{{"env", "vm"}, {"gpu", "a"}}));
   EXPECT_EQ(parse_tags({"env=vm", "env=vm"}, "--tag").size(), 1u);  // the same twice drops nothing
@@ -193,7 +275,7 @@ core::run_result big_run(int n) {
   return run;
 }
 
-[[noreturn]] void save_forever(const std::filesystem::path& path) {
+[[noreturn]] void save_forever(const store_location& path) {
   try {
     results_store store(path);
     for (int n = 0;; ++n) (void)store.save(big_run(n), "");
@@ -202,8 +284,9 @@ core::run_result big_run(int n) {
   }
 }
 
-TEST(ResultsStore, SigkillWhileSavingLeavesEarlierRunsIntact) {
-  const auto path = fresh_db("killed.db");
+TEST_P(ResultsStore, SigkillWhileSavingLeavesEarlierRunsIntact) {
+  const auto path = fresh("killed.db");
+  { results_store store(path, store_access::write); }
   std::size_t before = 0;
   for (int round = 0; round < 6; ++round) {
     const pid_t child = fork();
@@ -215,7 +298,18 @@ TEST(ResultsStore, SigkillWhileSavingLeavesEarlierRunsIntact) {
     ASSERT_EQ(waitpid(child, &status, 0), child);
     ASSERT_TRUE(WIFSIGNALED(status)) << "the writer stopped by itself (status " << status << ")";
 
-    EXPECT_EQ(integrity(path), "ok");
+    if (GetParam() == backend::sqlite) {
+      EXPECT_EQ(integrity(path.file()), "ok");
+    }
+    // The server notices the lost client on its own time: wait for its transaction to end.
+    for (int i = 0; i < 100 && GetParam() == backend::postgresql; ++i) {
+      if (testing::postgres_value(path.connection_url(),
+                                  "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND "
+                                  "pid <> pg_backend_pid()") == "0")
+        break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_EQ(orphans(path), 0) << "a part of a run was stored";
     results_store store(path);
     const auto runs = store.list({});
     EXPECT_GE(runs.size(), before) << "runs saved before the kill were lost";
@@ -229,38 +323,93 @@ TEST(ResultsStore, SigkillWhileSavingLeavesEarlierRunsIntact) {
   EXPECT_GT(before, 0u) << "no run was ever saved: the test did not exercise a kill mid-write";
 }
 
-TEST(ResultsStore, TwoProcessesWritingAtOnceBothSucceed) {
-  const auto path = fresh_db("concurrent.db");
-  { results_store store(path, store_access::write); }
-  constexpr int per_writer = 25;
-  std::vector<pid_t> writers;
-  for (int w = 0; w < 2; ++w) {
+// Eight nodes saving at once: every run stored, none twice, ids all different.
+TEST_P(ResultsStore, EightProcessesWritingAtOnceAllSucceed) {
+  const auto path = fresh("concurrent.db");
+  constexpr int writers = 8;
+  constexpr int per_writer = 12;
+  std::vector<pid_t> children;
+  for (int w = 0; w < writers; ++w) {
     const pid_t child = fork();
     ASSERT_GE(child, 0);
     if (child == 0) {
       try {
-        results_store store(path);
+        // Each opens the new database for writing itself: the first creates the tables, the
+        // others wait for it (SQLite's write lock, PostgreSQL's advisory lock).
+        results_store store(path, store_access::write);
         for (int n = 0; n < per_writer; ++n) {
           (void)store.save(sample_run("writer-" + std::to_string(w), "2026-11-21T00:00:00Z", "gemm"), "");
         }
         _exit(0);
-      } catch (...) {
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "writer %d: %s\n", w, e.what());
         _exit(3);
       }
     }
-    writers.push_back(child);
+    children.push_back(child);
   }
-  for (const auto child : writers) {
+  for (const auto child : children) {
     int status = 0;
     ASSERT_EQ(waitpid(child, &status, 0), child);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "a writer failed (status " << status << ")";
   }
   results_store store(path);
-  run_filter first;
-  first.host = "writer-0";
-  EXPECT_EQ(store.list(first).size(), static_cast<std::size_t>(per_writer));
-  EXPECT_EQ(store.list({}).size(), 2u * per_writer);
-  EXPECT_EQ(integrity(path), "ok");
+  for (int w = 0; w < writers; ++w) {
+    run_filter one;
+    one.host = "writer-" + std::to_string(w);
+    EXPECT_EQ(store.list(one).size(), static_cast<std::size_t>(per_writer)) << one.host;
+  }
+  const auto runs = store.list({});
+  EXPECT_EQ(runs.size(), static_cast<std::size_t>(writers * per_writer));
+  std::set<std::int64_t> ids;
+  std::set<std::string> uuids;
+  for (const auto& r : runs) {
+    ids.insert(r.id);
+    uuids.insert(r.uuid);
+  }
+  EXPECT_EQ(ids.size(), runs.size());
+  EXPECT_EQ(uuids.size(), runs.size());
+  EXPECT_EQ(orphans(path), 0);
+  if (GetParam() == backend::sqlite) {
+    EXPECT_EQ(integrity(path.file()), "ok");
+  }
+}
+
+// The same run imported by eight processes at once is stored once (ON CONFLICT on the uuid in
+// PostgreSQL, the write lock in SQLite), and each of them is told so.
+TEST_P(ResultsStore, OneRunAddedByEightProcessesAtOnceIsStoredOnce) {
+  const auto path = fresh("race.db");
+  { results_store store(path, store_access::write); }
+  auto run = sample_run("node-a", "2026-11-20T10:00:00Z", "gemm", {{"env", "vm"}});
+  run.uuid = new_run_uuid();
+  std::vector<pid_t> children;
+  for (int w = 0; w < 8; ++w) {
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      try {
+        results_store store(path, store_access::write);
+        _exit(store.add(run, "").added ? 10 : 11);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "writer %d: %s\n", w, e.what());
+        _exit(3);
+      }
+    }
+    children.push_back(child);
+  }
+  int added = 0, present = 0;
+  for (const auto child : children) {
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status)) << status;
+    added += WEXITSTATUS(status) == 10 ? 1 : 0;
+    present += WEXITSTATUS(status) == 11 ? 1 : 0;
+  }
+  EXPECT_EQ(added, 1);
+  EXPECT_EQ(present, 7);
+  const results_store store(path);
+  EXPECT_EQ(store.list({}).size(), 1u);
+  EXPECT_EQ(orphans(path), 0);
 }
 
 // ---- reading ----------------------------------------------------------------------------
@@ -272,7 +421,7 @@ std::string file_bytes(const std::filesystem::path& path) {
 
 // Reading never creates, migrates or rewrites the database: a path with no database lists no
 // runs and is still absent afterwards, and an existing file keeps its bytes and its time.
-TEST(ResultsStore, ReadingWritesNothing) {
+TEST(SqliteStore, ReadingWritesNothing) {
   const auto absent = fresh_db("absent/results.db");
   {
     const results_store store(absent);
@@ -320,7 +469,7 @@ TEST(ResultsStore, ReadingWritesNothing) {
 // A database the process may only read (mode 0444 in a folder of mode 0555) lists, shows and
 // loads. Root ignores file modes, so as root the reader is a child process that drops to
 // nobody (uid 65534) first.
-TEST(ResultsStore, ADatabaseThatMayOnlyBeReadIsListed) {
+TEST(SqliteStore, ADatabaseThatMayOnlyBeReadIsListed) {
   const testing::temp_dir dir("ironbench_readonly_");
   const auto folder = dir / "store";
   std::filesystem::create_directory(folder);
@@ -364,6 +513,105 @@ TEST(ResultsStore, ADatabaseThatMayOnlyBeReadIsListed) {
   if (WIFEXITED(status) && WEXITSTATUS(status) == 10) GTEST_SKIP() << "cannot switch to uid 65534 here";
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
       << "reading as nobody failed (status " << status << ": 11 wrong runs, 12 an error, printed above)";
+}
+
+// ---- PostgreSQL only -------------------------------------------------------------------------
+
+class PostgresStore : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string reason;
+    server_ = testing::find_postgres_server(reason);
+    if (!server_) GTEST_SKIP() << reason;
+  }
+  std::optional<testing::postgres_server> server_;
+};
+
+// Reading a database without ironbench's tables lists no runs and creates nothing there.
+TEST_F(PostgresStore, ReadingCreatesNoTables) {
+  const auto url = testing::fresh_postgres_database(*server_, "read");
+  {
+    const results_store store(url);
+    EXPECT_FALSE(store.holds_database());
+    EXPECT_TRUE(store.list({}).empty());
+    EXPECT_THROW((void)store.load(1), usage_error);
+  }
+  EXPECT_EQ(testing::postgres_value(url, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"), "0");
+  results_store store(url);
+  (void)store.save(sample_run("node-a", "2026-11-20T10:00:00Z", "gemm"), "");  // saving opens it for writing
+  EXPECT_EQ(store.list({}).size(), 1u);
+  EXPECT_EQ(testing::postgres_value(url, "SELECT version FROM ironbench_schema"), std::to_string(store_schema_version));
+}
+
+// The server's end of the connection goes away while a run is being stored (the backend
+// terminated, as a server restart or a network cut does): the save fails with one line naming
+// the store without its password, and nothing of that run is stored.
+TEST_F(PostgresStore, ConnectionLostMidWriteLeavesNoPartialRunAndOneLineError) {
+  const auto url = testing::fresh_postgres_database(*server_, "lost");
+  const store_location where(url);
+  { results_store store(where, store_access::write); }
+  std::string message;
+  std::atomic<int> saved{0};
+  std::thread writer([&] {
+    try {
+      results_store store(where, store_access::write);
+      for (int n = 0; n < 1000; ++n) {
+        (void)store.save(big_run(n), "");
+        ++saved;
+      }
+    } catch (const std::exception& e) {
+      message = e.what();
+    }
+  });
+  // Once a run is stored, end the writer's connection while it is inside a transaction.
+  bool terminated = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!terminated && std::chrono::steady_clock::now() < deadline) {
+    if (saved.load() >= 1) {
+      terminated = testing::postgres_value(url,
+                                           "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM "
+                                           "pg_stat_activity WHERE datname = current_database() AND "
+                                           "pid <> pg_backend_pid() AND xact_start IS NOT NULL AND "
+                                           "state <> 'idle') t") != "0";
+    }
+    if (!terminated) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  writer.join();
+  ASSERT_TRUE(terminated) << "the writer was never caught inside a transaction";
+  ASSERT_FALSE(message.empty()) << "the writer did not notice its connection was gone";
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  EXPECT_NE(message.find("postgresql://ironbench:***@127.0.0.1"), std::string::npos) << message;
+  EXPECT_EQ(message.find(server_->password), std::string::npos) << message;
+
+  const results_store store(where);
+  const auto runs = store.list({});
+  EXPECT_EQ(runs.size(), static_cast<std::size_t>(saved.load())) << "a run the writer did not finish is stored";
+  for (const auto& r : runs) EXPECT_EQ(store.load(r.id).telemetry.at(0).at("samples").size(), 200000u);
+  EXPECT_EQ(testing::postgres_value(url, "SELECT count(*) FROM cases WHERE run_id NOT IN (SELECT id FROM runs)"), "0");
+  EXPECT_EQ(testing::postgres_value(url, "SELECT count(*) FROM run_tags WHERE run_id NOT IN (SELECT id FROM runs)"),
+            "0");
+}
+
+// Neither a wrong password nor a server that is not there puts the URL's password in a message.
+TEST_F(PostgresStore, MessagesNeverCarryThePassword) {
+  const std::string secret = "s3cret-Word";
+  auto wrong = server_->url;
+  wrong.replace(wrong.find(server_->password), server_->password.size(), secret);
+  for (const auto& url : {wrong, std::string("postgresql://someone:") + secret + "@127.0.0.1:1/db",
+                          testing::with_database(server_->url, "no_such_database")}) {
+    try {
+      results_store store(url, store_access::write);
+      ADD_FAILURE() << "opened " << store.path().string();
+    } catch (const usage_error& e) {
+      const std::string message = e.what();
+      EXPECT_EQ(message.find(secret), std::string::npos) << message;
+      EXPECT_EQ(message.find(server_->password), std::string::npos) << message;
+      EXPECT_NE(message.find(":***@127.0.0.1"), std::string::npos) << message;
+      EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    }
+  }
+  const results_store store(testing::fresh_postgres_database(*server_, "shown"));
+  EXPECT_EQ(store.path().string().find(server_->password), std::string::npos);
 }
 
 }  // namespace
