@@ -81,7 +81,7 @@ base_ld_library_path=${LD_LIBRARY_PATH:-}
 # collective that never completes, say) leaves time for the others.
 declare -A step_cap=([gpu_tests]=240 [gemm_fp8_cublaslt_log]=30 [gemm_vs_torch]=180 [stream_vs_babelstream]=90 [copy_vs_nvbandwidth]=120
   [collectives_nccl]=120 [collectives_nccl_graph]=120 [tp_infer_nccl]=60 [train_vs_pytorch]=240
-  [gemm_cublaslt_vs_cublas]=60 [validate_quick]=150)
+  [gemm_cublaslt_vs_cublas]=60 [validate_quick]=150 [burn_in_gpu]=60)
 step() {
   local name=$1 t0=$SECONDS rc left
   shift
@@ -139,7 +139,7 @@ write_summary() {
     echo "| --- | --- | --- |"
     cat "$steps"
     for log in gpu_tests gemm_fp8_cublaslt_log gemm_vs_torch gemm_cublaslt_vs_cublas stream_vs_babelstream copy_vs_nvbandwidth train_vs_pytorch \
-      collectives_nccl tp_infer_nccl validate_quick; do
+      collectives_nccl tp_infer_nccl validate_quick burn_in_gpu; do
       [[ -s $outdir/logs/$log.log ]] || continue
       echo
       echo "## $log"
@@ -316,6 +316,12 @@ run_gpu_steps() {
   if wanted validate_quick; then
     step validate_quick "$ib" validate --level quick --no-save --json "$outdir/raw/validate_quick.json"
   fi
+  # Burn-in on the first GPU (GEMM and STREAM triad per interval, its clocks, temperature, power
+  # and NVML error counters); every run also records the error counters before and after.
+  if ! $quick && wanted burn_in_gpu; then
+    step burn_in_gpu "$ib" validate --level burn-in --device cuda:0 --duration 30s --interval 10s --no-save \
+      --json "$outdir/raw/burn_in_gpu.json"
+  fi
 }
 # gpu_tests: the GPU tests through ctest where the build directory has them, else (binaries
 # built elsewhere) the test executables themselves.
@@ -344,7 +350,7 @@ build_peer() {
 
 if [[ $vendor == none ]]; then
   for s in gpu_tests gemm_vs_torch stream_vs_babelstream copy_vs_nvbandwidth train_vs_pytorch collectives_nccl \
-    collectives_nccl_graph tp_infer_nccl validate_quick; do
+    collectives_nccl_graph tp_infer_nccl validate_quick burn_in_gpu; do
     skip "$s" "$gpu_why"
   done
 else

@@ -21,7 +21,7 @@ PATH=$path "$verify" "$work/out1" --prebuilt --build-dir "$(dirname "$ironbench"
 grep -q '^| sysinfo | ok' "$work/pkg1/summary.md" || fail "sysinfo did not run: $(cat "$work/pkg1/summary.md")"
 grep -q '^| build | skipped: --prebuilt' "$work/pkg1/summary.md" || fail "the build was not skipped"
 for s in gpu_tests gemm_vs_torch stream_vs_babelstream copy_vs_nvbandwidth train_vs_pytorch collectives_nccl \
-  collectives_nccl_graph tp_infer_nccl validate_quick; do
+  collectives_nccl_graph tp_infer_nccl validate_quick burn_in_gpu; do
   grep -q "^| $s | skipped: ." "$work/pkg1/summary.md" || fail "GPU step $s was not skipped with a reason"
 done
 tar -tzf "$work/pkg1/verify-logs.tar.gz" | grep '^logs/sysinfo.log$' >/dev/null || fail "the archive lacks logs/sysinfo.log"
