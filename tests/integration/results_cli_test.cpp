@@ -1,5 +1,7 @@
 // The results store, compare and the HTML report through the real binary; the report is
 // rendered by headless Chromium, which must find every chart drawn and no injected script run.
+// The ResultsCli tests run on both back ends (store_backends.hpp): an SQLite file and a fresh
+// database of the fixture's PostgreSQL server.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -10,6 +12,7 @@
 
 #include "core/json.hpp"
 #include "process.hpp"
+#include "store_backends.hpp"
 
 namespace ironbench::testing {
 namespace {
@@ -22,6 +25,18 @@ struct temp_store {
 };
 
 process_result ironbench(const std::vector<std::string>& args) { return run_ironbench(args); }
+
+// The store tests on both back ends: store(name) is a temporary folder and a store of the
+// test's back end with no database in it yet.
+class ResultsCli : public store_backend_test {
+ protected:
+  [[nodiscard]] temp_store store(const std::string& name) const {
+    temp_store s;
+    s.db = fresh_store(s.db, name);
+    return s;
+  }
+};
+IRONBENCH_STORE_BACKENDS(ResultsCli);
 
 std::string measure(const temp_store& s, const std::string& tag) {
   std::vector<std::string> args = {"run",
@@ -52,8 +67,8 @@ std::string measure(const temp_store& s, const std::string& tag) {
   return m.size() > 1 ? m[1].str() : "";
 }
 
-TEST(ResultsCli, StoresListsComparesExportsAndDeletes) {
-  temp_store s;
+TEST_P(ResultsCli, StoresListsComparesExportsAndDeletes) {
+  const auto s = store("cli");
   const auto a = measure(s, "env=baremetal");
   const auto b = measure(s, "env=vm");
   ASSERT_NE(a, b);
@@ -92,8 +107,8 @@ TEST(ResultsCli, StoresListsComparesExportsAndDeletes) {
   EXPECT_NE(r.err.find("no run " + a), std::string::npos) << r.err;
 }
 
-TEST(ResultsCli, BadSidesGetOneLineErrors) {
-  temp_store s;
+TEST_P(ResultsCli, BadSidesGetOneLineErrors) {
+  const auto s = store("bad_sides");
   const auto a = measure(s, "env=x");
   const std::string foreign = s.dir + "/foreign.json";
   std::ofstream(foreign) << R"({"name": "something else"})";
@@ -122,8 +137,9 @@ TEST(ResultsCli, BadSidesGetOneLineErrors) {
   }
 }
 
-TEST(ResultsCli, ComparesWithAPublishedBaseline) {
+TEST_P(ResultsCli, ComparesWithAPublishedBaseline) {
   const auto dir = make_temp_dir("ironbench_ref_");
+  const auto db = fresh_store(dir + "/r.db", "baseline");
   // A run shaped like a GPU gemm run at the published shapes; compare aligns on dtype and shape.
   json run = {
       {"schema_version", 1}, {"start_time", "2026-01-01T00:00:00Z"}, {"end_time", ""},        {"status", "valid"},
@@ -139,7 +155,7 @@ TEST(ResultsCli, ComparesWithAPublishedBaseline) {
   const auto list = ironbench({"results", "baselines"});
   ASSERT_EQ(list.exit_code, 0) << list.err;
   EXPECT_NE(list.out.find("ref:mi350x-training"), std::string::npos) << list.out;
-  const auto r = ironbench({"compare", "ref:mi350x-training", dir + "/gpu.json", "--db", dir + "/r.db"});
+  const auto r = ironbench({"compare", "ref:mi350x-training", dir + "/gpu.json", "--db", db});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("dtype=fp16 M=8192 N=8192 K=8192"), std::string::npos) << r.out;
   // Published for 8192 fp16: 1019 (a 20-iteration loop) and 1053 (do_bench): the best is kept.
@@ -276,8 +292,8 @@ std::string one_line_usage_error(const std::vector<std::string>& args) {
 // 139) on run, import and results list. Long values are labels like any other, and a long
 // tag that is not KEY=VALUE is refused in one short line. (A single argument cannot exceed
 // 128 KiB on Linux, so 120,000 characters is the longest a command line can carry.)
-TEST(ResultsCli, LongTagsAreLabelsNotCrashes) {
-  temp_store s;
+TEST_P(ResultsCli, LongTagsAreLabelsNotCrashes) {
+  const auto s = store("long_tags");
   for (const std::size_t length : {30000, 120000}) {
     const std::string value(length, 'v');
     const auto tag = "long=" + value;
@@ -292,7 +308,7 @@ TEST(ResultsCli, LongTagsAreLabelsNotCrashes) {
     ASSERT_EQ(r.exit_code, 0) << r.err.substr(0, 300);
     r = ironbench({"results", "list", "--db", s.db, "--tag", tag});
     ASSERT_EQ(r.exit_code, 0) << r.err.substr(0, 300);
-    EXPECT_NE(r.out.find("2 run(s) in " + s.db), std::string::npos) << r.out.substr(r.out.size() - 200);
+    EXPECT_NE(r.out.find("2 run(s) in " + shown(s.db)), std::string::npos) << r.out.substr(r.out.size() - 200);
     EXPECT_NE(one_line_usage_error({"results", "list", "--db", s.db, "--tag", value}).find("is not KEY=VALUE"),
               std::string::npos);
     EXPECT_NE(one_line_usage_error({"run", "stream", "--device", "cpu", "--no-save", "--tag", value + " =x"})
@@ -304,8 +320,8 @@ TEST(ResultsCli, LongTagsAreLabelsNotCrashes) {
 // --tag a=1 --tag a=2 kept one value and dropped the other in silence. A run carries one
 // value per key, so labelling a run with two is a usage error naming the key, on every
 // command that labels runs, and so is a filter no run can match.
-TEST(ResultsCli, OneTagKeyWithTwoValuesIsAUsageError) {
-  temp_store s;
+TEST_P(ResultsCli, OneTagKeyWithTwoValuesIsAUsageError) {
+  const auto s = store("tag_twice");
   const std::string expected =
       "ironbench: error: --tag env is given twice (env=vm, env=baremetal): a run carries one value per key\n";
   const std::vector<std::string> twice = {"--tag", "env=vm", "--tag", "gpu=a", "--tag", "env=baremetal"};
@@ -323,26 +339,36 @@ TEST(ResultsCli, OneTagKeyWithTwoValuesIsAUsageError) {
   EXPECT_EQ(one_line_usage_error({"compare", "env=vm,env=baremetal", "env=vm", "--db", s.db}),
             "ironbench: error: selector env is given twice (env=vm, env=baremetal): a run carries one value per "
             "key\n");
-  EXPECT_FALSE(std::filesystem::exists(s.db)) << "a refused command created the database";
+  if (sqlite()) {
+    EXPECT_FALSE(std::filesystem::exists(s.db)) << "a refused command created the database";
+  } else {
+    EXPECT_EQ(postgres_tables(s.db), 0u) << "a refused command created the store's tables";
+  }
 }
 
-// Reading the store writes nothing: a path with no database lists no runs and is not created,
-// and listing, showing and comparing leave the database file's bytes and time as they were.
-TEST(ResultsCli, ReadingTheStoreWritesNothing) {
-  temp_store s;
-  const auto absent = s.dir + "/nowhere/results.db";
+// Reading the store writes nothing: a store with no database lists no runs and is not created
+// (no SQLite file nor its folder, no table on the server), and listing, showing and comparing
+// leave it as it was (the SQLite file's bytes and time; every row of the server's tables).
+TEST_P(ResultsCli, ReadingTheStoreWritesNothing) {
+  const auto s = store("reading");
+  const auto absent = sqlite() ? s.dir + "/nowhere/results.db" : fresh_store("", "reading_absent");
   auto r = ironbench({"results", "list", "--db", absent});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("0 run(s) in " + absent), std::string::npos) << r.out;
-  EXPECT_NE(one_line_usage_error({"results", "show", "1", "--db", absent}).find("no run 1 in " + absent),
+  EXPECT_NE(r.out.find("0 run(s) in " + shown(absent)), std::string::npos) << r.out;
+  EXPECT_NE(one_line_usage_error({"results", "show", "1", "--db", absent}).find("no run 1 in " + shown(absent)),
             std::string::npos);
-  EXPECT_NE(one_line_usage_error({"compare", "1", "2", "--db", absent}).find("no run 1 in " + absent),
+  EXPECT_NE(one_line_usage_error({"compare", "1", "2", "--db", absent}).find("no run 1 in " + shown(absent)),
             std::string::npos);
-  EXPECT_FALSE(std::filesystem::exists(s.dir + "/nowhere")) << "reading created the database's folder";
+  if (sqlite()) {
+    EXPECT_FALSE(std::filesystem::exists(s.dir + "/nowhere")) << "reading created the database's folder";
+  } else {
+    EXPECT_EQ(postgres_tables(absent), 0u) << "reading created the store's tables";
+  }
 
   const auto a = measure(s, "env=vm");
-  const auto bytes = read_file(s.db);
-  const auto time = std::filesystem::last_write_time(s.db);
+  const auto contents = [&] { return sqlite() ? read_file(s.db) : postgres_contents(s.db); };
+  const auto before = contents();
+  const auto time = sqlite() ? std::filesystem::last_write_time(s.db) : std::filesystem::file_time_type{};
   for (const std::vector<std::string>& args : {std::vector<std::string>{"results", "list"},
                                                {"results", "show", a},
                                                {"compare", a, a},
@@ -353,13 +379,43 @@ TEST(ResultsCli, ReadingTheStoreWritesNothing) {
     r = ironbench(full);
     EXPECT_EQ(r.exit_code, 0) << args[0] << ": " << r.err;
   }
-  EXPECT_EQ(read_file(s.db), bytes);
-  EXPECT_EQ(std::filesystem::last_write_time(s.db), time);
+  EXPECT_EQ(contents(), before);
+  if (sqlite()) {
+    EXPECT_EQ(std::filesystem::last_write_time(s.db), time);
+  }
 }
 
-// A database the user may only read (mode 0444 in a folder of mode 0555) is listed, shown,
-// compared and reported. Root ignores file modes, so the commands run as nobody (setpriv).
-TEST(ResultsCli, ADatabaseThatMayOnlyBeReadIsListed) {
+std::vector<std::vector<std::string>> reading_commands(const std::string& id) {
+  return {{"results", "list"}, {"results", "show", id}, {"compare", id, id}, {"report", id, "-o", "-"}};
+}
+
+// A store the user may only read is listed, shown, compared and reported. On SQLite that is the
+// file's mode (0444 in a folder of mode 0555; root ignores file modes, so the commands run as
+// nobody with setpriv), on PostgreSQL a role granted nothing but SELECT on the store's tables.
+TEST_P(ResultsCli, ADatabaseThatMayOnlyBeReadIsListed) {
+  if (postgresql()) {
+    const auto s = store("read_only");
+    const auto a = measure(s, "env=vm");
+    static int roles = 0;
+    const auto role = "ib_reader_" + std::to_string(getpid()) + "_" + std::to_string(roles++);
+    postgres_execute(s.db, "CREATE ROLE " + role + " LOGIN PASSWORD 'reader-secret'; GRANT SELECT ON ALL TABLES IN " +
+                               "SCHEMA public TO " + role);
+    const auto secret = ":" + server_->password + "@";
+    ASSERT_NE(s.db.find(secret), std::string::npos);
+    const auto reader = "postgresql://" + role + ":reader-secret@" + s.db.substr(s.db.find(secret) + secret.size());
+    for (const auto& args : reading_commands(a)) {
+      auto full = args;
+      full.insert(full.end(), {"--db", reader});
+      const auto r = ironbench(full);
+      EXPECT_EQ(r.exit_code, 0) << args[0] << " " << args[1] << ": " << r.err;
+      if (args[1] == "list") {
+        EXPECT_NE(r.out.find("1 run(s) in postgresql://" + role + ":***@"), std::string::npos) << r.out;
+      }
+      EXPECT_EQ(r.out.find("reader-secret"), std::string::npos);
+    }
+    postgres_execute(s.db, "DROP OWNED BY " + role + "; DROP ROLE " + role);
+    return;
+  }
   if (geteuid() != 0 || !have_program("setpriv")) GTEST_SKIP() << "needs root and setpriv to run as nobody";
   const auto check =
       run_program("setpriv", {"--reuid=65534", "--regid=65534", "--clear-groups", ironbench_binary(), "version"});
@@ -372,10 +428,7 @@ TEST(ResultsCli, ADatabaseThatMayOnlyBeReadIsListed) {
   const auto folder_readable = fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
                                fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec;
   fs::permissions(s.dir, folder_readable);
-  for (const std::vector<std::string>& args : {std::vector<std::string>{"results", "list"},
-                                               {"results", "show", a},
-                                               {"compare", a, a},
-                                               {"report", a, "-o", "-"}}) {
+  for (const auto& args : reading_commands(a)) {
     std::vector<std::string> full = {"--reuid=65534", "--regid=65534", "--clear-groups", ironbench_binary()};
     full.insert(full.end(), args.begin(), args.end());
     full.insert(full.end(), {"--db", s.db});
