@@ -113,6 +113,12 @@ class postgres_store final : public store_backend {
   inserted_run insert(const run_row& row) override {
     prepare_for_writing();
     postgres_transaction transaction(db_);
+    // A run stored already takes no id: an INSERT that finds the uuid taken still draws a value
+    // from the id sequence, so re-importing a folder would leave gaps in the run numbers (SQLite
+    // numbers on, max + 1). ON CONFLICT covers a writer storing the same run meanwhile.
+    if (const auto existing = db_.query("SELECT id FROM runs WHERE uuid = $1", {row.uuid}); existing.rows() > 0) {
+      return {existing.integer(0, 0), false};
+    }
     const auto inserted = db_.query(
         "INSERT INTO runs(start_time, end_time, host, command, status, case_count, json_path, document, uuid)"
         " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (uuid) DO NOTHING RETURNING id",

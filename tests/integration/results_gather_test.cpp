@@ -1,6 +1,8 @@
 // Runs gathered from several nodes into one store with the real binary (`results import`):
 // every field of a real run kept through a JSON file and a database, each run once, and
-// corrupt, foreign and newer inputs refused in one line.
+// corrupt, foreign and newer inputs refused in one line. The shared store is of each back end
+// (store_backends.hpp): an SQLite file and a fresh database of the fixture's PostgreSQL server;
+// the nodes' own stores are SQLite files, the default.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +13,7 @@
 #include "core/json.hpp"
 #include "files.hpp"
 #include "process.hpp"
+#include "store_backends.hpp"
 #include "temp_dir.hpp"
 
 namespace ironbench::testing {
@@ -33,13 +36,16 @@ json exported(const std::string& db, const std::string& id) {
   return json::parse(r.out);
 }
 
-TEST(ResultsImport, GathersNodesOnceWithEveryFieldKept) {
+class ResultsImport : public store_backend_test {};
+IRONBENCH_STORE_BACKENDS(ResultsImport);
+
+TEST_P(ResultsImport, GathersNodesOnceWithEveryFieldKept) {
   const temp_dir dir("ironbench_gather_cli_");
   const auto a = (dir / "node-a").string(), b = (dir / "node-b").string();
   measure_on(a, "node=a");
   measure_on(a, "node=a");
   measure_on(b, "node=b");
-  const auto shared = (dir / "shared.db").string();
+  const auto shared = fresh_store((dir / "shared.db").string(), "gather");
 
   // node a's JSON files, node b's database; then everything again: nothing twice.
   auto r = run_ironbench({"results", "import", a + "/saved", b + "/results.db", "--db", shared});
@@ -83,9 +89,9 @@ std::string import_refused(const std::vector<std::string>& args) {
   return r.err;
 }
 
-TEST(ResultsImport, RefusesCorruptForeignAndNewerInputsInOneLine) {
+TEST_P(ResultsImport, RefusesCorruptForeignAndNewerInputsInOneLine) {
   const temp_dir dir("ironbench_gather_cli_");
-  const auto db = (dir / "shared.db").string();
+  const auto db = fresh_store((dir / "shared.db").string(), "gather_refused");
   { std::ofstream(dir / "cut.json") << R"({"schema_version": 1, "cases": [{"benchmark": "st)"; }
   { std::ofstream(dir / "vllm.json") << R"({"model_id": "m", "completed": 3, "duration": 1.5})"; }
   { std::ofstream(dir / "newer.json") << R"({"schema_version": 7, "cases": []})"; }
@@ -97,7 +103,17 @@ TEST(ResultsImport, RefusesCorruptForeignAndNewerInputsInOneLine) {
   EXPECT_NE(
       import_refused({"results", "import", (dir / "newer.json").string(), "--db", db}).find("newer than this build"),
       std::string::npos);
-  // A results database of a newer schema: made by this build, then marked newer.
+  if (postgresql()) {
+    // A server's store of a newer schema, as the source.
+    const auto newer_store = fresh_store("", "gather_newer");
+    postgres_execute(newer_store,
+                     "CREATE TABLE ironbench_schema(application TEXT PRIMARY KEY, version INTEGER NOT NULL);"
+                     "INSERT INTO ironbench_schema VALUES('ironbench results', 99)");
+    EXPECT_NE(import_refused({"results", "import", newer_store, "--db", db}).find("newer than this build"),
+              std::string::npos);
+  }
+  // A results database file of a newer schema (the source, on every back end of the target):
+  // made by this build, then marked newer with the sqlite3 program.
   if (!have_program("sqlite3")) GTEST_SKIP() << "the sqlite3 program is not installed";
   measure_on((dir / "node").string(), "node=x");
   const auto newer_db = (dir / "node" / "results.db").string();
@@ -107,6 +123,11 @@ TEST(ResultsImport, RefusesCorruptForeignAndNewerInputsInOneLine) {
   // Nothing was stored by any refused import (and the target was not even created).
   const auto r = run_ironbench({"results", "list", "--db", db});
   EXPECT_NE(r.out.find("0 run(s)"), std::string::npos) << r.out;
+  if (sqlite()) {
+    EXPECT_FALSE(fs::exists(db));
+  } else {
+    EXPECT_EQ(postgres_tables(db), 0u);
+  }
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // `ironbench trend` and `report --trend` through the real binary, on synthetic nightly
 // histories gathered with `results import`: a 10 % step flagged at its run (exit 1 while it
-// is the newest run), noise only flagged nowhere, and the HTML history drawn by Chromium.
+// is the newest run), noise only flagged nowhere, and the HTML history drawn by Chromium. Each
+// test runs on both back ends (store_backends.hpp): an SQLite file and a fresh database of the
+// fixture's PostgreSQL server.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,6 +14,7 @@
 #include "core/json.hpp"
 #include "files.hpp"
 #include "process.hpp"
+#include "store_backends.hpp"
 #include "temp_dir.hpp"
 
 namespace ironbench::testing {
@@ -62,9 +65,12 @@ void add_nights(const temp_dir& dir, const std::string& db, int from, int to, in
   ASSERT_EQ(r.exit_code, 0) << r.err;
 }
 
-TEST(Trend, FlagsTheStepAtItsRunAndFailsWhileItIsTheNewest) {
+class Trend : public store_backend_test {};
+IRONBENCH_STORE_BACKENDS(Trend);
+
+TEST_P(Trend, FlagsTheStepAtItsRunAndFailsWhileItIsTheNewest) {
   const temp_dir dir("ironbench_trend_");
-  const auto db = (dir / "nightly.db").string();
+  const auto db = fresh_store((dir / "nightly.db").string(), "trend_step");
   add_nights(dir, db, 1, 20, 21, 11);
   auto r = run_ironbench({"trend", "bandwidth", "--db", db, "--tag", "suite=nightly"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -97,9 +103,9 @@ TEST(Trend, FlagsTheStepAtItsRunAndFailsWhileItIsTheNewest) {
   EXPECT_EQ(run_ironbench({"trend", "bandwidth", "--db", db, "--since", "2026-01-22", "--recent", "0"}).exit_code, 0);
 }
 
-TEST(Trend, NoiseOnlyFlagsNothingInFiftyNights) {
+TEST_P(Trend, NoiseOnlyFlagsNothingInFiftyNights) {
   const temp_dir dir("ironbench_trend_");
-  const auto db = (dir / "nightly.db").string();
+  const auto db = fresh_store((dir / "nightly.db").string(), "trend_noise");
   add_nights(dir, db, 1, 50, -1, 23);
   const auto r = run_ironbench({"trend", "bandwidth", "--db", db, "--recent", "0"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -108,9 +114,9 @@ TEST(Trend, NoiseOnlyFlagsNothingInFiftyNights) {
   EXPECT_NE(r.out.find("50 run(s)"), std::string::npos) << r.out;
 }
 
-TEST(Trend, BadSelectionsAreOneLineUsageErrors) {
+TEST_P(Trend, BadSelectionsAreOneLineUsageErrors) {
   const temp_dir dir("ironbench_trend_");
-  const auto db = (dir / "nightly.db").string();
+  const auto db = fresh_store((dir / "nightly.db").string(), "trend_bad");
   add_nights(dir, db, 1, 3, -1, 5);
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"trend", "no_such_metric", "--db", db},
@@ -124,12 +130,12 @@ TEST(Trend, BadSelectionsAreOneLineUsageErrors) {
   }
 }
 
-TEST(Trend, ReportDrawsTheHistoryWithTheChangeMarked) {
+TEST_P(Trend, ReportDrawsTheHistoryWithTheChangeMarked) {
   if (wait_for(start_program("chromium", {"--version"})).exit_code != 0) {
     GTEST_SKIP() << "chromium is not installed (scripts/setup.sh installs it where Debian packages it)";
   }
   const temp_dir dir("ironbench_trend_");
-  const auto db = (dir / "nightly.db").string();
+  const auto db = fresh_store((dir / "nightly.db").string(), "trend_report");
   add_nights(dir, db, 1, 30, 21, 11);
   const auto page = (dir / "trend.html").string();
   const auto r = run_ironbench({"report", "--trend", "bandwidth", "--db", db, "-o", page});
