@@ -17,7 +17,9 @@ constexpr const char* application = "ironbench results";
 constexpr std::int64_t schema_lock = 0x49524E42;
 
 /// The tables of schema version 2 (store_schema_version), created at once in a new database.
-/// Later versions add migrations from 2 on.
+/// Later versions add migrations from 2 on. A tag's key and value are indexed by their hashes
+/// (one key per run: md5 of the key): a B-tree entry holds at most about 2,700 bytes, and a
+/// label may be any length, as on SQLite.
 const char* const create_tables = R"sql(
 CREATE TABLE ironbench_schema(
   application TEXT COLLATE "C" PRIMARY KEY,
@@ -37,8 +39,7 @@ CREATE TABLE runs(
 CREATE TABLE run_tags(
   run_id BIGINT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
   key TEXT COLLATE "C" NOT NULL,
-  value TEXT COLLATE "C" NOT NULL,
-  PRIMARY KEY(run_id, key));
+  value TEXT COLLATE "C" NOT NULL);
 CREATE TABLE cases(
   run_id BIGINT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
   case_index BIGINT NOT NULL,
@@ -51,7 +52,8 @@ CREATE TABLE cases(
 CREATE UNIQUE INDEX runs_by_uuid ON runs(uuid);
 CREATE INDEX runs_by_start ON runs(start_time);
 CREATE INDEX runs_by_host ON runs(host);
-CREATE INDEX tags_by_key ON run_tags(key, value);
+CREATE UNIQUE INDEX tags_of_run ON run_tags(run_id, md5(key));
+CREATE INDEX tags_by_value ON run_tags USING hash(value);
 CREATE INDEX cases_by_benchmark ON cases(benchmark);
 )sql";
 

@@ -1,4 +1,6 @@
-// ironbench import: other tools' output through the real binary.
+// ironbench import: other tools' output through the real binary. The tests that store what
+// they import (ImportStore) run on both back ends (store_backends.hpp): an SQLite file and a
+// fresh database of the fixture's PostgreSQL server.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -7,6 +9,7 @@
 
 #include "core/json.hpp"
 #include "process.hpp"
+#include "store_backends.hpp"
 
 namespace ironbench::testing {
 namespace {
@@ -185,15 +188,23 @@ TEST(Import, LongLinesImportOrAreRefusedWithoutACrash) {
   r = run_ironbench({"import", "babelstream", babelstream, "--no-save", "--json", "-"});
   ASSERT_EQ(r.exit_code, 0) << r.err.substr(0, 300);
   EXPECT_EQ(json::parse(r.out).at("cases").size(), 5u);
+}
 
-  // Keys the importer and the report classify as latency statistics or not: one of them
-  // nearly is one ("p999...9_ttft_s"), which took the report's pattern through every digit.
+class ImportStore : public store_backend_test {};
+IRONBENCH_STORE_BACKENDS(ImportStore);
+
+// Keys the importer and the report classify as latency statistics or not, 100,000 characters
+// long: one of them nearly is one ("p999...9_ttft_s"), which took the report's pattern through
+// every digit (exit 139). The run is stored and reported.
+TEST_P(ImportStore, LongResultKeysAreStoredAndReported) {
+  const temp_dir dir("ironbench-long-keys");
+  const std::string long_text(100000, 'x');
   const auto vllm = edited_copy(
       data + "vllm/vllm_sweep_opt125m_c2.json",
       "\"date\":", "\"" + long_text + "\": 1, \"p" + std::string(100000, '9') + "_ttft_s\": 2, \"date\":", dir,
       "vllm.json");
-  const auto db = (dir / "results.db").string();
-  r = run_ironbench({"import", "vllm", vllm, "--db", db, "--results-dir", dir.str(), "--json", "-"});
+  const auto db = fresh_store((dir / "results.db").string(), "long_keys");
+  auto r = run_ironbench({"import", "vllm", vllm, "--db", db, "--results-dir", dir.str(), "--json", "-"});
   ASSERT_EQ(r.exit_code, 0) << r.err.substr(0, 300);
   EXPECT_EQ(json::parse(r.out).at("cases").size(), 1u);
   // The report reads the latency statistics among the result's keys, the long one included.
@@ -234,13 +245,17 @@ TEST(Import, BadValuesAreRefusedByEveryImporter) {
 
 // A key given twice with two values (--tag a=1 --tag a=2) kept one and dropped the other in
 // silence: it is a usage error naming the key, before anything is imported or stored.
-TEST(Import, OneTagKeyWithTwoValuesIsAUsageError) {
+TEST_P(ImportStore, OneTagKeyWithTwoValuesIsAUsageError) {
   const temp_dir dir("ironbench-import-tags");
-  const auto db = (dir / "results.db").string();
+  const auto db = fresh_store((dir / "results.db").string(), "import_tags");
   EXPECT_EQ(usage_error_of({"import", "perftest", fixtures + "write_a_gbits.txt", "--db", db, "--results-dir",
                             dir.str(), "--tag", "env=vm", "--tag", "gpu=a", "--tag", "env=baremetal"}),
             "ironbench: error: --tag env is given twice (env=vm, env=baremetal): a run carries one value per key\n");
-  EXPECT_FALSE(std::filesystem::exists(db));
+  if (sqlite()) {
+    EXPECT_FALSE(std::filesystem::exists(db));
+  } else {
+    EXPECT_EQ(postgres_tables(db), 0u) << "a refused import created the store's tables";
+  }
   const auto same = run_ironbench({"import", "perftest", fixtures + "write_a_gbits.txt", "--no-save", "--tag", "env=vm",
                                    "--tag", "env=vm", "--json", "-"});
   ASSERT_EQ(same.exit_code, 0) << same.err;
