@@ -28,11 +28,11 @@ int execute(const import_arguments& a, const invocation& call) {
   const auto targets = report::parse_targets(a.outputs);
   report::prepare_results_dir(a.outputs);
   const auto now = std::chrono::system_clock::now();
-  auto cases = results::import_cases(request);
+  auto imported = results::import_run(request);
   const auto host = session::detect_live_host();
   auto run = session::start_run(call.argv, host, now);
   run.end_time = run.start_time;
-  run.cases = std::move(cases);
+  run.cases = std::move(imported.cases);
   // The host of an import is where it was imported, not where it was measured: say so.
   run.settings = {{"imported", request.format},
                   {"files", request.files},
@@ -40,9 +40,16 @@ int execute(const import_arguments& a, const invocation& call) {
   if (!request.options.collective.empty()) run.settings["collective"] = request.options.collective;
   if (request.options.ranks > 0) run.settings["ranks"] = request.options.ranks;
   if (!request.device.empty()) run.settings["device"] = request.device;
+  for (auto& [key, value] : imported.settings.items()) run.settings[key] = std::move(value);
   core::settle_run_status(run);
-  report::write_run_outputs(run, targets, a.outputs, host.fingerprint.hostname, now, std::cout,
-                            [&](std::ostream& out) { report::write_console(run, out); });
+  report::write_run_outputs(run, targets, a.outputs, host.fingerprint.hostname, now, std::cout, [&](std::ostream& out) {
+    report::write_console(run, out);
+    // As a collectives run prints its straggler report.
+    const auto stragglers = run.settings.value("stragglers", json::object());
+    for (const auto& line : stragglers.value("summary", json::array())) {
+      if (line.is_string()) out << "# " << line.get<std::string>() << "\n";
+    }
+  });
   return exit_ok;
 }
 

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+#include <set>
+
 #include "core/bounded_file.hpp"
 #include "core/error.hpp"
 #include "results/babelstream_import.hpp"
@@ -22,6 +25,25 @@ std::vector<core::case_result> nccl_tests_file_cases(const std::string& text, co
     for (auto& c : nccl_tests_cases(report, source, nccl)) all.push_back(std::move(c));
   }
   return all;
+}
+
+json nccl_tests_run_settings(const std::string& text, const std::string& source) {
+  json settings = json::object();
+  std::optional<json> stragglers;
+  std::size_t with_process_times = 0;
+  for (const auto& report : parse_nccl_tests(text, source)) {
+    if (auto s = nccl_tests_stragglers(report)) {
+      stragglers = std::move(s);
+      ++with_process_times;
+    }
+  }
+  if (with_process_times == 1) {
+    settings["stragglers"] = std::move(*stragglers);
+  } else if (with_process_times > 1) {
+    settings["stragglers_note"] =
+        fmt::format("{}: {} tables with per-process times; no one straggler report", source, with_process_times);
+  }
+  return settings;
 }
 
 template <typename Pick>
@@ -48,7 +70,8 @@ const std::vector<importer>& importers() {
        [](const std::string& text, const std::string& source, const import_options&) {
          return vllm_cases(parse_vllm_results(text, source), source);
        }},
-      {"nccl-tests", "nccl-tests/rccl-tests output or -J JSON", true, 64 * core::mebibyte, nccl_tests_file_cases},
+      {"nccl-tests", "nccl-tests/rccl-tests output or -J JSON", true, 64 * core::mebibyte, nccl_tests_file_cases,
+       nccl_tests_run_settings},
       {"babelstream", "BabelStream --csv output", false, 16 * core::mebibyte,
        [](const std::string& text, const std::string& source, const import_options&) {
          return babelstream_cases(parse_babelstream(text, source), source);
@@ -91,19 +114,33 @@ void check_import_request(const import_request& request) {
   }
 }
 
-std::vector<core::case_result> import_cases(const import_request& request) {
+std::vector<core::case_result> import_cases(const import_request& request) { return import_run(request).cases; }
+
+imported_run import_run(const import_request& request) {
   check_import_request(request);
   const auto& row = *find_importer(request.format);
   const auto kind_name = fmt::format("{} output", row.name);
   const core::file_kind kind{kind_name, row.max_bytes, true};
-  cases all;
+  imported_run run;
+  std::set<std::string> repeated;
   for (const auto& file : request.files) {
-    for (auto& c : row.cases(core::read_bounded_file(file, kind), file, request.options)) {
+    const auto text = core::read_bounded_file(file, kind);
+    for (auto& c : row.cases(text, file, request.options)) {
       if (!request.device.empty()) c.device = request.device;
-      all.push_back(std::move(c));
+      run.cases.push_back(std::move(c));
+    }
+    if (row.run_settings == nullptr) continue;
+    const auto settings = row.run_settings(text, file);
+    for (const auto& [key, value] : settings.items()) {
+      if (run.settings.contains(key)) repeated.insert(key);
+      run.settings[key] = value;
     }
   }
-  return all;
+  for (const auto& key : repeated) {
+    run.settings.erase(key);
+    run.settings[key + "_note"] = fmt::format("several files give {}: none kept; import them one file at a time", key);
+  }
+  return run;
 }
 
 }  // namespace ironbench::results

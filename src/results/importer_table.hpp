@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/json.hpp"
 #include "core/result.hpp"
 
 namespace ironbench::results {
@@ -31,6 +32,9 @@ struct importer {
   /// usage_error when the text is not this format's output.
   std::vector<core::case_result> (*cases)(const std::string& text, const std::string& source,
                                           const import_options& options);
+  /// Keys the file adds to the run's settings, or nullptr for none: nccl-tests' "stragglers"
+  /// from per-process iteration times. Called with the same text as `cases`.
+  json (*run_settings)(const std::string& text, const std::string& source) = nullptr;
 };
 
 /// The table, in the order the help lists the formats.
@@ -63,5 +67,16 @@ void check_import_request(const import_request& request);
 /// The cases of every file, in order. Throws usage_error when a file cannot be read (missing,
 /// not a regular file or pipe, larger than the format's max_bytes) or is not the format's output.
 [[nodiscard]] std::vector<core::case_result> import_cases(const import_request& request);
+
+/// An import's cases and the keys its files add to the run's settings (importer::run_settings).
+struct imported_run {
+  std::vector<core::case_result> cases;
+  json settings = json::object();
+};
+
+/// As import_cases, with the files' run settings. A key that two files both give is left out,
+/// and settings.<key>_note says so (two nccl-tests files' stragglers are two runs' reports:
+/// import them one file at a time).
+[[nodiscard]] imported_run import_run(const import_request& request);
 
 }  // namespace ironbench::results

@@ -14,6 +14,7 @@
 #include "results/import_text.hpp"
 #include "schema/collective_case.hpp"
 #include "schema/collective_names.hpp"
+#include "schema/straggler_analysis.hpp"
 
 namespace ironbench::results {
 namespace {
@@ -429,6 +430,33 @@ nccl_tests_placement json_placement(const json& p, const std::string& where, con
   return out;
 }
 
+// per_process_max_times_us: one list per process, each as long as times_us (nccl-tests 2.19+
+// with -I 1 and several processes), and skipped_iterations.
+void read_process_times(const json& per_iter, const std::string& where, const std::string& source,
+                        nccl_tests_placement& placement) {
+  if (per_iter.contains("skipped_iterations") && per_iter.at("skipped_iterations").is_number_unsigned()) {
+    placement.skipped_iterations = per_iter.at("skipped_iterations").get<std::size_t>();
+  }
+  if (!per_iter.contains("per_process_max_times_us")) return;
+  const auto& rows = per_iter.at("per_process_max_times_us");
+  const auto key = where + ".per_process_max_times_us";
+  if (!rows.is_array()) throw usage_error(fmt::format("{}: {} is not a list in the nccl-tests JSON", source, key));
+  for (std::size_t p = 0; p < rows.size(); ++p) {
+    if (!rows[p].is_array() || rows[p].size() != placement.iteration_times_us.size()) {
+      throw usage_error(fmt::format("{}: {}[{}] is not a list of {} iteration times (as times_us)", source, key, p,
+                                    placement.iteration_times_us.size()));
+    }
+    std::vector<double> times;
+    for (const auto& t : rows[p]) {
+      if (!t.is_number() || !(t.get<double>() > 0)) {
+        throw usage_error(fmt::format("{}: {}[{}] holds {}, not a time", source, key, p, core::json_text(t)));
+      }
+      times.push_back(t.get<double>());
+    }
+    placement.process_times_us.push_back(std::move(times));
+  }
+}
+
 std::string json_text(const json& value) {
   return value.is_string() ? value.get<std::string>() : core::json_text(value);
 }
@@ -515,6 +543,7 @@ nccl_tests_report parse_json_document(const json& doc, const std::string& source
         }
         placement->iteration_times_us.push_back(t.get<double>());
       }
+      read_process_times(e.at(key), fmt::format("{}.{}", where, key), source, *placement);
     }
     if (!row.out_of_place.present && !row.in_place.present) {
       throw usage_error(fmt::format("{}: {} has neither out_of_place nor in_place timings", source, where));
@@ -708,6 +737,10 @@ std::vector<core::case_result> nccl_tests_cases(const nccl_tests_report& report,
                                              report.program.empty() ? "" : " of " + file_name_of(report.program));
       c.notes["nccl_tests_type"] = row.type;
       if (!report.version_line.empty()) c.notes["version"] = report.version_line;
+      c.notes["stragglers"] =
+          p.process_times_us.size() >= 2
+              ? fmt::format("per-process times of {} processes: settings.stragglers", p.process_times_us.size())
+              : std::string(nccl_tests_no_process_times);
       if (!report.devices.empty()) c.notes["devices"] = device_summary(report.devices);
       if (ranks == 0) c.notes["ranks"] = "unknown: the output lists no ranks (pass --ranks N)";
       if (report.average_busbw_gbs) c.notes["avg_bus_bandwidth"] = fmt::format("{:g} GB/s", *report.average_busbw_gbs);
@@ -722,6 +755,32 @@ std::vector<core::case_result> nccl_tests_cases(const nccl_tests_report& report,
     }
   }
   return cases;
+}
+
+std::optional<json> nccl_tests_stragglers(const nccl_tests_report& report) {
+  std::vector<schema::timed_step> steps;
+  std::size_t processes = 0;
+  for (const auto& row : report.rows) {
+    for (const bool in_place : {false, true}) {
+      const auto& p = in_place ? row.in_place : row.out_of_place;
+      if (p.process_times_us.size() < 2) continue;
+      processes = std::max(processes, p.process_times_us.size());
+      const auto iterations = p.process_times_us.front().size();
+      for (std::size_t i = p.skipped_iterations; i < iterations; ++i) {
+        schema::timed_step step;
+        step.label = fmt::format("{} B {} iteration {}", row.bytes, in_place ? "in place" : "out of place", i + 1);
+        for (const auto& times : p.process_times_us) step.rank_seconds.push_back(times[i] * 1e-6);
+        steps.push_back(std::move(step));
+      }
+    }
+  }
+  if (steps.empty()) return std::nullopt;
+  // config.devices lists one entry per process, in process order.
+  std::vector<std::string> hosts;
+  if (report.devices.size() == processes) {
+    for (const auto& d : report.devices) hosts.push_back(d.hostname);
+  }
+  return schema::straggler_json(schema::find_stragglers(steps, hosts), nccl_tests_straggler_method);
 }
 
 }  // namespace ironbench::results

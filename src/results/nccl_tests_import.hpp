@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/json.hpp"
 #include "core/result.hpp"
 #include "results/import_consistency.hpp"
 
@@ -23,6 +24,11 @@ struct nccl_tests_placement {
   double busbw_gbs = 0;                    ///< bus bandwidth, GB/s
   std::optional<double> wrong;             ///< the #wrong (or, before nccl-tests 2.13, "error") column; nullopt for N/A
   std::vector<double> iteration_times_us;  ///< every timed iteration (JSON with nccl-tests -I 1), else empty
+  /// Every process's time of every iteration, microseconds ([process][iteration]; each the
+  /// longest of the process's threads and GPUs): per_process_max_times_us of nccl-tests 2.19+
+  /// JSON with -I 1 and two processes or more; empty otherwise.
+  std::vector<std::vector<double>> process_times_us;
+  std::size_t skipped_iterations = 0;  ///< leading iterations nccl-tests' summary leaves out (-K)
 };
 
 /// One row of the table: one size of one collective call.
@@ -105,5 +111,22 @@ inline constexpr agreement nccl_tests_bandwidth_agreement{0.02, 0.01};
 [[nodiscard]] std::vector<core::case_result> nccl_tests_cases(const nccl_tests_report& report,
                                                               const std::string& source,
                                                               const nccl_tests_options& options);
+
+/// How the import times a straggler report's steps (settings.stragglers.method).
+inline constexpr const char* nccl_tests_straggler_method =
+    "nccl-tests' per-process iteration times (JSON with -I 1: per_process_max_times_us, each process's longest "
+    "thread/GPU, event time per iteration); every iteration of every size and placement after the skipped ones is "
+    "a step, and rank = the process's index (its MPI rank; config.devices names its host); the process with the "
+    "least time arrived last, and lateness = median process's time - its time";
+
+/// Why an import has no straggler report (notes.stragglers of its cases).
+inline constexpr const char* nccl_tests_no_process_times =
+    "no per-process times in this output, so no straggler report: nccl-tests 2.19+ writes them "
+    "(per_process_max_times_us) only to -J JSON with -I 1 from two MPI processes or more";
+
+/// The straggler report (schema/straggler_analysis.hpp, as settings.stragglers) of every row's
+/// per-process iteration times; nullopt when the report has none (text output, JSON without
+/// -I 1, older nccl-tests, a single process).
+[[nodiscard]] std::optional<json> nccl_tests_stragglers(const nccl_tests_report& report);
 
 }  // namespace ironbench::results
