@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "core/json_text.hpp"
 #include "report/html_escape.hpp"
 
 namespace ironbench::report {
@@ -25,7 +26,7 @@ std::string errors_text(const json& errors) {
   }
   const auto xids = errors.value("xids", json::object());
   for (const auto& [device, codes] : xids.items()) {
-    for (const auto& code : codes) text += fmt::format("{}XID {}", text.empty() ? "" : ", ", code.dump());
+    for (const auto& code : codes) text += fmt::format("{}XID {}", text.empty() ? "" : ", ", core::json_text(code));
   }
   return text.empty() ? "none" : text;
 }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/json_text.hpp"
 #include "core/utc_time.hpp"
 
 namespace ironbench::validate {
@@ -66,7 +67,7 @@ void write_k8s(const std::vector<node_validation>& nodes, std::ostream& out) {
   for (const auto& n : nodes) {
     auto condition = node_condition(n, now);
     if (nodes.size() > 1) condition["node"] = n.node;
-    out << condition.dump() << '\n';
+    out << core::json_text(condition) << '\n';
   }
 }
 

@@ -1,8 +1,10 @@
 // collectives --pairs under a real MPI launcher: ranks on this machine stand for several nodes
 // (mpirun's MPMD form gives each group of ranks its own IRONBENCH_NODE_NAME). A rank or a link
-// delayed by --inject-fault is named every time: the delay (20 ms per exchange) is hundreds of
-// times a loopback exchange of at most 256 KiB, and the outlier factor 0.25 keeps the healthy
-// links' scatter on an oversubscribed machine far from the threshold.
+// delayed by --inject-fault is named every time: the delay (150 ms before each of the two timed
+// exchanges per way) dwarfs a loopback exchange of at most 256 KiB even on a loaded,
+// oversubscribed machine (one saw 15 ms), and the outlier factor 0.25 keeps the healthy links'
+// scatter far from the threshold. With a slow node half the links are slow, so the median lies
+// between the two kinds: a slow link is named when the delay exceeds about six healthy exchanges.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -45,7 +47,7 @@ process_result run_pairs(const std::vector<std::string>& nodes, int per_node, co
           std::string(IRONBENCH_BINARY), std::string("collectives")}) {
       args.push_back(a);
     }
-    for (const auto& a : {"--pairs", "-b", "64K", "-e", "256K", "-f", "4", "-n", "3", "-w", "1",
+    for (const auto& a : {"--pairs", "-b", "64K", "-e", "256K", "-f", "4", "-n", "2", "-w", "1",
                           "--pair-outlier-factor", "0.25", "--no-save", "-q", "--timeout", "120s"}) {
       args.emplace_back(a);
     }
@@ -99,7 +101,7 @@ TEST(PairwiseMpi, ASlowRankNamesItsNode) {
   REQUIRE_MPIRUN();
   const int slow = 2 * ranks_per_node;  // node c's measuring rank
   const auto r = run_pairs({"a", "b", "c", "d"}, ranks_per_node,
-                           {"--json", "-", "--inject-fault", "slow@" + std::to_string(slow)});
+                           {"--json", "-", "--inject-fault", "slow@" + std::to_string(slow) + ":150"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto p = pairwise_of(r);
   expect_shape(p, 4, 3);
@@ -115,7 +117,7 @@ TEST(PairwiseMpi, ASlowRankNamesItsNode) {
 
 TEST(PairwiseMpi, ASlowLinkIsNamedAsTheLink) {
   REQUIRE_MPIRUN();
-  const auto link = "slow-link@" + std::to_string(0) + "-" + std::to_string(3 * ranks_per_node);  // a <-> d
+  const auto link = "slow-link@" + std::to_string(0) + "-" + std::to_string(3 * ranks_per_node) + ":150";  // a <-> d
   const auto r = run_pairs({"a", "b", "c", "d"}, ranks_per_node, {"--json", "-", "--inject-fault", link});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto p = pairwise_of(r);
@@ -146,13 +148,13 @@ TEST(PairwiseMpi, RanksModePairsEveryRankWithAByeForOddCounts) {
                           std::string("-f"),
                           std::string("4"),
                           std::string("-n"),
-                          std::string("3"),
+                          std::string("2"),
                           std::string("-w"),
                           std::string("1"),
                           std::string("--pair-outlier-factor"),
                           std::string("0.25"),
                           std::string("--inject-fault"),
-                          std::string("slow@3"),
+                          std::string("slow@3:150"),
                           std::string("--no-save"),
                           std::string("--json"),
                           std::string("-")}) {
@@ -173,7 +175,7 @@ TEST(PairwiseMpi, TheReportDrawsTheMatrixAsAHeatMap) {
   REQUIRE_MPIRUN();
   temp_dir dir;
   const auto run_json = (dir.path() / "run.json").string();
-  const auto r = run_pairs({"a", "b", "c"}, 1, {"--json", run_json, "--inject-fault", "slow-link@1-2"});
+  const auto r = run_pairs({"a", "b", "c"}, 1, {"--json", run_json, "--inject-fault", "slow-link@1-2:150"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // The console: the matrices and the link named.
   EXPECT_NE(r.out.find("Pairwise bandwidth: 3 nodes"), std::string::npos) << r.out;
