@@ -7,6 +7,7 @@
 #include "cli/collectives_health.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/hung_run.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/option_groups.hpp"
 #include "cli/pairwise_command.hpp"
@@ -164,10 +165,8 @@ int execute(const collectives_arguments& a, const invocation& call) {
     run.settings["ranks_per_process"] = p.ranks_per_process;
     run.cases = comm::cases_of(trials, p.size, s.base.iterations, s.base.warmup_iterations);
     (void)add_straggler_report(run, trials, p.rank_descriptions, p.size);
-    mark_hung(run, verdict, s.timeout_s);
-    report::write_run_outputs(run, targets, a.outputs, p.host.fingerprint.hostname, p.start, std::cout,
-                              [](std::ostream&) {});
-    std::cout.flush();  // the process ends with _Exit, which flushes nothing
+    write_hung_run(run, verdict, s.timeout_s, "the sizes measured before",
+                   {targets, a.outputs, p.host.fingerprint.hostname, p.start, {}});
   };
 
   const auto outcome = comm::run_collectives(s, &install_interrupt_flag());

@@ -39,11 +39,4 @@ std::vector<std::vector<comm::sweep_row>> kept_trials(const std::vector<std::vec
   return kept;
 }
 
-void mark_hung(core::run_result& run, const comm::hang_verdict& verdict, double timeout_s) {
-  run.status = core::run_status::interrupted;
-  run.status_reason =
-      fmt::format("ended by the watchdog: {}; the sizes measured before are kept", comm::hang_line(verdict, timeout_s));
-  run.settings["hang"] = comm::hang_json(verdict, timeout_s);
-}
-
 }  // namespace ironbench::cli

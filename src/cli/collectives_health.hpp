@@ -1,13 +1,12 @@
 // The rank-health parts of a collectives run at rank 0: the straggler report
-// (settings.stragglers, comm/straggler_report.hpp) and, for a run that hangs, the run written
-// from what was measured so far with the verdict on who it waits for (settings.hang).
+// (settings.stragglers, comm/straggler_report.hpp) and, for a run that hangs, the trials it keeps
+// (the run is written by cli/hung_run.hpp).
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "comm/collectives_partial.hpp"
-#include "comm/hang_culprits.hpp"
 #include "core/result.hpp"
 
 namespace ironbench::cli {
@@ -25,9 +24,5 @@ std::vector<std::string> add_straggler_report(core::run_result& run,
 /// (every kept trial has as many rows as the first).
 [[nodiscard]] std::vector<std::vector<comm::sweep_row>> kept_trials(
     const std::vector<std::vector<comm::sweep_row>>& trials);
-
-/// Marks `run` as ended by a hang: status interrupted, the reason naming the culprits, and
-/// settings.hang (comm::hang_json).
-void mark_hung(core::run_result& run, const comm::hang_verdict& verdict, double timeout_s);
 
 }  // namespace ironbench::cli

@@ -3,14 +3,17 @@
 // same model on a single device (benchmarks/tp/tp_infer_run.hpp). Rank 0 reports.
 #include <fmt/format.h>
 
+#include <functional>
 #include <iostream>
 
 #include "benchmarks/tp/tp_infer_run.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/hung_run.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/option_groups.hpp"
 #include "cli/step_line.hpp"
+#include "core/error.hpp"
 #include "core/units.hpp"
 #include "session/run_setup.hpp"
 
@@ -18,11 +21,31 @@ namespace ironbench::cli {
 namespace {
 
 struct tp_arguments {
-  std::string batch = "128,512,2048", hidden = "1024", timeout = "600s", backend = "auto";
+  std::string batch = "128,512,2048", hidden = "1024", timeout = "600s", backend = "auto", inject_fault;
   int iterations = 10, warmup_iterations = 2;
   bool quiet = false;
   report::output_options outputs;
 };
+
+// The run rank 0 writes from `outcome` (finished, or what a hung run measured so far).
+core::run_result run_of(const benchmarks::tp_infer_outcome& outcome, const invocation& call) {
+  auto run = session::rank0_run(call.argv, outcome.start, outcome.host, outcome.rank_descriptions, outcome.measured);
+  run.cases = outcome.cases;
+  run.settings = outcome.settings;
+  return run;
+}
+
+// The console report: the table of the cases measured (none where the run hung before its
+// device was made), and how the run ended.
+std::function<void(std::ostream&)> console_of(const benchmarks::tp_infer_outcome& outcome,
+                                              const benchmarks::tp_infer_settings& settings,
+                                              const core::run_result& run) {
+  return [&outcome, &settings, &run](std::ostream& out) {
+    if (!outcome.collectives.empty()) benchmarks::write_tp_infer_console(outcome, settings, out);
+    out << fmt::format("run {}{}\n", core::to_string(run.status),
+                       run.status_reason.empty() ? "" : ": " + run.status_reason);
+  };
+}
 
 int execute(const tp_arguments& a, const invocation& call) {
   benchmarks::tp_infer_settings settings;
@@ -32,6 +55,10 @@ int execute(const tp_arguments& a, const invocation& call) {
   settings.backend = a.backend;
   benchmarks::check_tp_iterations(settings);
   settings.timeout_s = parse_duration_s(a.timeout, "--timeout");
+  settings.fault = comm::parse_fault(a.inject_fault);
+  if (settings.fault.kind == comm::fault_kind::slow || settings.fault.kind == comm::fault_kind::slow_link) {
+    throw usage_error(fmt::format("--inject-fault {}: tp-infer injects hang@RANK and exit@RANK", a.inject_fault));
+  }
   const auto targets = report::parse_targets(a.outputs);
 
   benchmarks::tp_infer_callbacks callbacks;
@@ -44,20 +71,22 @@ int execute(const tp_arguments& a, const invocation& call) {
   callbacks.on_progress = [&](const std::string& step) {
     if (reports && show_step) show_step(step);
   };
+  // A hang: rank 0 writes the cases it measured so far, with the ranks the job waits for.
+  callbacks.rank0_on_hang = [&](const benchmarks::tp_infer_outcome& so_far, const comm::hang_verdict& verdict) {
+    clear_step_line(std::cerr, a.quiet);
+    auto run = run_of(so_far, call);
+    write_hung_run(
+        run, verdict, settings.timeout_s, "the cases measured before",
+        {targets, a.outputs, so_far.host.fingerprint.hostname, so_far.start, console_of(so_far, settings, run)});
+  };
   const auto outcome = benchmarks::run_tp_infer(settings, callbacks, &install_interrupt_flag());
   if (outcome.rank != 0) return exit_ok;
   clear_step_line(std::cerr, a.quiet);
-  auto run = session::rank0_run(call.argv, outcome.start, outcome.host, outcome.rank_descriptions, outcome.measured);
-  run.cases = outcome.cases;
-  run.settings = outcome.settings;
+  auto run = run_of(outcome, call);
   if (outcome.interrupted) core::mark_interrupted(run, "the cases measured so far");
   core::settle_run_status(run);
   report::write_run_outputs(run, targets, a.outputs, outcome.host.fingerprint.hostname, outcome.start, std::cout,
-                            [&](std::ostream& out) {
-                              benchmarks::write_tp_infer_console(outcome, settings, out);
-                              out << fmt::format("run {}{}\n", core::to_string(run.status),
-                                                 run.status_reason.empty() ? "" : ": " + run.status_reason);
-                            });
+                            console_of(outcome, settings, run));
   return exit_code_of(run);
 }
 
@@ -77,6 +106,9 @@ command_action add_tp_infer_command(CLI::App& app, const invocation& call) {
   command->add_option("--backend", a->backend, comm::backend_help(benchmarks::tp_infer_backends()))
       ->capture_default_str();
   add_timeout_option(*command, a->timeout);
+  command->add_option("--inject-fault", a->inject_fault,
+                      "Test the failure handling: hang@RANK (that rank stops) or exit@RANK (that rank dies) before "
+                      "its first step");
   add_quiet_flag(*command, a->quiet);
   add_output_options(*command, a->outputs);
   return [a, &call] { return execute(*a, call); };

@@ -169,13 +169,7 @@ collectives_outcome run_collectives(const collectives_settings& a, const std::at
     });
   }
   guard.watch_ranks(*world, this_host_name());
-  if (a.fault.rank == rank && a.fault.kind == fault_kind::exit) {
-    std::cerr << fmt::format("ironbench: rank {} exits now (--inject-fault exit@{})\n", rank, rank);
-    std::_Exit(3);
-  }
-  if (a.fault.rank == rank && a.fault.kind == fault_kind::hang) {
-    for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
-  }
+  enact_start_fault(a.fault, rank);
 
   guard.heartbeat("start-up: describing every rank");
   assign_local_ranks_by_host(launch, *world, this_host_name());

@@ -3,6 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
 
 #include "core/error.hpp"
 #include "core/units.hpp"
@@ -78,6 +82,25 @@ bool delays_exchange(const injected_fault& f, int a, int b) {
   if (f.kind == fault_kind::slow) return a == f.rank || b == f.rank;
   if (f.kind == fault_kind::slow_link) return std::min(a, b) == f.rank && std::max(a, b) == f.peer;
   return false;
+}
+
+void check_fault_rank(const injected_fault& f, int ranks) {
+  if (f.kind == fault_kind::none) return;
+  if (f.rank >= ranks || f.peer >= ranks) {
+    throw usage_error(fmt::format("--inject-fault {}: the job has {} ranks (0 to {})", to_string(f), ranks, ranks - 1));
+  }
+}
+
+void enact_start_fault(const injected_fault& f, int rank) {
+  if (f.rank != rank) return;
+  if (f.kind == fault_kind::exit) {
+    std::fputs(fmt::format("ironbench: rank {} exits now (--inject-fault exit@{})\n", rank, rank).c_str(), stderr);
+    std::fflush(stderr);
+    std::_Exit(3);
+  }
+  if (f.kind == fault_kind::hang) {
+    for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+  }
 }
 
 }  // namespace ironbench::comm

@@ -36,4 +36,11 @@ inline constexpr double default_fault_delay_ms = 20;
 /// between exactly them.
 [[nodiscard]] bool delays_exchange(const injected_fault& fault, int a, int b);
 
+/// Throws usage_error when `fault` names a rank the job of `ranks` ranks does not have.
+void check_fault_rank(const injected_fault& fault, int ranks);
+
+/// Applies hang@R and exit@R on rank `rank` before its first operation: rank R says so and exits
+/// with status 3 (exit), or sleeps forever (hang). Returns at once for any other fault or rank.
+void enact_start_fault(const injected_fault& fault, int rank);
+
 }  // namespace ironbench::comm

@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <iostream>
 #include <limits>
 #include <map>
 #include <thread>
@@ -220,13 +219,7 @@ pairwise_result run_pairwise(bootstrap& world, peer_exchange& peers, const std::
   }
   check_fault_applies(s.fault, result.participants, s.mode);
   const int rank = world.rank();
-  if (s.fault.rank == rank && s.fault.kind == fault_kind::exit) {
-    std::cerr << fmt::format("ironbench: rank {} exits now (--inject-fault exit@{})\n", rank, rank);
-    std::_Exit(3);
-  }
-  if (s.fault.rank == rank && s.fault.kind == fault_kind::hang) {
-    for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
-  }
+  enact_start_fault(s.fault, rank);
   int me = -1;
   for (int i = 0; i < n; ++i) {
     if (result.participants[static_cast<std::size_t>(i)].rank == rank) me = i;

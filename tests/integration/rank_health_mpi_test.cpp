@@ -23,8 +23,9 @@ namespace {
     GTEST_SKIP() << "mpirun not found (scripts/setup.sh installs openmpi-bin)"; \
   }
 
-// mpirun running `args` of `ironbench collectives` as 2 ranks on node a and 2 on node b.
-std::vector<std::string> four_ranks_on_two_nodes(const std::vector<std::string>& args) {
+// mpirun running `ironbench COMMAND args` as 2 ranks on node a and 2 on node b.
+std::vector<std::string> four_ranks_on_two_nodes(const std::vector<std::string>& args,
+                                                 const std::string& command = "collectives") {
   setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
   setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
   if (std::getenv("LSAN_OPTIONS") != nullptr) setenv("LSAN_OPTIONS", IRONBENCH_MPI_LSAN_OPTIONS, 1);
@@ -33,9 +34,8 @@ std::vector<std::string> four_ranks_on_two_nodes(const std::vector<std::string>&
   std::vector<std::string> line{"--oversubscribe"};
   for (const char* node : {"a", "b"}) {
     if (line.size() > 1) line.emplace_back(":");
-    for (const auto& word :
-         {std::string("-np"), std::string("2"), std::string("env"), std::string("IRONBENCH_NODE_NAME=") + node,
-          std::string(IRONBENCH_BINARY), std::string("collectives")}) {
+    for (const auto& word : {std::string("-np"), std::string("2"), std::string("env"),
+                             std::string("IRONBENCH_NODE_NAME=") + node, std::string(IRONBENCH_BINARY), command}) {
       line.push_back(word);
     }
     line.insert(line.end(), args.begin(), args.end());
@@ -52,14 +52,20 @@ json rank0_document(const std::string& out) {
   return json::parse(out.substr(start), nullptr, false);
 }
 
-void hang_names(int hung) {
+// Runs `command` (collectives or tp-infer, small sizes) with rank `hung` hung; checks the line
+// and the run JSON name exactly that rank and its host.
+void hang_names(int hung, const std::string& command = "collectives") {
   // Sanitized builds start up several times slower: a longer timeout, so that only the hang ends the run.
   const std::string timeout = IRONBENCH_SANITIZED_BUILD ? "8s" : "3s";
   const auto fault = "hang@" + std::to_string(hung);
+  std::vector<std::string> args{"-n",     "2", "-w",        "1",     "--no-save",      "-q",
+                                "--json", "-", "--timeout", timeout, "--inject-fault", fault};
+  const std::vector<std::string> sizes = command == "collectives"
+                                             ? std::vector<std::string>{"-b", "8", "-e", "1K"}
+                                             : std::vector<std::string>{"--batch", "16", "--hidden", "64"};
+  args.insert(args.begin(), sizes.begin(), sizes.end());
   const auto start = std::chrono::steady_clock::now();
-  const auto r = wait_for(
-      start_program("mpirun", four_ranks_on_two_nodes({"-b", "8", "-e", "1K", "-n", "2", "-w", "1", "--no-save", "-q",
-                                                       "--json", "-", "--timeout", timeout, "--inject-fault", fault})));
+  const auto r = wait_for(start_program("mpirun", four_ranks_on_two_nodes(args, command)));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_NE(r.exit_code, 0) << r.err;
   EXPECT_LT(seconds, IRONBENCH_SANITIZED_BUILD ? 40.0 : 15.0);
@@ -84,6 +90,7 @@ void hang_names(int hung) {
   EXPECT_EQ(hang.at("culprits")[0].at("host"), node_of_rank(hung));
   EXPECT_EQ(hang.at("culprits")[0].at("state"), "reporting");
   EXPECT_GT(hang.at("furthest_operation").at("number").get<int>(), hang.at("culprits")[0].at("last_operation"));
+  EXPECT_EQ(doc.at("settings").at("ranks"), 4);
 }
 
 TEST(RankHealthMpi, AHungRankZeroIsNamedWithItsHost) {
@@ -95,6 +102,19 @@ TEST(RankHealthMpi, AHungRankOnTheOtherNodeIsNamedWithItsHost) {
   RANK_HEALTH_REQUIRE_MPIRUN();
   if (IRONBENCH_SANITIZED_BUILD) GTEST_SKIP() << "one hung rank (0) is enough in a sanitized build";
   hang_names(3);
+}
+
+TEST(RankHealthMpi, TpInferWritesTheRunNamingAHungRankAndItsHost) {
+  RANK_HEALTH_REQUIRE_MPIRUN();
+  hang_names(2, "tp-infer");
+}
+
+TEST(RankHealthMpi, TpInferRefusesTheFaultsItDoesNotInject) {
+  for (const char* fault : {"slow@1", "slow-link@0-1"}) {
+    const auto r = run_program(IRONBENCH_BINARY, {"tp-infer", "--no-save", "--inject-fault", fault});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("tp-infer injects hang@RANK and exit@RANK"), std::string::npos) << r.err;
+  }
 }
 
 void slow_rank_is_the_straggler(int slow) {

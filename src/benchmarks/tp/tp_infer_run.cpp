@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <mutex>
 #include <optional>
 #include <ostream>
 #include <thread>
@@ -29,6 +30,25 @@ void share_cores(const comm::launch_info& launch) {
   blas::openblas_set_threads(std::max(1, cores / std::max(1, launch.local_size)));
 }
 
+// What rank 0 has measured so far, behind a mutex: the measuring thread updates it, the
+// watchdog's thread reads it when the run hangs.
+struct tp_infer_partial {
+  std::mutex mutex;
+  tp_infer_outcome data;
+};
+
+// The run's settings; without `device` (a run that hangs before it is made) only the job's.
+json settings_json(const tp_infer_settings& settings, int ranks, const tp_device* device) {
+  json j = {{"ranks", ranks}, {"iterations", settings.iterations}, {"warmup_iterations", settings.warmup_iterations}};
+  if (device != nullptr) {
+    j["backend"] = device->collectives();
+    j["compute"] = device->compute();
+    j["openblas_threads_per_rank"] = blas::openblas_threads();
+    j["single_device"] = device->single_device();
+  }
+  return j;
+}
+
 }  // namespace
 
 std::vector<comm::collective_backend_kind> tp_infer_backends() {
@@ -48,15 +68,38 @@ tp_infer_outcome run_tp_infer(const tp_infer_settings& settings, const tp_infer_
   const int rank = outcome.rank, ranks = outcome.ranks;
   check_tp_sizes(settings, ranks);
   if (callbacks.on_ready) callbacks.on_ready(rank);
+  comm::check_fault_rank(settings.fault, ranks);
   outcome.watchdog = std::make_shared<comm::watchdog>(std::chrono::duration<double>(settings.timeout_s), rank);
+  // Rank 0 keeps what it has measured, should the run hang.
+  auto partial = std::make_shared<tp_infer_partial>();
+  const bool keeps = rank == 0 && callbacks.rank0_on_hang;
+  const auto keep = [&] {
+    if (!keeps) return;
+    const std::lock_guard lock(partial->mutex);
+    partial->data = outcome;
+    partial->data.watchdog.reset();  // the watchdog's handler holds `partial`: no cycle
+  };
+  if (keeps) {
+    partial->data.rank = rank;
+    partial->data.ranks = ranks;
+    partial->data.host = job.host;
+    partial->data.measured = job.host.devices.devices.front();
+    partial->data.start = std::chrono::system_clock::now();
+    partial->data.settings = settings_json(settings, ranks, nullptr);
+    outcome.watchdog->on_hang([partial, handler = callbacks.rank0_on_hang](const comm::hang_verdict& verdict) {
+      const std::lock_guard lock(partial->mutex);
+      handler(partial->data, verdict);
+    });
+  }
   outcome.watchdog->watch_ranks(*world, comm::this_host_name());  // a hang names the ranks that never arrived
+  comm::enact_start_fault(settings.fault, rank);
   const auto progress = [&](const std::string& step) {
     outcome.watchdog->heartbeat(step);
     if (callbacks.on_progress) callbacks.on_progress(step);
   };
+  progress("start-up: describing every rank");
   comm::assign_local_ranks_by_host(launch, *world, comm::this_host_name());
   share_cores(launch);
-  progress("start-up: describing every rank");
   outcome.host = std::move(job.host);
   // GPUs (NCCL/RCCL for the gather) when every rank has one, as collectives decides.
   const bool use_gpus =
@@ -73,6 +116,10 @@ tp_infer_outcome run_tp_infer(const tp_infer_settings& settings, const tp_infer_
   outcome.start = std::chrono::system_clock::now();
   outcome.rank_descriptions = world->gather(core::json_text(
       comm::rank_description(rank, launch, session::host_json(outcome.host.fingerprint), outcome.measured)));
+  outcome.collectives = device->collectives();
+  outcome.compute = device->compute();
+  outcome.settings = settings_json(settings, ranks, device.get());
+  keep();
 
   for (const auto batch : settings.batches) {
     for (const auto hidden : settings.hidden_sizes) {
@@ -99,18 +146,10 @@ tp_infer_outcome run_tp_infer(const tp_infer_settings& settings, const tp_infer_
           tp_infer_case(one, "single_device", single, single_checked, settings.iterations, outcome.measured.id));
       outcome.rows.push_back({shape.batch, shape.hidden, ranks, tp.latency_s, tp.gather_s, single.latency_s,
                               tp_checked.wrong + single_checked.wrong == 0});
+      keep();
     }
   }
   progress("writing results");
-  outcome.collectives = device->collectives();
-  outcome.compute = device->compute();
-  outcome.settings = {{"ranks", ranks},
-                      {"backend", outcome.collectives},
-                      {"compute", outcome.compute},
-                      {"iterations", settings.iterations},
-                      {"warmup_iterations", settings.warmup_iterations},
-                      {"openblas_threads_per_rank", blas::openblas_threads()},
-                      {"single_device", device->single_device()}};
   return outcome;
 }
 

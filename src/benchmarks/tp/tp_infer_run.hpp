@@ -24,13 +24,20 @@ namespace ironbench::benchmarks {
 /// help text and its checks come from them.
 [[nodiscard]] std::vector<comm::collective_backend_kind> tp_infer_backends();
 
-/// What run_tp_infer reports while it runs (any may be empty). Both are called on every rank.
+struct tp_infer_outcome;
+
+/// What run_tp_infer reports while it runs (any may be empty). The first two are called on
+/// every rank.
 struct tp_infer_callbacks {
   /// Once the settings passed every check against the job, before anything is measured (the
   /// place to prepare where results go).
   std::function<void(int rank)> on_ready;
   /// Each step as it starts: "tp_infer batch 128 hidden 1024 on 2 ranks", ...
   std::function<void(const std::string& step)> on_progress;
+  /// Rank 0, when the watchdog ends a hang (on its thread, before the process exits): what was
+  /// measured so far (the finished cases and rows, the settings once known) and the verdict on
+  /// the ranks the job waits for, to write the run.
+  std::function<void(const tp_infer_outcome& so_far, const comm::hang_verdict& verdict)> rank0_on_hang;
 };
 
 /// One row of the console table: a case measured tensor-parallel and on one device.

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "comm/injected_fault.hpp"
+
 namespace ironbench::benchmarks {
 
 struct tp_infer_settings {
@@ -17,6 +19,7 @@ struct tp_infer_settings {
   int warmup_iterations = 2;                             ///< untimed forward passes first
   std::string backend = "auto";                          ///< a name of tp_infer_backends() (tp_infer_run.hpp)
   double timeout_s = 600;                                ///< end the run after this long without progress
+  comm::injected_fault fault;                            ///< --inject-fault: hang@R or exit@R (none by default)
 };
 
 /// The batch and hidden sizes of --batch and --hidden (lists or ranges such as 128:32768:x4)

@@ -85,5 +85,19 @@ TEST(InjectedFault, MalformedFormsAreUsageErrors) {
   }
 }
 
+TEST(InjectedFault, ARankOutsideTheJobIsAUsageError) {
+  EXPECT_NO_THROW(check_fault_rank(parse_fault(""), 1));
+  EXPECT_NO_THROW(check_fault_rank(parse_fault("hang@3"), 4));
+  EXPECT_NO_THROW(check_fault_rank(parse_fault("slow-link@0-3"), 4));
+  EXPECT_THROW(check_fault_rank(parse_fault("hang@4"), 4), usage_error);
+  EXPECT_THROW(check_fault_rank(parse_fault("slow-link@1-4"), 4), usage_error);
+  try {
+    check_fault_rank(parse_fault("exit@9"), 4);
+    ADD_FAILURE() << "exit@9 in a job of 4 ranks was accepted";
+  } catch (const usage_error& e) {
+    EXPECT_EQ(std::string(e.what()), "--inject-fault exit@9: the job has 4 ranks (0 to 3)");
+  }
+}
+
 }  // namespace
 }  // namespace ironbench::comm
