@@ -46,8 +46,8 @@ TEST(CollectiveCase, ImportedAndMeasuredRowsWithTheSameNumbersGiveTheSameCase) {
   imported_row.type = "float";
   imported_row.redop = "sum";
   imported_row.root = -1;
-  imported_row.out_of_place = {true, 12.5, 0.08192, 0.12288, 0.0, {}};
-  imported_row.in_place = {true, 13.25, 0.077283, 0.1159245, 3.0, {}};
+  imported_row.out_of_place = {true, 12.5, 0.08192, 0.12288, 0.0, {}, {}, 0};
+  imported_row.in_place = {true, 13.25, 0.077283, 0.1159245, 3.0, {}, {}, 0};
   report.rows.push_back(imported_row);
   const auto imported = results::nccl_tests_cases(report, "all_reduce_perf.txt", {"all_reduce", 4});
 
