@@ -8,8 +8,10 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/hung_run.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/option_groups.hpp"
+#include "core/units.hpp"
 #include "session/run_setup.hpp"
 #include "telemetry/case_telemetry.hpp"
 #include "train/train_run.hpp"
@@ -25,6 +27,25 @@ struct train_arguments {
   bool quiet = false;
   report::output_options outputs;
 };
+
+/// Rank 0's run of `outcome` (whole, interrupted or hung).
+core::run_result run_of(const train::train_sweep_outcome& outcome, const invocation& call) {
+  auto run = session::rank0_run(call.argv, outcome.start, outcome.host, outcome.rank_descriptions, outcome.measured);
+  if (!outcome.distributed) run.host.erase("ranks");
+  run.cases = outcome.cases;
+  run.telemetry = outcome.telemetry_series;
+  run.settings = outcome.settings;
+  return run;
+}
+
+/// The console report: the training table and the run's status.
+std::function<void(std::ostream&)> console_of(const core::run_result& run) {
+  return [&run](std::ostream& out) {
+    train::render_training_table(run, out);
+    out << fmt::format("run {}{}\n", core::to_string(run.status),
+                       run.status_reason.empty() ? "" : ": " + run.status_reason);
+  };
+}
 
 int execute(train_arguments& a, const invocation& call) {
   a.request.fused_optimizer = !a.no_fused;
@@ -44,22 +65,21 @@ int execute(train_arguments& a, const invocation& call) {
             << std::flush;
   };
   callbacks.monitors = telemetry::gpu_case_monitors(std::chrono::milliseconds(a.telemetry_interval_ms));
+  // A hang: rank 0 writes the cases it measured so far, with the ranks the job waits for.
+  const double timeout_s = parse_duration_s(a.request.timeout, "--timeout");
+  callbacks.rank0_on_hang = [&](const train::train_sweep_outcome& so_far, const comm::hang_verdict& verdict) {
+    auto run = run_of(so_far, call);
+    write_hung_run(run, verdict, timeout_s, "the cases measured before",
+                   {targets, a.outputs, so_far.host.fingerprint.hostname, so_far.start, console_of(run)});
+  };
   auto outcome = train::run_training_sweep(a.request, callbacks, &install_interrupt_flag());
   if (outcome.rank != 0) return exit_ok;
 
-  auto run = session::rank0_run(call.argv, outcome.start, outcome.host, outcome.rank_descriptions, outcome.measured);
-  if (!outcome.distributed) run.host.erase("ranks");
-  run.cases = std::move(outcome.cases);
-  run.telemetry = std::move(outcome.telemetry_series);
-  run.settings = std::move(outcome.settings);
+  auto run = run_of(outcome, call);
   if (outcome.interrupted) core::mark_interrupted(run, "the steps measured so far");
   core::settle_run_status(run);
   report::write_run_outputs(run, targets, a.outputs, outcome.host.fingerprint.hostname, outcome.start, std::cout,
-                            [&](std::ostream& out) {
-                              train::render_training_table(run, out);
-                              out << fmt::format("run {}{}\n", core::to_string(run.status),
-                                                 run.status_reason.empty() ? "" : ": " + run.status_reason);
-                            });
+                            console_of(run));
   return exit_code_of(run);
 }
 
@@ -106,6 +126,9 @@ command_action add_train_command(CLI::App& app, const invocation& call) {
   command->add_option("--telemetry-interval-ms", a->telemetry_interval_ms, "GPU telemetry sampling period")
       ->capture_default_str();
   add_timeout_option(*command, r.timeout);
+  command->add_option("--inject-fault", r.inject_fault,
+                      "Test the failure handling: hang@RANK (that rank stops) or exit@RANK (that rank dies) before "
+                      "its first step");
   add_quiet_flag(*command, a->quiet, "No per-step lines");
   add_output_options(*command, a->outputs);
   return [a, &call] { return execute(*a, call); };

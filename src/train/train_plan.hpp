@@ -29,6 +29,7 @@ struct train_request {
   bool fused_optimizer = true;
   int threads = 0;                ///< CPU threads per rank (0: the node's cores / its ranks)
   std::string timeout = "1800s";  ///< end the run when a step makes no progress for this long
+  std::string inject_fault;       ///< --inject-fault: hang@RANK or exit@RANK (comm/injected_fault.hpp)
   train_settings settings;        ///< the rest (steps, optimizer, data, buckets) as they are
 };
 

@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <mutex>
 #include <thread>
 
 #include "comm/collectives_results.hpp"
+#include "comm/injected_fault.hpp"
 #include "comm/launch_environment.hpp"
 #include "comm/node_ranks.hpp"
 #include "core/error.hpp"
@@ -65,6 +67,14 @@ struct training_plan {
   device_choice choice;
   torch::Device device = torch::kCPU;
   train_settings settings;
+  comm::injected_fault fault;
+};
+
+// What rank 0 has measured so far, behind a mutex: the training thread updates it, the
+// watchdog's thread reads it when the run hangs.
+struct train_partial {
+  std::mutex mutex;
+  train_sweep_outcome data;
 };
 
 training_plan plan_training(const train_request& r) {
@@ -73,10 +83,15 @@ training_plan plan_training(const train_request& r) {
   if (!r.scaling.empty()) p.scaling = parse_train_counts("scaling", r.scaling);
   check_batches(p.batches);
   p.timeout_s = parse_duration_s(r.timeout, "--timeout");
+  p.fault = comm::parse_fault(r.inject_fault);
+  if (p.fault.kind == comm::fault_kind::slow || p.fault.kind == comm::fault_kind::slow_link) {
+    throw usage_error(fmt::format("--inject-fault {}: train injects hang@RANK and exit@RANK", r.inject_fault));
+  }
   p.launch = comm::detect_launch();
   p.distributed = p.launch.size > 1 || !p.scaling.empty();
   p.world_size = p.distributed ? world_size() : 1;
   p.rank = p.distributed ? world_rank() : 0;
+  comm::check_fault_rank(p.fault, p.world_size);
   check_scaling(p.scaling, p.world_size);
   const int gpus = compat::gpu_count();
   p.choice = choose_train_device(r.device, gpus, comm::gpu_for(p.launch, gpus),
@@ -107,6 +122,29 @@ train_sweep_outcome run_training_sweep(const train_request& request, const train
   if (callbacks.on_ready) callbacks.on_ready(rank);
   outcome.watchdog = std::make_shared<comm::watchdog>(std::chrono::duration<double>(plan.timeout_s), rank);
   auto& guard = *outcome.watchdog;
+  const auto settings_json = [&] {
+    return training_settings_json(plan.settings, device.str(), threads, world, plan.batches, plan.scaling);
+  };
+  // Rank 0 keeps what it has measured, should the run hang.
+  auto partial = std::make_shared<train_partial>();
+  const bool keeps = rank == 0 && callbacks.rank0_on_hang;
+  const auto keep = [&] {
+    if (!keeps) return;
+    const std::lock_guard lock(partial->mutex);
+    partial->data = outcome;
+    partial->data.watchdog.reset();  // the watchdog's handler holds `partial`: no cycle
+    partial->data.settings = settings_json();
+  };
+  if (keeps) {
+    partial->data.rank = rank;
+    partial->data.distributed = plan.distributed;
+    partial->data.start = std::chrono::system_clock::now();
+    partial->data.settings = settings_json();
+    guard.on_hang([partial, handler = callbacks.rank0_on_hang](const comm::hang_verdict& verdict) {
+      const std::lock_guard lock(partial->mutex);
+      handler(partial->data, verdict);
+    });
+  }
   // Not in --scaling sweeps: there the ranks outside a case skip its steps, by design.
   if (plan.distributed && plan.scaling.empty()) watch_ranks(guard);
   guard.heartbeat("start-up: describing the host");
@@ -114,9 +152,14 @@ train_sweep_outcome run_training_sweep(const train_request& request, const train
   outcome.start = std::chrono::system_clock::now();
   outcome.measured = measured_device(outcome.host.devices.devices, plan.choice, IRONBENCH_TORCH_HIP);
   const auto& measured = outcome.measured;
+  keep();
+  comm::enact_start_fault(plan.fault, rank);
+  // Every rank enters this operation: a rank that never does is the one the job waits for.
+  guard.heartbeat("start-up: describing every rank");
   if (plan.distributed) {
     outcome.rank_descriptions = describe_ranks(core::json_text(
         comm::rank_description(rank, plan.launch, session::host_json(outcome.host.fingerprint), measured)));
+    keep();
   }
 
   training_case_context context;
@@ -165,6 +208,7 @@ train_sweep_outcome run_training_sweep(const train_request& request, const train
         }
       }
       outcome.cases.push_back(std::move(c));
+      keep();
     }
     if (plan.distributed) interrupted = any_rank(interrupted || (cancel != nullptr && cancel->load()));
   }
@@ -172,7 +216,7 @@ train_sweep_outcome run_training_sweep(const train_request& request, const train
   if (rank != 0) return outcome;
   add_scaling_efficiency(outcome.cases);
   guard.heartbeat("writing results");
-  outcome.settings = training_settings_json(plan.settings, device.str(), threads, world, plan.batches, plan.scaling);
+  outcome.settings = settings_json();
   return outcome;
 }
 

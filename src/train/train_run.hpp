@@ -21,6 +21,8 @@
 
 namespace ironbench::train {
 
+struct train_sweep_outcome;
+
 /// What a training sweep reports while it runs (any may be empty).
 struct train_callbacks {
   /// Once the request passed its checks, on every rank, before anything is measured.
@@ -31,6 +33,9 @@ struct train_callbacks {
   std::function<void(const train_settings& settings, int step, const step_record& record)> on_step;
   /// Rank 0: telemetry of each case's device (telemetry::gpu_case_monitors).
   core::case_monitor_factory monitors;
+  /// Rank 0, when the run hangs (on the watchdog's thread, before the process ends): the
+  /// outcome so far (the cases finished, settings) and the ranks the job waits for.
+  std::function<void(const train_sweep_outcome& so_far, const comm::hang_verdict& verdict)> rank0_on_hang;
 };
 
 /// What a rank ends with; on rank 0 everything its run needs.

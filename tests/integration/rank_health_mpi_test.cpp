@@ -52,17 +52,18 @@ json rank0_document(const std::string& out) {
   return json::parse(out.substr(start), nullptr, false);
 }
 
-// Runs `command` (collectives or tp-infer, small sizes) with rank `hung` hung; checks the line
-// and the run JSON name exactly that rank and its host.
+// Runs `command` (collectives, tp-infer or train, small sizes) with rank `hung` hung; checks
+// the line and the run JSON name exactly that rank and its host.
 void hang_names(int hung, const std::string& command = "collectives") {
   // Sanitized builds start up several times slower: a longer timeout, so that only the hang ends the run.
   const std::string timeout = IRONBENCH_SANITIZED_BUILD ? "8s" : "3s";
   const auto fault = "hang@" + std::to_string(hung);
-  std::vector<std::string> args{"-n",     "2", "-w",        "1",     "--no-save",      "-q",
-                                "--json", "-", "--timeout", timeout, "--inject-fault", fault};
-  const std::vector<std::string> sizes = command == "collectives"
-                                             ? std::vector<std::string>{"-b", "8", "-e", "1K"}
-                                             : std::vector<std::string>{"--batch", "16", "--hidden", "64"};
+  std::vector<std::string> args{"--no-save", "-q", "--json", "-", "--timeout", timeout, "--inject-fault", fault};
+  std::vector<std::string> sizes = {"-b", "8", "-e", "1K", "-n", "2", "-w", "1"};
+  if (command == "tp-infer") sizes = {"--batch", "16", "--hidden", "64", "-n", "2", "-w", "1"};
+  if (command == "train") {
+    sizes = {"mlp", "--widths", "64-64-64", "--batch", "4", "--steps", "2", "--warmup-steps", "1", "--device", "cpu"};
+  }
   args.insert(args.begin(), sizes.begin(), sizes.end());
   const auto start = std::chrono::steady_clock::now();
   const auto r = wait_for(start_program("mpirun", four_ranks_on_two_nodes(args, command)));
@@ -90,7 +91,7 @@ void hang_names(int hung, const std::string& command = "collectives") {
   EXPECT_EQ(hang.at("culprits")[0].at("host"), node_of_rank(hung));
   EXPECT_EQ(hang.at("culprits")[0].at("state"), "reporting");
   EXPECT_GT(hang.at("furthest_operation").at("number").get<int>(), hang.at("culprits")[0].at("last_operation"));
-  EXPECT_EQ(doc.at("settings").at("ranks"), 4);
+  EXPECT_EQ(doc.at("settings").at(command == "train" ? "world_size" : "ranks"), 4);
 }
 
 TEST(RankHealthMpi, AHungRankZeroIsNamedWithItsHost) {
@@ -107,6 +108,12 @@ TEST(RankHealthMpi, AHungRankOnTheOtherNodeIsNamedWithItsHost) {
 TEST(RankHealthMpi, TpInferWritesTheRunNamingAHungRankAndItsHost) {
   RANK_HEALTH_REQUIRE_MPIRUN();
   hang_names(2, "tp-infer");
+}
+
+TEST(RankHealthMpi, TrainWritesTheRunNamingAHungRankAndItsHost) {
+  RANK_HEALTH_REQUIRE_MPIRUN();
+  if (!IRONBENCH_HAS_TRAINING) GTEST_SKIP() << "this build has no libtorch (ironbench train)";
+  hang_names(1, "train");
 }
 
 TEST(RankHealthMpi, TpInferRefusesTheFaultsItDoesNotInject) {
