@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <mutex>
 #include <thread>
 
 #include "comm/collectives_results.hpp"
 #include "comm/injected_fault.hpp"
+#include "comm/kept_on_hang.hpp"
 #include "comm/launch_environment.hpp"
 #include "comm/node_ranks.hpp"
 #include "core/error.hpp"
@@ -70,13 +70,6 @@ struct training_plan {
   comm::injected_fault fault;
 };
 
-// What rank 0 has measured so far, behind a mutex: the training thread updates it, the
-// watchdog's thread reads it when the run hangs.
-struct train_partial {
-  std::mutex mutex;
-  train_sweep_outcome data;
-};
-
 training_plan plan_training(const train_request& r) {
   training_plan p;
   p.batches = parse_train_counts("batch", r.batch);
@@ -126,25 +119,16 @@ train_sweep_outcome run_training_sweep(const train_request& request, const train
     return training_settings_json(plan.settings, device.str(), threads, world, plan.batches, plan.scaling);
   };
   // Rank 0 keeps what it has measured, should the run hang.
-  auto partial = std::make_shared<train_partial>();
-  const bool keeps = rank == 0 && callbacks.rank0_on_hang;
+  train_sweep_outcome before;
+  before.rank = rank;
+  before.distributed = plan.distributed;
+  before.start = std::chrono::system_clock::now();
+  before.settings = settings_json();
+  comm::kept_on_hang<train_sweep_outcome> kept(guard, rank == 0 ? callbacks.rank0_on_hang : nullptr, std::move(before));
   const auto keep = [&] {
-    if (!keeps) return;
-    const std::lock_guard lock(partial->mutex);
-    partial->data = outcome;
-    partial->data.watchdog.reset();  // the watchdog's handler holds `partial`: no cycle
-    partial->data.settings = settings_json();
+    outcome.settings = settings_json();
+    kept.keep(outcome);
   };
-  if (keeps) {
-    partial->data.rank = rank;
-    partial->data.distributed = plan.distributed;
-    partial->data.start = std::chrono::system_clock::now();
-    partial->data.settings = settings_json();
-    guard.on_hang([partial, handler = callbacks.rank0_on_hang](const comm::hang_verdict& verdict) {
-      const std::lock_guard lock(partial->mutex);
-      handler(partial->data, verdict);
-    });
-  }
   // Not in --scaling sweeps: there the ranks outside a case skip its steps, by design.
   if (plan.distributed && plan.scaling.empty()) watch_ranks(guard);
   guard.heartbeat("start-up: describing the host");

@@ -238,17 +238,6 @@ json interval_json(std::size_t index, const interval_record& r, const std::vecto
   return {{"index", index + 1}, {"start_s", r.start_s}, {"duration_s", r.duration_s}, {"devices", devices}};
 }
 
-verdict_rules rules_of(const validation_settings& s) {
-  auto rules = table_rules();
-  if (s.warn_below) rules.warn_below = *s.warn_below;
-  if (s.fail_below) rules.fail_below = *s.fail_below;
-  if (!(rules.fail_below > 0 && rules.fail_below < rules.warn_below && rules.warn_below <= 1)) {
-    throw usage_error(fmt::format("--fail-below ({:g}) and --warn-below ({:g}) need 0 < fail-below < warn-below <= 1",
-                                  rules.fail_below, rules.warn_below));
-  }
-  return rules;
-}
-
 // The rows of the burn-in's own judgements: each workload's throughput, each device's errors.
 std::vector<check_row> burn_in_rows(const std::vector<interval_record>& intervals, const std::vector<device_work>& plan,
                                     const burn_in_bounds& bounds, const std::vector<std::string>& error_devices,

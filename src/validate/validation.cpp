@@ -114,17 +114,6 @@ verdict verdict_of(doctor::severity level) {
   return verdict::warn;
 }
 
-verdict_rules rules_of(const validation_settings& s) {
-  auto rules = table_rules();
-  if (s.warn_below) rules.warn_below = *s.warn_below;
-  if (s.fail_below) rules.fail_below = *s.fail_below;
-  if (!(rules.fail_below > 0 && rules.fail_below < rules.warn_below && rules.warn_below <= 1)) {
-    throw usage_error(fmt::format("--fail-below ({:g}) and --warn-below ({:g}) need 0 < fail-below < warn-below <= 1",
-                                  rules.fail_below, rules.warn_below));
-  }
-  return rules;
-}
-
 json rules_json(const verdict_rules& rules) {
   return {{"warn_below", rules.warn_below},
           {"fail_below", rules.fail_below},
@@ -198,6 +187,17 @@ validation_report validate_this_machine(const validation_settings& s, const std:
   report.overall = summary_verdict(report.rows);
   run.settings["validation"] = to_json(report);
   return report;
+}
+
+verdict_rules rules_of(const validation_settings& s) {
+  auto rules = table_rules();
+  if (s.warn_below) rules.warn_below = *s.warn_below;
+  if (s.fail_below) rules.fail_below = *s.fail_below;
+  if (!(rules.fail_below > 0 && rules.fail_below < rules.warn_below && rules.warn_below <= 1)) {
+    throw usage_error(fmt::format("--fail-below ({:g}) and --warn-below ({:g}) need 0 < fail-below < warn-below <= 1",
+                                  rules.fail_below, rules.warn_below));
+  }
+  return rules;
 }
 
 json to_json(const validation_report& report) {

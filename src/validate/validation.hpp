@@ -55,6 +55,10 @@ struct validation_report {
                                                       const std::atomic<bool>* cancel,
                                                       const core::progress_callback& progress);
 
+/// The table's verdict rules with --warn-below and --fail-below of `settings`; usage_error
+/// unless 0 < fail-below < warn-below <= 1.
+[[nodiscard]] verdict_rules rules_of(const validation_settings& settings);
+
 /// {"level", "verdict", "exit_code", "rules", "expectations", "checks": [...], "burn_in"?}
 [[nodiscard]] json to_json(const validation_report& report);
 

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <mutex>
 #include <optional>
 #include <ostream>
 #include <thread>
@@ -14,6 +13,7 @@
 #include "comm/collectives_results.hpp"
 #include "comm/gpu_ranks.hpp"
 #include "comm/job_world.hpp"
+#include "comm/kept_on_hang.hpp"
 #include "comm/launch_environment.hpp"
 #include "comm/node_ranks.hpp"
 #include "core/error.hpp"
@@ -29,13 +29,6 @@ void share_cores(const comm::launch_info& launch) {
   const auto cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   blas::openblas_set_threads(std::max(1, cores / std::max(1, launch.local_size)));
 }
-
-// What rank 0 has measured so far, behind a mutex: the measuring thread updates it, the
-// watchdog's thread reads it when the run hangs.
-struct tp_infer_partial {
-  std::mutex mutex;
-  tp_infer_outcome data;
-};
 
 // The run's settings; without `device` (a run that hangs before it is made) only the job's.
 json settings_json(const tp_infer_settings& settings, int ranks, const tp_device* device) {
@@ -71,26 +64,16 @@ tp_infer_outcome run_tp_infer(const tp_infer_settings& settings, const tp_infer_
   comm::check_fault_rank(settings.fault, ranks);
   outcome.watchdog = std::make_shared<comm::watchdog>(std::chrono::duration<double>(settings.timeout_s), rank);
   // Rank 0 keeps what it has measured, should the run hang.
-  auto partial = std::make_shared<tp_infer_partial>();
-  const bool keeps = rank == 0 && callbacks.rank0_on_hang;
-  const auto keep = [&] {
-    if (!keeps) return;
-    const std::lock_guard lock(partial->mutex);
-    partial->data = outcome;
-    partial->data.watchdog.reset();  // the watchdog's handler holds `partial`: no cycle
-  };
-  if (keeps) {
-    partial->data.rank = rank;
-    partial->data.ranks = ranks;
-    partial->data.host = job.host;
-    partial->data.measured = job.host.devices.devices.front();
-    partial->data.start = std::chrono::system_clock::now();
-    partial->data.settings = settings_json(settings, ranks, nullptr);
-    outcome.watchdog->on_hang([partial, handler = callbacks.rank0_on_hang](const comm::hang_verdict& verdict) {
-      const std::lock_guard lock(partial->mutex);
-      handler(partial->data, verdict);
-    });
-  }
+  tp_infer_outcome before;
+  before.rank = rank;
+  before.ranks = ranks;
+  before.host = job.host;
+  before.measured = job.host.devices.devices.front();
+  before.start = std::chrono::system_clock::now();
+  before.settings = settings_json(settings, ranks, nullptr);
+  comm::kept_on_hang<tp_infer_outcome> kept(*outcome.watchdog, rank == 0 ? callbacks.rank0_on_hang : nullptr,
+                                            std::move(before));
+  const auto keep = [&] { kept.keep(outcome); };
   outcome.watchdog->watch_ranks(*world, comm::this_host_name());  // a hang names the ranks that never arrived
   comm::enact_start_fault(settings.fault, rank);
   const auto progress = [&](const std::string& step) {
