@@ -7,6 +7,7 @@
 // between the two kinds: a slow link is named when the delay exceeds about six healthy exchanges.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <regex>
 #include <set>
@@ -97,33 +98,61 @@ std::set<std::string> named_links(const json& p) {
   return out;
 }
 
+// Runs `sweep` until it names exactly `nodes` and `links`, at most three times. The injected
+// fault must be named on every attempt; only another name besides it earns a new attempt: a
+// loaded, oversubscribed machine can stall a healthy sub-millisecond exchange for several ms
+// (a run here named a healthy link at 0.05 x the median), which the sweep rightly reports.
+template <class Sweep>
+json naming_exactly(const Sweep& sweep, const std::set<std::string>& nodes, const std::set<std::string>& links) {
+  json p;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const auto r = sweep();
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    if (r.exit_code != 0) return json();
+    p = pairwise_of(r);
+    const auto found_nodes = named_nodes(p), found_links = named_links(p);
+    EXPECT_TRUE(std::includes(found_nodes.begin(), found_nodes.end(), nodes.begin(), nodes.end()))
+        << p.at("findings").dump(1);
+    EXPECT_TRUE(std::includes(found_links.begin(), found_links.end(), links.begin(), links.end()))
+        << p.at("findings").dump(1);
+    if (found_nodes == nodes && found_links == links) return p;
+  }
+  EXPECT_EQ(named_nodes(p), nodes) << p.at("findings").dump(1);
+  EXPECT_EQ(named_links(p), links) << p.at("findings").dump(1);
+  return p;
+}
+
 TEST(PairwiseMpi, ASlowRankNamesItsNode) {
   REQUIRE_MPIRUN();
   const int slow = 2 * ranks_per_node;  // node c's measuring rank
-  const auto r = run_pairs({"a", "b", "c", "d"}, ranks_per_node,
-                           {"--json", "-", "--inject-fault", "slow@" + std::to_string(slow) + ":150"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto p = pairwise_of(r);
+  process_result r;
+  const auto p = naming_exactly(
+      [&] {
+        r = run_pairs({"a", "b", "c", "d"}, ranks_per_node,
+                      {"--json", "-", "--inject-fault", "slow@" + std::to_string(slow) + ":150"});
+        return r;
+      },
+      {"c"}, {});
+  ASSERT_TRUE(p.is_object());
   expect_shape(p, 4, 3);
   EXPECT_EQ(p.at("mode"), "nodes");
   EXPECT_EQ(p.at("ranks"), 4 * ranks_per_node);
   EXPECT_EQ(p.at("participants")[2].at("rank"), slow);
   EXPECT_EQ(p.at("participants")[2].at("label"), "c");
-  EXPECT_EQ(named_nodes(p), std::set<std::string>{"c"}) << p.at("findings").dump(1);
-  EXPECT_TRUE(named_links(p).empty()) << p.at("findings").dump(1);
-  EXPECT_EQ(p.at("findings").at("low_links").size(), 3u);
+  EXPECT_EQ(p.at("findings").at("low_links").size(), 3u) << p.at("findings").dump(1);
   EXPECT_EQ(json::parse(r.out).at("cases").size(), 12u);  // 6 pairs x 2 sizes
 }
 
 TEST(PairwiseMpi, ASlowLinkIsNamedAsTheLink) {
   REQUIRE_MPIRUN();
   const auto link = "slow-link@" + std::to_string(0) + "-" + std::to_string(3 * ranks_per_node) + ":150";  // a <-> d
-  const auto r = run_pairs({"a", "b", "c", "d"}, ranks_per_node, {"--json", "-", "--inject-fault", link});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto p = pairwise_of(r);
+  const auto p = naming_exactly(
+      [&] {
+        return run_pairs({"a", "b", "c", "d"}, ranks_per_node, {"--json", "-", "--inject-fault", link});
+      },
+      {}, {"a-d"});
+  ASSERT_TRUE(p.is_object());
   expect_shape(p, 4, 3);
-  EXPECT_TRUE(named_nodes(p).empty()) << p.at("findings").dump(1);
-  EXPECT_EQ(named_links(p), std::set<std::string>{"a-d"}) << p.at("findings").dump(1);
 }
 
 TEST(PairwiseMpi, RanksModePairsEveryRankWithAByeForOddCounts) {
@@ -161,14 +190,11 @@ TEST(PairwiseMpi, RanksModePairsEveryRankWithAByeForOddCounts) {
       args.push_back(a);
     }
   }
-  const auto r = wait_for(start_program("mpirun", args));
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto p = pairwise_of(r);
+  const auto p = naming_exactly([&] { return wait_for(start_program("mpirun", args)); }, {"rank 3"}, {});
+  ASSERT_TRUE(p.is_object());
   expect_shape(p, 5, 5);
   EXPECT_EQ(p.at("mode"), "ranks");
   EXPECT_EQ(p.at("participants")[3].at("host"), "b");
-  EXPECT_EQ(named_nodes(p), std::set<std::string>{"rank 3"}) << p.at("findings").dump(1);
-  EXPECT_TRUE(named_links(p).empty());
 }
 
 TEST(PairwiseMpi, TheReportDrawsTheMatrixAsAHeatMap) {
