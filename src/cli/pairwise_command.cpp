@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/exit_codes.hpp"
+#include "cli/hung_run.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/step_line.hpp"
 #include "comm/collective_sweep.hpp"
@@ -78,10 +79,14 @@ comm::pairwise_settings pairwise_settings_of(const pairs_request& r) {
 }
 
 comm::pairwise_result run_pairwise_on_job(const comm::pairwise_settings& settings, double timeout_s,
-                                          const std::atomic<bool>* cancel) {
+                                          const std::atomic<bool>* cancel,
+                                          const std::function<void(const comm::hang_verdict&)>& rank0_on_hang) {
   const auto world = pairs_world();
 #if IRONBENCH_WITH_MPI
   comm::watchdog guard(std::chrono::duration<double>(timeout_s), world->rank());
+  if (world->rank() == 0 && rank0_on_hang) guard.on_hang(rank0_on_hang);
+  // Every rank enters each round: a hang names the ranks that never did.
+  guard.watch_ranks(*world, comm::this_host_name());
   auto s = settings;
   s.progress = [&guard, outer = settings.progress](const std::string& step) {
     guard.heartbeat(step);
@@ -90,7 +95,7 @@ comm::pairwise_result run_pairwise_on_job(const comm::pairwise_settings& setting
   const auto peers = comm::mpi_peer_exchange();
   return comm::run_pairwise(*world, *peers, comm::this_host_name(), s, cancel);
 #else
-  (void)settings, (void)timeout_s, (void)cancel, (void)world;
+  (void)settings, (void)timeout_s, (void)cancel, (void)world, (void)rank0_on_hang;
   throw usage_error("--pairs needs MPI, and this build has none");
 #endif
 }
@@ -109,15 +114,27 @@ int run_pairs_command(const pairs_request& r, const invocation& call) {
       core::json_text(comm::rank_description(rank, launch, session::host_json(host.fingerprint), device)));
   const auto start = std::chrono::system_clock::now();
   if (rank == 0) s.progress = step_line(std::cerr, r.quiet);
-  const auto result = run_pairwise_on_job(s, timeout_s, &install_interrupt_flag());
+  const auto settings_json = [&](int ranks) {
+    return json{{"ranks", ranks},
+                {"backend", world->description() + " (host buffers, point to point)"},
+                {"timeout_s", timeout_s}};
+  };
+  // A hang: every rank keeps its pairs until the sweep ends, so rank 0 writes the run with the
+  // ranks the job waits for and no pair.
+  const auto on_hang = [&](const comm::hang_verdict& verdict) {
+    clear_step_line(std::cerr, r.quiet);
+    auto run = session::rank0_run(call.argv, start, host, descriptions, device);
+    run.settings = settings_json(world->size());
+    write_hung_run(run, verdict, timeout_s, "no pairs (each rank holds its own until the sweep ends)",
+                   {targets, r.outputs, host.fingerprint.hostname, start, nullptr});
+  };
+  const auto result = run_pairwise_on_job(s, timeout_s, &install_interrupt_flag(), on_hang);
   if (rank != 0) return result.wrong_bytes == 0 ? exit_ok : exit_failure;
 
   clear_step_line(std::cerr, r.quiet);
   auto run = session::rank0_run(call.argv, start, host, descriptions, device);
-  run.settings = {{"ranks", result.ranks},
-                  {"backend", world->description() + " (host buffers, point to point)"},
-                  {"timeout_s", timeout_s},
-                  {"pairwise", comm::to_json(result)}};
+  run.settings = settings_json(result.ranks);
+  run.settings["pairwise"] = comm::to_json(result);
   run.cases = comm::pairwise_cases(result);
   if (result.interrupted) core::mark_interrupted(run, "the rounds measured so far");
   core::settle_run_status(run);

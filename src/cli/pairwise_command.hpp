@@ -5,10 +5,12 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <optional>
 #include <string>
 
 #include "cli/commands.hpp"
+#include "comm/hang_culprits.hpp"
 #include "comm/pairwise_sweep.hpp"
 #include "report/run_outputs.hpp"
 
@@ -37,8 +39,12 @@ struct pairs_request {
 /// Runs the sweep on this rank of the job (MPI's world) with `settings`, watched by a watchdog
 /// of `timeout_s`; usage_error, on every rank alike, where the job cannot run it (one rank, one
 /// node in nodes mode), and before MPI starts where there is no launcher or no MPI in the build.
-[[nodiscard]] comm::pairwise_result run_pairwise_on_job(const comm::pairwise_settings& settings, double timeout_s,
-                                                        const std::atomic<bool>* cancel);
+/// Runs the sweep on every rank of the MPI job under a watchdog of `timeout_s` that, on a hang,
+/// names the ranks the job waits for (comm/watchdog.hpp) and on rank 0 calls `rank0_on_hang`
+/// (when set) before the process ends.
+[[nodiscard]] comm::pairwise_result run_pairwise_on_job(
+    const comm::pairwise_settings& settings, double timeout_s, const std::atomic<bool>* cancel,
+    const std::function<void(const comm::hang_verdict&)>& rank0_on_hang = {});
 
 /// The command: exit 0, 1 when a byte received was wrong, 2 for bad usage, 130 interrupted.
 [[nodiscard]] int run_pairs_command(const pairs_request& request, const invocation& call);

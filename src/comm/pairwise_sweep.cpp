@@ -230,11 +230,12 @@ pairwise_result run_pairwise(bootstrap& world, peer_exchange& peers, const std::
   json mine = json::array();
   std::int64_t wrong = 0;
   for (std::size_t r = 0; r < rounds.size(); ++r) {
+    // Every rank enters each round (the watchdog's operations) before the vote on stopping.
+    if (s.progress) s.progress(fmt::format("pairs round {}/{}", r + 1, rounds.size()));
     if (cancel != nullptr && world.max(cancel->load() ? 1.0 : 0.0) > 0) {
       result.interrupted = true;
       break;
     }
-    if (s.progress) s.progress(fmt::format("pairs round {}/{}", r + 1, rounds.size()));
     const int partner = me >= 0 ? partner_in(rounds[r], me) : -1;
     if (partner >= 0) {
       const int peer = result.participants[static_cast<std::size_t>(partner)].rank;

@@ -197,6 +197,53 @@ TEST(PairwiseMpi, RanksModePairsEveryRankWithAByeForOddCounts) {
   EXPECT_EQ(p.at("participants")[3].at("host"), "b");
 }
 
+TEST(PairwiseMpi, AHungRankIsNamedWithItsHostAndTheRunWritten) {
+  REQUIRE_MPIRUN();
+  // Sanitized builds start up several times slower: a longer timeout, so that only the hang ends the run.
+  const std::string timeout = IRONBENCH_SANITIZED_BUILD ? "8s" : "3s";
+  set_mpi_environment();
+  std::vector<std::string> args = {"--oversubscribe"};
+  for (const char* node : {"a", "b", "c", "d"}) {
+    if (args.size() > 1) args.emplace_back(":");
+    for (const auto& a : {std::string("-np"),
+                          std::string("1"),
+                          std::string("-x"),
+                          "IRONBENCH_NODE_NAME=" + std::string(node),
+                          std::string(IRONBENCH_BINARY),
+                          std::string("collectives"),
+                          std::string("--pairs"),
+                          std::string("-b"),
+                          std::string("64K"),
+                          std::string("-e"),
+                          std::string("64K"),
+                          std::string("-n"),
+                          std::string("1"),
+                          std::string("--timeout"),
+                          timeout,
+                          std::string("--inject-fault"),
+                          std::string("hang@2"),
+                          std::string("--no-save"),
+                          std::string("-q"),
+                          std::string("--json"),
+                          std::string("-")}) {
+      args.push_back(a);
+    }
+  }
+  const auto r = wait_for(start_program("mpirun", args));
+  EXPECT_NE(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("the job waits for rank 2 (host c), which never entered operation #1 (pairs round 1/3)"),
+            std::string::npos)
+      << r.err;
+  const auto doc = json::parse(r.out.substr(std::min(r.out.find('{'), r.out.size())), nullptr, false);
+  ASSERT_TRUE(doc.is_object()) << r.out;
+  EXPECT_EQ(doc.at("status"), "interrupted");
+  const auto& culprits = doc.at("settings").at("hang").at("culprits");
+  ASSERT_EQ(culprits.size(), 1u) << culprits.dump();
+  EXPECT_EQ(culprits[0].at("rank"), 2);
+  EXPECT_EQ(culprits[0].at("host"), "c");
+  EXPECT_EQ(doc.at("settings").at("ranks"), 4);
+}
+
 TEST(PairwiseMpi, TheReportDrawsTheMatrixAsAHeatMap) {
   REQUIRE_MPIRUN();
   temp_dir dir;
