@@ -67,23 +67,6 @@ void add_options(CLI::App& command, validate_arguments& a) {
   add_quiet_flag(command, a.quiet);
 }
 
-/// The nodes as the scheduler formats take them: this one, or every node of `table`.
-std::vector<validate::node_validation> scheduler_nodes(const validate::validation_report& validation,
-                                                       const std::optional<validate::node_table>& table) {
-  if (!table) return {{"", validate::to_json(validation), {}}};
-  std::vector<validate::node_validation> nodes;
-  for (const auto& r : table->reports) {
-    validate::node_validation n{r.node, r.validation, {}};
-    for (const auto& slow : table->slow) {
-      if (slow.node != r.node) continue;
-      n.slow_checks.push_back(fmt::format("{} on {} at {:.2f} of the nodes median", slow.check, slow.device,
-                                          slow.median > 0 ? slow.measured / slow.median : 0.0));
-    }
-    nodes.push_back(std::move(n));
-  }
-  return nodes;
-}
-
 int execute(validate_arguments a, const invocation& call) {
   validate::validation_settings s;
   s.lvl = validate::parse_level(a.level);
@@ -94,15 +77,7 @@ int execute(validate_arguments a, const invocation& call) {
   s.warn_below = a.warn_below;
   s.fail_below = a.fail_below;
   apply_burn_in_options(a.burn_in, s);
-  const validate::scheduler_format* scheduler = nullptr;
-  if (a.format != "table") {
-    scheduler = validate::find_scheduler_format(a.format);
-    if (scheduler == nullptr) {
-      std::string names = "table";
-      for (const auto& f : validate::scheduler_formats()) names += fmt::format(", {}", f.name);
-      throw usage_error(fmt::format("--format takes {}, not '{}'", names, a.format));
-    }
-  }
+  const auto* scheduler = validate::find_scheduler_format(a.format);  // nullptr: the table
   // --md writes the validation's Markdown; --json and --csv the run (whose settings hold it).
   const auto markdown = a.outputs.markdown_path;
   a.outputs.markdown_path.clear();
@@ -148,7 +123,7 @@ int execute(validate_arguments a, const invocation& call) {
     write_text_output(markdown, text.str());
   }
   if (scheduler != nullptr) {
-    scheduler->write(scheduler_nodes(validation, nodes), std::cout);
+    scheduler->write(validate::scheduler_nodes(validation, nodes ? &*nodes : nullptr), std::cout);
     std::cout.flush();
   }
   if (validation.run.status == core::run_status::interrupted) return exit_interrupted;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/error.hpp"
 #include "core/json_text.hpp"
 #include "core/utc_time.hpp"
 
@@ -113,10 +114,28 @@ const std::vector<scheduler_format>& scheduler_formats() {
 }
 
 const scheduler_format* find_scheduler_format(const std::string& name) {
+  if (name == "table") return nullptr;
+  std::string names = "table";
   for (const auto& f : scheduler_formats()) {
     if (name == f.name) return &f;
+    names += fmt::format(", {}", f.name);
   }
-  return nullptr;
+  throw usage_error(fmt::format("--format takes {}, not '{}'", names, name));
+}
+
+std::vector<node_validation> scheduler_nodes(const validation_report& validation, const node_table* table) {
+  if (table == nullptr) return {{"", to_json(validation), {}}};
+  std::vector<node_validation> nodes;
+  for (const auto& r : table->reports) {
+    node_validation n{r.node, r.validation, {}};
+    for (const auto& slow : table->slow) {
+      if (slow.node != r.node) continue;
+      n.slow_checks.push_back(fmt::format("{} on {} at {:.2f} of the nodes median", slow.check, slow.device,
+                                          slow.median > 0 ? slow.measured / slow.median : 0.0));
+    }
+    nodes.push_back(std::move(n));
+  }
+  return nodes;
 }
 
 }  // namespace ironbench::validate

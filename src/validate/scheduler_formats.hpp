@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "core/json.hpp"
+#include "validate/node_table.hpp"
+#include "validate/validation.hpp"
 
 namespace ironbench::validate {
 
@@ -51,7 +53,13 @@ struct scheduler_format {
 /// JSON per node, one per line, with "node" added when there are several).
 [[nodiscard]] const std::vector<scheduler_format>& scheduler_formats();
 
-/// The format named `name`; nullptr when there is none.
+/// The format named `name`; nullptr for "table" (the default, for people). Throws usage_error
+/// naming every --format value for any other name.
 [[nodiscard]] const scheduler_format* find_scheduler_format(const std::string& name);
+
+/// The nodes as the formats take them: this machine's `validation`, or every node of `table`
+/// (rank 0 of a multi-node validation) with the checks on which it is slow against the others.
+[[nodiscard]] std::vector<node_validation> scheduler_nodes(const validation_report& validation,
+                                                           const node_table* table);
 
 }  // namespace ironbench::validate

@@ -6,6 +6,8 @@
 
 #include <sstream>
 
+#include "core/error.hpp"
+
 namespace ironbench::validate {
 namespace {
 
@@ -88,6 +90,12 @@ TEST(SchedulerFormats, SeveralNodesGetALineEachWithTheirName) {
   find_scheduler_format("slurm")->write({failing_node()}, one);
   EXPECT_EQ(one.str(), drain_reason(failing_node()) + "\n");  // one node: no name column
   EXPECT_EQ(find_scheduler_format("table"), nullptr);
+  try {
+    (void)find_scheduler_format("xml");
+    ADD_FAILURE() << "xml is no format";
+  } catch (const usage_error& e) {
+    EXPECT_STREQ(e.what(), "--format takes table, slurm, k8s-condition, not 'xml'");
+  }
 }
 
 }  // namespace
