@@ -20,11 +20,11 @@ std::optional<cpu_times> read_cpu_times(const sysfs_reader& reader) {
   return t;
 }
 
-cpu_competition competition_between(const cpu_times& before, const cpu_times& after, double own_cpu_s,
-                                    double ticks_per_s) {
-  cpu_competition c;
+std::optional<cpu_competition> competition_between(const cpu_times& before, const cpu_times& after, double own_cpu_s,
+                                                   double ticks_per_s) {
   const double total = after.total() - before.total();
-  if (!(total > 0)) return c;
+  if (!(total > 0)) return std::nullopt;
+  cpu_competition c;
   c.steal_percent = 100 * std::max(0.0, after.steal - before.steal) / total;
   c.busy_percent = 100 * std::max(0.0, after.busy() - before.busy()) / total;
   c.others_percent = std::clamp(c.busy_percent - 100 * own_cpu_s * ticks_per_s / total, 0.0, 100.0);

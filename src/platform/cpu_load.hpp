@@ -29,9 +29,10 @@ struct cpu_competition {
 };
 
 /// The shares between `before` and `after`, given that this process used `own_cpu_s` seconds
-/// of CPU meanwhile and a tick lasts 1 / `ticks_per_s` seconds. Zero when no tick passed.
-[[nodiscard]] cpu_competition competition_between(const cpu_times& before, const cpu_times& after, double own_cpu_s,
-                                                  double ticks_per_s);
+/// of CPU meanwhile and a tick lasts 1 / `ticks_per_s` seconds. Nullopt when no tick passed: a
+/// /proc/stat that does not advance (some sandboxes show zeros) tells nothing, not "no load".
+[[nodiscard]] std::optional<cpu_competition> competition_between(const cpu_times& before, const cpu_times& after,
+                                                                 double own_cpu_s, double ticks_per_s);
 
 /// This process's CPU time so far (user and system, every thread), in seconds.
 [[nodiscard]] double process_cpu_seconds();

@@ -18,7 +18,7 @@ class host_load_monitor final : public core::case_monitor {
     if (!before_ || !after) return seen;
     const auto shares =
         competition_between(*before_, *after, process_cpu_seconds() - own_before_s_, clock_ticks_per_second());
-    seen.load = core::host_load{shares.others_percent, shares.steal_percent};
+    if (shares) seen.load = core::host_load{shares->others_percent, shares->steal_percent};
     return seen;
   }
 

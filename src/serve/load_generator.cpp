@@ -447,11 +447,12 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
     result.lateness_max_ms = *std::max_element(lateness_ms.begin(), lateness_ms.end());
   }
   if (const auto host_cpu_after = platform::read_cpu_times(host_root); host_cpu_before && host_cpu_after) {
-    const auto c = platform::competition_between(*host_cpu_before, *host_cpu_after,
-                                                 platform::process_cpu_seconds() - process_cpu_start,
-                                                 platform::clock_ticks_per_second());
-    result.host_steal_percent = c.steal_percent;
-    result.host_others_percent = c.others_percent;
+    if (const auto c = platform::competition_between(*host_cpu_before, *host_cpu_after,
+                                                     platform::process_cpu_seconds() - process_cpu_start,
+                                                     platform::clock_ticks_per_second())) {
+      result.host_steal_percent = c->steal_percent;
+      result.host_others_percent = c->others_percent;
+    }
   }
   // The limit grows with the load: the mean gap between sends and the median E2EL.
   const auto limit =

@@ -34,11 +34,13 @@ TEST(CpuLoad, SharesOfStolenOwnAndOtherCpuTime) {
   after.idle = 300;
   after.steal = 100;  // 1,000 ticks in all
   const auto c = competition_between(before, after, 2.0, 100);
-  EXPECT_DOUBLE_EQ(c.steal_percent, 10);
-  EXPECT_DOUBLE_EQ(c.busy_percent, 60);
-  EXPECT_DOUBLE_EQ(c.others_percent, 40) << "60 % busy, of which this process's 2 s = 20 %";
-  EXPECT_DOUBLE_EQ(competition_between(before, after, 50.0, 100).others_percent, 0) << "never negative";
-  EXPECT_DOUBLE_EQ(competition_between(after, after, 1.0, 100).busy_percent, 0) << "no tick passed";
+  ASSERT_TRUE(c);
+  EXPECT_DOUBLE_EQ(c->steal_percent, 10);
+  EXPECT_DOUBLE_EQ(c->busy_percent, 60);
+  EXPECT_DOUBLE_EQ(c->others_percent, 40) << "60 % busy, of which this process's 2 s = 20 %";
+  EXPECT_DOUBLE_EQ(competition_between(before, after, 50.0, 100)->others_percent, 0) << "never negative";
+  EXPECT_FALSE(competition_between(after, after, 1.0, 100)) << "no tick passed: nothing known, not zero load";
+  EXPECT_FALSE(competition_between(cpu_times{}, cpu_times{}, 1.0, 100)) << "a /proc/stat of zeros (some sandboxes)";
   EXPECT_GT(clock_ticks_per_second(), 0);
   EXPECT_GE(process_cpu_seconds(), 0);
   EXPECT_TRUE(read_cpu_times(sysfs_reader("/"))) << "this machine's /proc/stat";
