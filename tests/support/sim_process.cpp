@@ -8,7 +8,7 @@
 namespace ironbench::testing {
 
 int announced_port(const started_process& process, const std::regex& announcement) {
-  for (int i = 0; i < 200; ++i) {
+  for (int i = 0; i < 1200; ++i) {
     std::smatch m;
     const auto out = read_file(process.out_path);
     if (std::regex_search(out, m, announcement)) return std::stoi(m[1].str());

@@ -11,7 +11,8 @@
 namespace ironbench::testing {
 
 /// The port a started server prints on its standard output (the regex's first group), or 0
-/// when it has printed none within 5 s.
+/// when it has printed none within 30 s (a sanitized server beside fixture setups on two busy
+/// cores has taken over 5 s to start; the wait ends as soon as the port shows).
 [[nodiscard]] int announced_port(const started_process& process, const std::regex& announcement);
 
 /// A serve-sim process on a free port, stopped (SIGINT) when the object goes.
