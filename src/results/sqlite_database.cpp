@@ -4,6 +4,8 @@
 #include <sqlite3.h>
 
 #include <cctype>
+#include <chrono>
+#include <thread>
 
 #include "core/error.hpp"
 
@@ -33,7 +35,7 @@ std::string immutable_uri(const std::filesystem::path& path) {
 }  // namespace
 
 sqlite_database::sqlite_database(const std::filesystem::path& path, sqlite_access access, int busy_timeout_ms)
-    : path_(path) {
+    : path_(path), busy_timeout_ms_(busy_timeout_ms) {
   const bool immutable = access == sqlite_access::read_only_immutable;
   const int flags =
       (access == sqlite_access::read_write ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY) |
@@ -59,6 +61,18 @@ void sqlite_database::execute(const std::string& sql) {
     std::string text = message != nullptr ? message : sqlite3_errstr(rc);
     sqlite3_free(message);
     throw error(fmt::format("sqlite: '{}' failed: {}", sql.substr(0, 60), text));
+  }
+}
+
+void sqlite_database::enter_wal_mode() {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms_);
+  for (;;) {
+    const int rc = sqlite3_exec(db_, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
+    if (rc == SQLITE_OK) return;
+    if ((rc & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() >= deadline) {
+      fail(db_, "'PRAGMA journal_mode=WAL'", rc);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
 }
 

@@ -37,6 +37,10 @@ class sqlite_database {
 
   /// Runs one or more statements that return no rows.
   void execute(const std::string& sql);
+  /// Puts the database in WAL mode. Switching takes an exclusive lock for which SQLite does not
+  /// always call the busy handler (processes opening a new database at once get "database is
+  /// locked" at once), so a busy answer is retried until the busy timeout has passed.
+  void enter_wal_mode();
   [[nodiscard]] std::int64_t last_insert_id() const;
   [[nodiscard]] int changes() const;
   [[nodiscard]] sqlite3* handle() const { return db_; }
@@ -45,6 +49,7 @@ class sqlite_database {
  private:
   sqlite3* db_ = nullptr;
   std::filesystem::path path_;
+  int busy_timeout_ms_ = 0;
 };
 
 /// A prepared statement. Bind with 1-based indices, step() until it returns false.

@@ -125,7 +125,7 @@ void fill_uuids(sqlite_database& db) {
 
 void migrate(sqlite_database& db) {
   // WAL: readers never block the writer and a killed writer leaves the last commit intact.
-  db.execute("PRAGMA journal_mode=WAL");
+  db.enter_wal_mode();
   db.execute("PRAGMA synchronous=NORMAL");
   db.execute("PRAGMA foreign_keys=ON");
   sqlite_transaction transaction(db);
