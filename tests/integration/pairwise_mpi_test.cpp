@@ -122,7 +122,7 @@ json naming_exactly(const Sweep& sweep, const std::set<std::string>& nodes, cons
   return p;
 }
 
-TEST(PairwiseMpi, ASlowRankNamesItsNode) {
+TEST(PairwiseMpiTimed, ASlowRankNamesItsNode) {
   if (IRONBENCH_SANITIZED_BUILD)
     GTEST_SKIP() << "a delayed rank is judged in the release build; its analysis runs under the sanitizers in "
                     "PairwiseAnalysis.*";
@@ -146,7 +146,7 @@ TEST(PairwiseMpi, ASlowRankNamesItsNode) {
   EXPECT_EQ(json::parse(r.out).at("cases").size(), 12u);  // 6 pairs x 2 sizes
 }
 
-TEST(PairwiseMpi, ASlowLinkIsNamedAsTheLink) {
+TEST(PairwiseMpiTimed, ASlowLinkIsNamedAsTheLink) {
   if (IRONBENCH_SANITIZED_BUILD)
     GTEST_SKIP() << "a delayed link is judged in the release build; its analysis runs under the sanitizers in "
                     "PairwiseAnalysis.*";

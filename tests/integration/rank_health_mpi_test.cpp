@@ -154,7 +154,7 @@ void slow_rank_is_the_straggler(int slow) {
   EXPECT_NE(page.out.find("<p>" + line), std::string::npos);
 }
 
-TEST(RankHealthMpi, ASlowRankIsNamedTheStraggler) {
+TEST(RankHealthMpiTimed, ASlowRankIsNamedTheStraggler) {
   if (IRONBENCH_SANITIZED_BUILD)
     GTEST_SKIP()
         << "a straggler is judged in the release build; its report runs under the sanitizers in StragglerReport.*";

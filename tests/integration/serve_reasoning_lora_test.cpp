@@ -35,7 +35,7 @@ json reasoning_lora_point(const std::vector<std::string>& args, process_result* 
 // A lone request at a time: 50 prompt words at 50,000 tokens/s (1 ms) + a 4 ms step give
 // TTFT = 5 ms, then one token every 4 ms; the first answer token is the 7th (6 reasoning
 // tokens), 24 ms after the first.
-TEST(ServeReasoning, FirstReasoningAndAnswerTokensInEachStyle) {
+TEST(ServeReasoningTimed, FirstReasoningAndAnswerTokensInEachStyle) {
   struct style_case {
     std::string style, endpoint, reported_style;
     bool report;
