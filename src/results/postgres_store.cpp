@@ -57,9 +57,9 @@ CREATE INDEX tags_by_value ON run_tags USING hash(value);
 CREATE INDEX cases_by_benchmark ON cases(benchmark);
 )sql";
 
-/// `sql` with its '?' placeholders written as PostgreSQL's numbered ones ($1, $2 and so on in
-/// order). Every '?' is a placeholder: the statements here and sql_of() put values only in
-/// parameters, never in the SQL text.
+/// `sql` with each '?' placeholder written as PostgreSQL's numbered one: $1, $2, $3 and so on.
+/// Every '?' is a placeholder, since the statements here and sql_of() put values only in the
+/// parameters and never in the SQL text.
 std::string numbered(const std::string& sql) {
   std::string out;
   int n = 0;

@@ -84,9 +84,9 @@ struct store_backend_entry {
 /// without still has a row, whose opener throws a one-line usage_error saying so.
 [[nodiscard]] const std::vector<store_backend_entry>& store_backends();
 
-/// The SQL of a run_filter's WHERE and ORDER BY clauses, with a '?' placeholder for each value
-/// and the values in placeholder order (no value is written into the SQL). SQLite binds the '?'
-/// as they are; PostgreSQL renumbers them as $1, $2 and so on.
+/// The SQL of a run_filter's WHERE and ORDER BY clauses: one '?' placeholder for each value,
+/// and the values in placeholder order. No value is ever written into the SQL text itself.
+/// SQLite binds the placeholders as they are; PostgreSQL renumbers them as $1, $2, $3.
 struct filter_sql {
   std::string where_and_order;
   std::vector<std::string> values;

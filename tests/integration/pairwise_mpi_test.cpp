@@ -36,25 +36,32 @@ void set_mpi_environment() {
   if (std::getenv("LSAN_OPTIONS") != nullptr) setenv("LSAN_OPTIONS", IRONBENCH_MPI_LSAN_OPTIONS, 1);
 }
 
-// mpirun's MPMD form: `per_node` ranks of `collectives --pairs ... extra` on each node of
-// `nodes`, each group with its node's name.
-process_result run_pairs(const std::vector<std::string>& nodes, int per_node, const std::vector<std::string>& extra) {
-  set_mpi_environment();
+// mpirun's MPMD line: for each (rank count, node name) group, that many ranks of `ironbench
+// words...`, each group with its node's name in IRONBENCH_NODE_NAME.
+std::vector<std::string> mpmd_line(const std::vector<std::pair<int, std::string>>& groups,
+                                   const std::vector<std::string>& words) {
   std::vector<std::string> args = {"--oversubscribe"};
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
-    if (i > 0) args.emplace_back(":");
-    for (const auto& a :
-         {std::string("-np"), std::to_string(per_node), std::string("-x"), "IRONBENCH_NODE_NAME=" + nodes[i],
-          std::string(IRONBENCH_BINARY), std::string("collectives")}) {
+  for (const auto& [count, node] : groups) {
+    if (args.size() > 1) args.emplace_back(":");
+    for (const auto& a : {std::string("-np"), std::to_string(count), std::string("-x"), "IRONBENCH_NODE_NAME=" + node,
+                          std::string(IRONBENCH_BINARY)}) {
       args.push_back(a);
     }
-    for (const auto& a : {"--pairs", "-b", "64K", "-e", "256K", "-f", "4", "-n", "2", "-w", "1",
-                          "--pair-outlier-factor", "0.25", "--no-save", "-q", "--timeout", "120s"}) {
-      args.emplace_back(a);
-    }
-    args.insert(args.end(), extra.begin(), extra.end());
+    args.insert(args.end(), words.begin(), words.end());
   }
-  return wait_for(start_program("mpirun", args));
+  return args;
+}
+
+// `per_node` ranks of `collectives --pairs ... extra` on each node of `nodes`.
+process_result run_pairs(const std::vector<std::string>& nodes, int per_node, const std::vector<std::string>& extra) {
+  set_mpi_environment();
+  std::vector<std::pair<int, std::string>> groups;
+  for (const auto& node : nodes) groups.emplace_back(per_node, node);
+  std::vector<std::string> words = {
+      "collectives",           "--pairs", "-b",        "64K", "-e",        "256K", "-f", "4", "-n", "2", "-w", "1",
+      "--pair-outlier-factor", "0.25",    "--no-save", "-q",  "--timeout", "120s"};
+  words.insert(words.end(), extra.begin(), extra.end());
+  return wait_for(start_program("mpirun", mpmd_line(groups, words)));
 }
 
 json pairwise_of(const process_result& r) { return json::parse(r.out).at("settings").at("pairwise"); }
@@ -165,37 +172,16 @@ TEST(PairwiseMpi, RanksModePairsEveryRankWithAByeForOddCounts) {
   REQUIRE_MPIRUN();
   // 5 ranks over 2 nodes (3 + 2): 10 pairs in 5 rounds; rank 3 slow is named as "rank 3".
   set_mpi_environment();
-  std::vector<std::string> args = {"--oversubscribe"};
-  for (const auto& [count, node] : {std::pair<int, std::string>{3, "a"}, {2, "b"}}) {
-    if (args.size() > 1) args.emplace_back(":");
-    for (const auto& a : {std::string("-np"),
-                          std::to_string(count),
-                          std::string("-x"),
-                          "IRONBENCH_NODE_NAME=" + node,
-                          std::string(IRONBENCH_BINARY),
-                          std::string("collectives"),
-                          std::string("--pairs"),
-                          std::string("ranks"),
-                          std::string("-b"),
-                          std::string("64K"),
-                          std::string("-e"),
-                          std::string("256K"),
-                          std::string("-f"),
-                          std::string("4"),
-                          std::string("-n"),
-                          std::string("2"),
-                          std::string("-w"),
-                          std::string("1"),
-                          std::string("--pair-outlier-factor"),
-                          std::string("0.25"),
-                          std::string("--inject-fault"),
-                          std::string("slow@3:150"),
-                          std::string("--no-save"),
-                          std::string("--json"),
-                          std::string("-")}) {
-      args.push_back(a);
-    }
-  }
+  const auto args = mpmd_line({{3, "a"}, {2, "b"}}, {"collectives", "--pairs",
+                                                     "ranks",       "-b",
+                                                     "64K",         "-e",
+                                                     "256K",        "-f",
+                                                     "4",           "-n",
+                                                     "2",           "-w",
+                                                     "1",           "--pair-outlier-factor",
+                                                     "0.25",        "--inject-fault",
+                                                     "slow@3:150",  "--no-save",
+                                                     "--json",      "-"});
   const auto p = naming_exactly([&] { return wait_for(start_program("mpirun", args)); }, {"rank 3"}, {});
   ASSERT_TRUE(p.is_object());
   expect_shape(p, 5, 5);
@@ -208,33 +194,9 @@ TEST(PairwiseMpi, AHungRankIsNamedWithItsHostAndTheRunWritten) {
   // Sanitized builds start up several times slower: a longer timeout, so that only the hang ends the run.
   const std::string timeout = IRONBENCH_SANITIZED_BUILD ? "8s" : "3s";
   set_mpi_environment();
-  std::vector<std::string> args = {"--oversubscribe"};
-  for (const char* node : {"a", "b", "c", "d"}) {
-    if (args.size() > 1) args.emplace_back(":");
-    for (const auto& a : {std::string("-np"),
-                          std::string("1"),
-                          std::string("-x"),
-                          "IRONBENCH_NODE_NAME=" + std::string(node),
-                          std::string(IRONBENCH_BINARY),
-                          std::string("collectives"),
-                          std::string("--pairs"),
-                          std::string("-b"),
-                          std::string("64K"),
-                          std::string("-e"),
-                          std::string("64K"),
-                          std::string("-n"),
-                          std::string("1"),
-                          std::string("--timeout"),
-                          timeout,
-                          std::string("--inject-fault"),
-                          std::string("hang@2"),
-                          std::string("--no-save"),
-                          std::string("-q"),
-                          std::string("--json"),
-                          std::string("-")}) {
-      args.push_back(a);
-    }
-  }
+  const auto args = mpmd_line({{1, "a"}, {1, "b"}, {1, "c"}, {1, "d"}},
+                              {"collectives", "--pairs", "-b", "64K", "-e", "64K", "-n", "1", "--timeout", timeout,
+                               "--inject-fault", "hang@2", "--no-save", "-q", "--json", "-"});
   const auto r = wait_for(start_program("mpirun", args));
   EXPECT_NE(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("the job waits for rank 2 (host c), which never entered operation #1 (pairs round 1/3)"),
