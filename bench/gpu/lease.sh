@@ -72,5 +72,6 @@ while [[ -e $outdir ]]; do outdir=$work/verify-$n; n=$((n + 1)); done
 peers=()
 [[ -x $carry/peers/cuda-stream ]] && peers+=(--babelstream "$carry/peers/cuda-stream")
 [[ -x $carry/peers/nvbandwidth ]] && peers+=(--nvbandwidth "$carry/peers/nvbandwidth")
+[[ -f $carry/peers/llama-server.tar.xz ]] && peers+=(--llama-carry "$carry")
 exec "$repo/bench/gpu/verify.sh" "$outdir" --deps "$work/deps" "${prebuilt[@]}" --build-dir "$build_dir" "${peers[@]}" \
   --deadline "$deadline" --package "$out" "$@"

@@ -20,11 +20,12 @@
 #   --only STEPS         run only these measurement steps (comma-separated names; the rest are skipped)
 #   --deadline SECONDS   start no step after this many seconds; a running one is stopped at it
 #   --package DIR        after every step, copy summary.md and logs+raw (one .tar.gz) into DIR
+#   --llama-carry DIR    a folder with peers/llama-server.tar.xz and wheels/ (gguf) for serve_llama
 # BabelStream and nvbandwidth may also be given as executables built elsewhere (not rebuilt).
 set -uo pipefail
 
 usage() {
-  sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 die() {
@@ -34,7 +35,7 @@ die() {
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 outdir='' bundle='' deps='' build_dir=$repo/build/gpu-verify babelstream_src='' nvbandwidth_src='' peer_debs=''
-quick=false extra_cmake_args=() prebuilt=false only='' deadline=0 package=''
+quick=false extra_cmake_args=() prebuilt=false only='' deadline=0 package='' llama_carry=''
 jobs=$(nproc)
 while (($#)); do
   case $1 in
@@ -51,6 +52,7 @@ while (($#)); do
   --only) only=,${2:?},; shift ;;
   --deadline) deadline=${2:?}; shift ;;
   --package) package=${2:?}; shift ;;
+  --llama-carry) llama_carry=${2:?}; shift ;;
   -h | --help) usage ;;
   -*) die "unknown option '$1' (see --help)" ;;
   *) [[ -z $outdir ]] || die "one OUTDIR only ('$1')"; outdir=$1 ;;
@@ -81,7 +83,7 @@ base_ld_library_path=${LD_LIBRARY_PATH:-}
 # collective that never completes, say) leaves time for the others.
 declare -A step_cap=([gpu_tests]=240 [gemm_fp8_cublaslt_log]=30 [gemm_vs_torch]=180 [stream_vs_babelstream]=90 [copy_vs_nvbandwidth]=120
   [collectives_nccl]=120 [collectives_nccl_graph]=120 [tp_infer_nccl]=60 [train_vs_pytorch]=240
-  [gemm_cublaslt_vs_cublas]=60 [validate_quick]=150 [burn_in_gpu]=60)
+  [gemm_cublaslt_vs_cublas]=60 [validate_quick]=150 [burn_in_gpu]=60 [default_suite]=260 [serve_llama]=270)
 step() {
   local name=$1 t0=$SECONDS rc left
   shift
@@ -96,7 +98,7 @@ step() {
   echo "verify: $name ... ($((SECONDS - started)) s)" >&2
   if ((deadline > 0)); then
     # A function (build, machine_facts ...) runs in a subshell, as timeout cannot call one.
-    timeout --kill-after=5 "$left" bash -c "$(declare -f); $(declare -p outdir repo build_dir base_ld_library_path prebuilt quick vendor \
+    STEP_SECONDS_LEFT=$left timeout --kill-after=5 "$left" bash -c "$(declare -f); $(declare -p outdir repo build_dir ib base_ld_library_path prebuilt quick vendor \
       jobs cmake_args arch 2>/dev/null); \"\$@\"" step "$@" >"$outdir/logs/$name.log" 2>&1
   else
     "$@" >"$outdir/logs/$name.log" 2>&1
@@ -138,14 +140,14 @@ write_summary() {
     echo "| step | outcome | time |"
     echo "| --- | --- | --- |"
     cat "$steps"
-    for log in gpu_tests gemm_fp8_cublaslt_log gemm_vs_torch gemm_cublaslt_vs_cublas stream_vs_babelstream copy_vs_nvbandwidth train_vs_pytorch \
-      collectives_nccl tp_infer_nccl validate_quick burn_in_gpu; do
+    for log in gpu_tests gemm_fp8_cublaslt_log validate_quick burn_in_gpu gemm_vs_torch default_suite serve_llama gemm_cublaslt_vs_cublas \
+      stream_vs_babelstream copy_vs_nvbandwidth train_vs_pytorch collectives_nccl tp_infer_nccl; do
       [[ -s $outdir/logs/$log.log ]] || continue
       echo
       echo "## $log"
       echo
       if [[ $log == gpu_tests ]]; then grep -E 'tests passed|tests failed|\*\*\*|Passed|Failed|Skipped|\[  (PASSED|FAILED|SKIPPED) |^\[==' "$outdir/logs/$log.log" | tail -n 60
-      else grep -E '^\||^[a-z0-9.]+ repeat|^fp|^#|^run |^verdict|Verdict|\[cublasLt\]' "$outdir/logs/$log.log" | tail -n 80; fi
+      else grep -E '^\||^[a-z0-9.]+ repeat|^fp|^#|^run |^verdict|Verdict|\[cublasLt\]|^default suite|^serve' "$outdir/logs/$log.log" | tail -n 80; fi
     done
   } >"$summary"
   if [[ -n $package ]]; then
@@ -247,6 +249,15 @@ run_gpu_steps() {
     step gemm_fp8_cublaslt_log env CUBLASLT_LOG_LEVEL=2 "$ib" run gemm --device cuda:0 --axis dtype=fp8 \
       --axis provider=cublaslt --axis M=1024 --axis N=1024 --axis K=1024 --max-time 0.2s --no-save
   fi
+  if wanted validate_quick; then
+    step validate_quick "$ib" validate --level quick --no-save --json "$outdir/raw/validate_quick.json"
+  fi
+  # Burn-in on the first GPU (GEMM and STREAM triad per interval, its clocks, temperature, power
+  # and NVML error counters); every run also records the error counters before and after.
+  if ! $quick && wanted burn_in_gpu; then
+    step burn_in_gpu "$ib" validate --level burn-in --device cuda:0 --duration 30s --interval 10s --no-save \
+      --json "$outdir/raw/burn_in_gpu.json"
+  fi
   local gemm_args=() stream_args=() train_args=(--model "small:32,medium:16,large:8,1.5b:4" --repeats 3)
   local sweep=(-b 8 -e 1G -f 2)
   if $quick; then
@@ -313,15 +324,39 @@ run_gpu_steps() {
     step gemm_cublaslt_vs_cublas "$ib" run gemm --device cuda:0 --axis dtype=fp16,bf16 --axis provider=cublaslt,cublas \
       --axis M=8192 --no-save --md - --json "$outdir/raw/gemm_providers.json"
   fi
-  if wanted validate_quick; then
-    step validate_quick "$ib" validate --level quick --no-save --json "$outdir/raw/validate_quick.json"
+  # The README's main job as a new user runs it: every device, the default suite, no arguments.
+  if wanted default_suite; then
+    step default_suite default_suite
   fi
-  # Burn-in on the first GPU (GEMM and STREAM triad per interval, its clocks, temperature, power
-  # and NVML error counters); every run also records the error counters before and after.
-  if ! $quick && wanted burn_in_gpu; then
-    step burn_in_gpu "$ib" validate --level burn-in --device cuda:0 --duration 30s --interval 10s --no-save \
-      --json "$outdir/raw/burn_in_gpu.json"
+  # A real serving engine on the GPU (llama.cpp's llama-server, carried; the model made here).
+  if ! wanted serve_llama; then :
+  elif [[ -z $llama_carry ]]; then
+    skip serve_llama "no --llama-carry folder given"
+  else
+    step serve_llama env IRONBENCH="$ib" CARRY="$llama_carry" bash "$repo/bench/gpu/serve_llama_gpu.sh" "$outdir/raw/serve_llama"
   fi
+}
+# default_suite: `ironbench run` with no arguments, stopped (SIGINT: the cases finished are
+# written) a little before the step's cap; prints its wall time and the case counts per device.
+default_suite() {
+  local begin=$SECONDS rc limit=${DEFAULT_SUITE_LIMIT_S:-240}
+  # Stopped by ironbench's own SIGINT handling before the step's time runs out, so the JSON is written.
+  [[ -n ${STEP_SECONDS_LEFT:-} ]] && ((STEP_SECONDS_LEFT - 20 < limit)) && limit=$((STEP_SECONDS_LEFT - 20))
+  ((limit > 10)) || { echo "default suite: too little time left ($limit s)"; return 1; }
+  timeout -s INT -k 10 "$limit" "$ib" run --no-save --json "$outdir/raw/default_suite.json"
+  rc=$?
+  echo "default suite: exit $rc after $((SECONDS - begin)) s"
+  machine_python - "$outdir/raw/default_suite.json" <<'PY' || true
+import collections, json, sys
+run = json.load(open(sys.argv[1]))
+by = collections.defaultdict(collections.Counter)
+for c in run["cases"]:
+    by[c["device"]][c["status"]] += 1
+print(f"default suite: status {run.get('status', '?')}, {len(run['cases'])} cases")
+for device, counts in sorted(by.items()):
+    print(f"default suite: {device}: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+PY
+  return $rc
 }
 # gpu_tests: the GPU tests through ctest where the build directory has them, else (binaries
 # built elsewhere) the test executables themselves.
@@ -350,7 +385,7 @@ build_peer() {
 
 if [[ $vendor == none ]]; then
   for s in gpu_tests gemm_vs_torch stream_vs_babelstream copy_vs_nvbandwidth train_vs_pytorch collectives_nccl \
-    collectives_nccl_graph tp_infer_nccl validate_quick burn_in_gpu; do
+    collectives_nccl_graph tp_infer_nccl validate_quick burn_in_gpu default_suite serve_llama; do
     skip "$s" "$gpu_why"
   done
 else

@@ -13,6 +13,7 @@
 #include "benchmarks/host_random.hpp"
 #include "blas/bfloat16.hpp"
 #include "blas/openblas.hpp"
+#include "blas/openblas_kernels.hpp"
 #include "core/checked_bytes.hpp"
 #include "core/error.hpp"
 
@@ -155,7 +156,7 @@ class gemm_benchmark final : public core::benchmark {
 
     state.add_flops(2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k));
     set_peak(state, type);
-    state.note("provider", "openblas " + blas::openblas_config());
+    state.note("provider", "openblas " + blas::openblas_description());
     state.note("threads", std::to_string(blas::openblas_threads()));
     state.note("layout", "row-major, A and B not transposed");
     if (const char* label = shape_label(m, n, k, cpu_shape_divisor)) {

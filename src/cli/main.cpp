@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "blas/openblas_kernels.hpp"
 #include "cli/command_runner.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
@@ -14,6 +15,7 @@
 
 int main(int argc, char** argv) {
   using namespace ironbench;
+  blas::use_openblas_kernels_for_this_cpu(argv);  // before anything is measured, ironbench-train too
   if (argc > 1 && std::string(argv[1]) == "train") return cli::hand_over_to_training(argc, argv);
   // Recorded in every run: --header values and URL passwords never are (core/redaction.hpp).
   cli::invocation call{core::redact_command_line(std::vector<std::string>(argv, argv + argc))};

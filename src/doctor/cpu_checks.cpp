@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/device_kinds.hpp"
 #include "core/text.hpp"
 
 namespace ironbench::doctor {
@@ -20,6 +21,10 @@ const char* openblas_family_for(vector_isa isa) {
   }
   return "Haswell";
 }
+
+// The CPU's device id as runs name it (device::describe_cpu): its kind's name, "cpu". A finding
+// about the CPU as a benchmark device names it, so that it does not affect GPU cases.
+std::string cpu_device() { return std::string(core::facts_of(core::device_kind::cpu).name); }
 
 std::string gib(std::uint64_t bytes) { return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1ull << 30)); }
 
@@ -62,7 +67,8 @@ std::vector<finding> check_blas_kernels(const doctor_facts& facts) {
       evidence, {"gemm"},
       fmt::format("export OPENBLAS_CORETYPE={} (the newest kernel family this CPU supports), or install an "
                   "OpenBLAS that knows this CPU",
-                  openblas_family_for(facts.cpu.isa)))};
+                  openblas_family_for(facts.cpu.isa)),
+      cpu_device())};
 }
 
 std::vector<finding> check_cpu_governor(const doctor_facts& facts) {
@@ -97,7 +103,8 @@ std::vector<finding> check_smt(const doctor_facts& facts) {
       "SMT is on: two hardware threads share each core's vector units, so a thread per logical CPU does "
       "not add FLOPs",
       fmt::format("/sys/devices/system/cpu/smt/active = 1 (control: {})", facts.cpu.smt_control.value_or("?")),
-      {"gemm", "stream"}, "compare with one thread per physical core (OMP_NUM_THREADS), or SMT off in firmware")};
+      {"gemm", "stream"}, "compare with one thread per physical core (OMP_NUM_THREADS), or SMT off in firmware",
+      cpu_device())};
 }
 
 std::vector<finding> check_numa_balancing(const doctor_facts& facts) {
@@ -114,7 +121,7 @@ std::vector<finding> check_hugepages(const doctor_facts& facts) {
   return {make_finding(severity::warning,
                        "transparent huge pages are off: large buffers use 4 KiB pages and miss the TLB more",
                        "/sys/kernel/mm/transparent_hugepage/enabled: [never]", {"stream", "gemm"},
-                       "echo madvise > /sys/kernel/mm/transparent_hugepage/enabled (or always)")};
+                       "echo madvise > /sys/kernel/mm/transparent_hugepage/enabled (or always)", cpu_device())};
 }
 
 std::vector<finding> check_cpu_allowance(const doctor_facts& facts) {
@@ -127,7 +134,7 @@ std::vector<finding> check_cpu_allowance(const doctor_facts& facts) {
                     "are for those {}",
                     *facts.cpu.cpuset_cpus, online, *facts.cpu.cpuset_cpus),
         fmt::format("cpuset.cpus.effective: {} CPUs; {} online", *facts.cpu.cpuset_cpus, online), {"gemm", "stream"},
-        "run without the cpuset (docker --cpuset-cpus, systemd AllowedCPUs) to measure the machine"));
+        "run without the cpuset (docker --cpuset-cpus, systemd AllowedCPUs) to measure the machine", cpu_device()));
   }
   const int allowed = facts.cpu.cpuset_cpus.value_or(online);
   if (facts.cpu.cpu_quota_cores && allowed > 0 && *facts.cpu.cpu_quota_cores < allowed - 0.01) {

@@ -1,7 +1,9 @@
 // The host's checks: the BLAS kernels against the CPU, frequency governor and boost, SMT,
 // automatic NUMA balancing, transparent huge pages, a cpuset or CPU quota smaller than the
 // machine, memory below the run's needs; and, over a run's window, hypervisor steal and
-// cgroup CPU throttling.
+// cgroup CPU throttling. The findings about the CPU as a benchmark device (its BLAS kernels,
+// SMT, transparent huge pages, a cpuset) name the device "cpu", so they do not concern a GPU's
+// cases; the others concern the whole host.
 #pragma once
 
 #include <vector>

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace ironbench::doctor {
@@ -43,6 +44,50 @@ bool limiting(const std::string& reason) {
 
 bool hardware_slowdown(const std::string& reason) { return reason.rfind("hw_", 0) == 0; }
 
+// Clock event reasons that say the GPU drew as much power as its limit allows: a GPU under
+// dense work is meant to sit there. NVML calls it sw_power_cap; AMD's libraries report no
+// clock reasons to the telemetry (hw_power_brake_slowdown is an external brake signal: hardware).
+bool power_capping(const std::string& reason) { return reason == "sw_power_cap"; }
+
+// A GPU's power limit and the default it ships with, where the management library gave both.
+struct power_limits {
+  double limit_w = 0;
+  double default_w = 0;
+  /// Below the default by more than the 2 % that firmware rounding and board variants explain.
+  [[nodiscard]] bool lowered() const { return limit_w < default_w * 0.98; }
+};
+
+std::optional<power_limits> power_limits_of(const gpu_facts& g) {
+  const auto limit = number_at(g.management, "power_limit_w");
+  const auto standard = number_at(g.management, "default_power_limit_w");
+  if (!limit || !standard) return std::nullopt;
+  return power_limits{*limit, *standard};
+}
+
+// What to do about clocks held back by `reasons` on a GPU with `limits`.
+std::string clock_fix(const std::set<std::string>& reasons, const std::optional<power_limits>& limits) {
+  if (std::any_of(reasons.begin(), reasons.end(), hardware_slowdown)) {
+    return "check cooling, power delivery and the GPU's health (nvidia-smi -q -d PERFORMANCE, dcgmi diag, amd-smi "
+           "metric); a hardware slowdown is not a setting";
+  }
+  const bool capped = std::any_of(reasons.begin(), reasons.end(), power_capping);
+  if (capped && limits && limits->lowered()) {
+    return fmt::format(
+        "raise the power limit to its default {:.0f} W (it is {:.0f} W), improve cooling, or compare "
+        "at equal clocks",
+        limits->default_w, limits->limit_w);
+  }
+  return "improve cooling, check the power limit against its default (nvidia-smi -q -d POWER), or compare at equal "
+         "clocks";
+}
+
+// The cause to name beside the reasons: the lowered power limit where the GPU was power capped.
+std::string clock_cause(const std::set<std::string>& reasons, const std::optional<power_limits>& limits) {
+  const bool capped = std::any_of(reasons.begin(), reasons.end(), power_capping);
+  if (!capped || !limits || !limits->lowered()) return "";
+  return fmt::format(" at a power limit of {:.0f} W, below its default {:.0f} W", limits->limit_w, limits->default_w);
+}
+
 }  // namespace
 
 std::vector<finding> check_gpu_clocks(const doctor_facts& facts) {
@@ -81,17 +126,21 @@ std::vector<finding> check_gpu_clocks(const doctor_facts& facts) {
   }
   std::vector<finding> out;
   for (const auto& [key, w] : by_device) {
+    const auto limits = power_limits_of(*gpu_named(facts, key.first));
+    // Power capping at the default limit is how a GPU runs dense work, not a fault (DCGM's
+    // diagnostics treat it so): only a lowered limit, heat or hardware make it a finding.
+    const bool capped_only = std::all_of(w.reasons.begin(), w.reasons.end(), power_capping);
+    if (capped_only && limits && !limits->lowered()) continue;
     const bool hardware = std::any_of(w.reasons.begin(), w.reasons.end(), hardware_slowdown);
-    out.push_back(
-        make(hardware ? severity::critical : severity::warning, key.first,
-             fmt::format("{} ran at {:.0f} % of its maximum SM clock during {} case(s) of {}, held back by {}",
-                         key.first, w.ratio * 100, w.cases, key.second, fmt::join(w.reasons, ", ")),
-             fmt::format("mean SM clock {:.0f} MHz of {:.0f} MHz maximum; clock event reasons {}", w.mean, w.max,
-                         fmt::join(w.reasons, ", ")),
-             {key.second},
-             hardware ? "check cooling, power delivery and the GPU's health (nvidia-smi -q -d PERFORMANCE, "
-                        "dcgmi diag, amd-smi metric); a hardware slowdown is not a setting"
-                      : "raise the power limit to its default, improve cooling, or compare at equal clocks"));
+    std::string evidence = fmt::format("mean SM clock {:.0f} MHz of {:.0f} MHz maximum; clock event reasons {}", w.mean,
+                                       w.max, fmt::join(w.reasons, ", "));
+    if (limits) evidence += fmt::format("; power limit {:.0f} W, default {:.0f} W", limits->limit_w, limits->default_w);
+    out.push_back(make(hardware ? severity::critical : severity::warning, key.first,
+                       fmt::format("{} ran at {:.0f} % of its maximum SM clock during {} case(s) of {}, held back by "
+                                   "{}{}",
+                                   key.first, w.ratio * 100, w.cases, key.second, fmt::join(w.reasons, ", "),
+                                   clock_cause(w.reasons, limits)),
+                       std::move(evidence), {key.second}, clock_fix(w.reasons, limits)));
   }
   return out;
 }
@@ -99,12 +148,13 @@ std::vector<finding> check_gpu_clocks(const doctor_facts& facts) {
 std::vector<finding> check_power_limit(const doctor_facts& facts) {
   std::vector<finding> out;
   for (const auto& g : facts.gpus) {
-    const auto limit = number_at(g.management, "power_limit_w");
-    const auto standard = number_at(g.management, "default_power_limit_w");
-    if (!limit || !standard || *limit >= *standard * 0.98) continue;
+    const auto limits = power_limits_of(g);
+    if (!limits || !limits->lowered()) continue;
+    const double limit = limits->limit_w;
+    const double standard = limits->default_w;
     out.push_back(make(severity::warning, g.id,
-                       fmt::format("{}'s power limit is {:.0f} W, below its default {:.0f} W", g.id, *limit, *standard),
-                       fmt::format("power limit {:.0f} W; default {:.0f} W", *limit, *standard),
+                       fmt::format("{}'s power limit is {:.0f} W, below its default {:.0f} W", g.id, limit, standard),
+                       fmt::format("power limit {:.0f} W; default {:.0f} W", limit, standard),
                        {"gemm", "stream", "collectives", "tp_infer", "serve", "train"},
                        g.vendor == "amd" ? "amd-smi set --power-cap (or rocm-smi --resetpoweroverdrive)"
                                          : "nvidia-smi -pl DEFAULT_WATTS (nvidia-smi -q -d POWER shows it)"));

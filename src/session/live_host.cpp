@@ -1,6 +1,6 @@
 #include "session/live_host.hpp"
 
-#include "blas/openblas.hpp"
+#include "blas/openblas_kernels.hpp"
 #include "core/json_text.hpp"
 #include "device/cpu/cpu_clock.hpp"
 #include "telemetry/case_telemetry.hpp"
@@ -10,7 +10,7 @@ namespace ironbench::session {
 live_host detect_live_host() {
   live_host host;
   host.fingerprint = platform::detect_host(platform::live_probe_sources());
-  host.fingerprint.software.add_library("openblas", blas::openblas_config());
+  host.fingerprint.software.add_library("openblas", blas::openblas_description());
   auto& frequency = host.fingerprint.cpu.frequency;
   frequency.measured_mhz = device::measure_cpu_clock_mhz();
   frequency.frequency_source = frequency.nominal().source;

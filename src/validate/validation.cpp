@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <initializer_list>
 #include <map>
+#include <optional>
 
 #include "benchmarks/builtin.hpp"
 #include "core/error.hpp"
@@ -58,11 +60,52 @@ const core::device_info* device_named(const core::run_result& run, const std::st
   return nullptr;
 }
 
+// The number at `path` in `j` (objects all the way), or nullopt.
+std::optional<double> number_in(const json& j, std::initializer_list<const char*> path) {
+  const json* at = &j;
+  for (const char* key : path) {
+    if (!at->is_object() || !at->contains(key)) return std::nullopt;
+    at = &(*at)[key];
+  }
+  if (!at->is_number()) return std::nullopt;
+  return at->get<double>();
+}
+
+// "SM 1410 MHz (max 1980), 698 W of 700 W limit": what a GPU case's telemetry and its device
+// say of the clock and power during the case; empty where neither has them.
+std::string gpu_evidence(const core::case_result& c, const core::device_info& device) {
+  const auto mean_of = [&](const char* metric) -> std::optional<double> {
+    if (const auto* m = c.find_metric(metric)) return m->value;
+    return number_in(c.telemetry, {metric, "mean"});
+  };
+  const auto clock = mean_of("sm_clock_mhz");
+  const auto power = mean_of("power_w");
+  auto max_clock = number_in(device.properties, {"sm_clock_max_mhz"});
+  if (!max_clock) max_clock = number_in(device.properties, {"telemetry", "sm_clock_max_mhz"});
+  const auto limit = number_in(device.properties, {"telemetry", "power_limit_w"});
+  std::vector<std::string> parts;
+  if (clock && max_clock) {
+    parts.push_back(fmt::format("SM {:.0f} MHz (max {:.0f})", *clock, *max_clock));
+  } else if (clock) {
+    parts.push_back(fmt::format("SM {:.0f} MHz", *clock));
+  }
+  if (power && limit) {
+    parts.push_back(fmt::format("{:.0f} W of {:.0f} W limit", *power, *limit));
+  } else if (power) {
+    parts.push_back(fmt::format("{:.0f} W", *power));
+  } else if (limit) {
+    parts.push_back(fmt::format("power limit {:.0f} W", *limit));
+  }
+  return join(parts, ", ");
+}
+
 check_row case_row(const core::case_result& c, const core::run_result& run, const verdict_rules& rules,
                    const run_expectations* expectations, const std::string& cpu_isa) {
   check_row row;
   row.check = check_name(c);
   row.device = c.device;
+  const auto* device = device_named(run, c.device);
+  if (device != nullptr && core::is_gpu(*device) && c.benchmark == "gemm") row.evidence = gpu_evidence(c, *device);
   switch (c.status) {
     case core::case_status::skipped:
       row.result = verdict::skip;
@@ -83,7 +126,6 @@ check_row case_row(const core::case_result& c, const core::run_result& run, cons
     row.measured = m->value;
     row.unit = m->unit;
   }
-  const auto* device = device_named(run, c.device);
   if (expectations != nullptr) {
     row.expected = expectations->find(c);
   } else if (device != nullptr) {
@@ -114,12 +156,48 @@ verdict verdict_of(doctor::severity level) {
   return verdict::warn;
 }
 
+// What `f` concerns, as doctor prints it: "gemm on cpu", "all on cuda:1", "collectives".
+std::string concerns(const doctor::finding& f) {
+  return join(f.affects, ", ") + (f.device.empty() ? std::string() : " on " + f.device);
+}
+
+// The checks of `run` that `f` affects, each once in the run's order: "gemm on cuda:0". Only
+// cases the run measured count (a skipped case measured nothing).
+std::vector<std::string> affected_checks(const doctor::finding& f, const core::run_result& run) {
+  std::vector<std::string> out;
+  for (const auto& c : run.cases) {
+    if (c.status == core::case_status::skipped || !doctor::affects_case(f, c.benchmark, c.device)) continue;
+    auto name = c.benchmark + " on " + c.device;
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(std::move(name));
+  }
+  return out;
+}
+
+// A finding's row: its severity decides the verdict where it affects a check of `run`; one
+// that affects none (the host's CPU GEMM kernels in a run of GPUs) passes and says so.
+check_row finding_row(const doctor::finding& f, const core::run_result& run) {
+  check_row row;
+  row.check = "doctor: " + f.check;
+  row.device = f.device;
+  row.rule = fmt::format("{}: {} (fix: {})", doctor::to_string(f.level), f.summary, f.fix);
+  const auto affected = affected_checks(f, run);
+  if (affected.empty()) {
+    row.result = verdict::pass;
+    row.rule += fmt::format("; affects no check of this run ({})", concerns(f));
+  } else {
+    row.result = verdict_of(f.level);
+    row.rule += "; affects " + join(affected, ", ");
+  }
+  return row;
+}
+
 json rules_json(const verdict_rules& rules) {
   return {{"warn_below", rules.warn_below},
           {"fail_below", rules.fail_below},
           {"text", fmt::format("PASS at or above {:g} x expected; WARN below it; FAIL below {:g} x expected; a case "
                                "that fails or does not verify FAILs; an unstable case that would PASS WARNs; doctor: "
-                               "critical FAIL, warning WARN, info PASS",
+                               "critical FAIL, warning WARN, info PASS, for the devices and checks a finding "
+                               "affects; a finding that affects no check of the run PASSes",
                                rules.warn_below, rules.fail_below)}};
 }
 
@@ -135,12 +213,7 @@ std::vector<check_row> judge_run(const core::run_result& run, const verdict_rule
       const auto f = doctor::finding_from_json(j);
       if (f.check != check.id) continue;
       found = true;
-      check_row row;
-      row.check = std::string("doctor: ") + check.id;
-      row.device = f.device;
-      row.result = verdict_of(f.level);
-      row.rule = fmt::format("{}: {} (fix: {})", doctor::to_string(f.level), f.summary, f.fix);
-      rows.push_back(std::move(row));
+      rows.push_back(finding_row(f, run));
     }
     if (!found) {
       check_row row;

@@ -44,7 +44,11 @@ struct validation_report {
 };
 
 /// The rows of a finished run: one per measured case (judged against `expectations`, else the
-/// table) and one per doctor check (its findings: critical FAIL, warning WARN, info PASS).
+/// table; a GPU GEMM case's row carries its clock and power as evidence) and one per doctor
+/// check. A finding decides its row's verdict (critical FAIL, warning WARN, info PASS) only
+/// where it affects a case the run measured (doctor::affects_case, by benchmark and device; a
+/// finding on "all" of the host affects every case); otherwise its row PASSes and says that it
+/// affects no check of this run. Each finding's row names the checks it affected.
 [[nodiscard]] std::vector<check_row> judge_run(const core::run_result& run, const verdict_rules& rules,
                                                const run_expectations* expectations, const std::string& cpu_isa);
 

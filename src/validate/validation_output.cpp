@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "report/text_table.hpp"
@@ -14,7 +15,13 @@ std::string number(const std::optional<double>& value, const std::string& unit) 
   return fmt::format("{:.4g} {}", *value, unit);
 }
 
+// Whether any row has evidence (a column of dashes says nothing on a machine without GPUs).
+bool any_evidence(const validation_report& r) {
+  return std::any_of(r.rows.begin(), r.rows.end(), [](const check_row& row) { return !row.evidence.empty(); });
+}
+
 report::text_table table_of(const validation_report& r, bool with_rule) {
+  const bool evidence = any_evidence(r);
   report::text_table t;
   t.add_column("check", report::text_table::align::left);
   t.add_column("device", report::text_table::align::left);
@@ -22,6 +29,7 @@ report::text_table table_of(const validation_report& r, bool with_rule) {
   t.add_column("expected");
   t.add_column("ratio");
   t.add_column("verdict", report::text_table::align::left);
+  if (evidence) t.add_column("evidence", report::text_table::align::left);
   if (with_rule) t.add_column("rule", report::text_table::align::left);
   for (const auto& row : r.rows) {
     std::vector<std::string> cells{row.check,
@@ -30,6 +38,7 @@ report::text_table table_of(const validation_report& r, bool with_rule) {
                                    row.expected ? number(row.expected->value, row.expected->unit) : "-",
                                    row.ratio ? fmt::format("{:.2f}", *row.ratio) : "-",
                                    to_string(row.result)};
+    if (evidence) cells.push_back(row.evidence.empty() ? "-" : row.evidence);
     if (with_rule) cells.push_back(row.rule);
     t.add_row(std::move(cells));
   }
@@ -58,7 +67,9 @@ void write_validation_markdown(const validation_report& r, std::ostream& out) {
   out << fmt::format(
       "# Validation: {}\n\n{}\n\nExpected values: {}. Rule: PASS at or above {:g} x expected, WARN "
       "below, FAIL below {:g} x expected; a case that fails or does not verify FAILs; doctor "
-      "findings: critical FAIL, warning WARN, info PASS.\n\n",
+      "findings: critical FAIL, warning WARN, info PASS, for the devices and checks a finding affects (one "
+      "that affects no check of this run PASSes). Evidence: a GPU GEMM case's mean SM clock, mean power "
+      "and power limit.\n\n",
       to_string(r.overall), summary_line(r), r.expectations, r.rules.warn_below, r.rules.fail_below);
   table_of(r, true).render_markdown(out);
   out << "\n## Sources of the expected values\n\n";

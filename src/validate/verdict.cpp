@@ -58,6 +58,7 @@ json to_json(const check_row& row) {
     j["expected_from"] = row.expected->origin;
   }
   if (row.ratio) j["ratio"] = *row.ratio;
+  if (!row.evidence.empty()) j["evidence"] = row.evidence;
   return j;
 }
 

@@ -29,6 +29,10 @@ struct check_row {
   std::optional<double> ratio;  ///< measured / expected
   verdict result = verdict::skip;
   std::string rule;  ///< how the verdict was reached ("ratio 0.82 < 0.90: WARN")
+  /// What was read beside the measurement that explains it, for a GPU GEMM case its mean SM
+  /// clock, mean power and power limit ("SM 1410 MHz (max 1980), 698 W of 700 W limit"); empty
+  /// where there is nothing.
+  std::string evidence;
 };
 
 /// The verdict of `measured` against `expected` under `rules`: PASS at or above warn_below

@@ -74,6 +74,37 @@ TEST(GpuGemm, EveryDtypeAndProviderVerifiesOnSmallShapes) {
   }
 }
 
+// fp8 through the Lt library must run wherever the architecture has fp8 matrix units: an H200
+// once declined every fp8 matmul for a scale pointer 4 bytes into its allocation, and the
+// cases failed where a skip would have hidden it.
+TEST(GpuGemm, Fp8ThroughTheLtLibraryVerifiesWhereTheArchitectureHasFp8Units) {
+  REQUIRE_GPU(gpu);
+  const auto doc = run_on_gpu(gpu, {"gemm", "--axis", "dtype=fp8", "--axis", "M=1024,8192", "--axis", "N=1024,8192",
+                                    "--axis", "K=1024,8192", "--max-time", "0.2s"});
+  std::size_t lt = 0, valid = 0;
+  for (const auto& c : doc.at("cases")) {
+    const auto provider = c.at("params").at("provider").get<std::string>();
+    const auto reason = c.value("reason", std::string());
+    if (provider == "cublas" || provider == "rocblas") {  // GemmEx takes no scaled fp8
+      EXPECT_EQ(c.at("status"), "skipped") << c.dump();
+      continue;
+    }
+    ++lt;
+    if (c.at("status") == "valid") {
+      ++valid;
+      EXPECT_TRUE(c.at("notes").contains("fp8_scales")) << c.dump();
+      continue;
+    }
+    // The only acceptable reason: the architecture has no fp8 matrix units, or is not known.
+    EXPECT_TRUE(reason.find("has no fp8 matrix units") != std::string::npos ||
+                reason.find("unknown architecture") != std::string::npos)
+        << c.dump();
+  }
+  EXPECT_EQ(lt, 2u) << doc.dump();  // the two shapes (M, N and K are zipped)
+  if (valid == 0) GTEST_SKIP() << "this GPU has no fp8 matrix units";
+  EXPECT_EQ(valid, 2u);
+}
+
 TEST(GpuStream, EveryKernelVerifiesAtTwoSizes) {
   REQUIRE_GPU(gpu);
   const auto doc =

@@ -174,10 +174,11 @@ class gpu_gemm_benchmark final : public core::benchmark {
     const auto mk = static_cast<std::size_t>(problem.m * problem.k);
     const auto nk = static_cast<std::size_t>(problem.n * problem.k);
     const auto mn = static_cast<std::size_t>(problem.m * problem.n);
-    gemm_buffers buffers{
-        device::device_buffer<std::byte>(mk * in_bytes), device::device_buffer<std::byte>(nk * in_bytes),
-        device::device_buffer<std::byte>(mn * out_bytes),
-        device::device_buffer<std::byte>(gpu_cache_flush_bytes(device)), device::device_buffer<float>(2)};
+    gemm_buffers buffers{device::device_buffer<std::byte>(mk * in_bytes),
+                         device::device_buffer<std::byte>(nk * in_bytes),
+                         device::device_buffer<std::byte>(mn * out_bytes),
+                         device::device_buffer<std::byte>(gpu_cache_flush_bytes(device)),
+                         device::device_buffer<float>(blas::aligned_slot(2, sizeof(float)))};
     gpu_fill_normal(problem.types.input, buffers.a.data(), mk, 1, stream.get());
     gpu_fill_normal(problem.types.input, buffers.b.data(), nk, 2, stream.get());
     // NaN everywhere (all-ones bytes), so an element the library does not write fails the check.
@@ -187,10 +188,14 @@ class gpu_gemm_benchmark final : public core::benchmark {
     problem.c = buffers.c.data();
     double scale = 1.0;
     if (problem.types.scaled) {
-      gpu_set_float(buffers.scales.data(), fp8_scale_a, stream.get());
-      gpu_set_float(buffers.scales.data() + 1, fp8_scale_b, stream.get());
-      problem.scale_a = buffers.scales.data();
-      problem.scale_b = buffers.scales.data() + 1;
+      // Each scale on its own 16-byte boundary (blas_pointer_alignment): cuBLASLt's fp8 kernels
+      // ran with neither scale 4 bytes into the allocation.
+      float* scale_a = buffers.scales.data() + blas::aligned_slot(0, sizeof(float));
+      float* scale_b = buffers.scales.data() + blas::aligned_slot(1, sizeof(float));
+      gpu_set_float(scale_a, fp8_scale_a, stream.get());
+      gpu_set_float(scale_b, fp8_scale_b, stream.get());
+      problem.scale_a = scale_a;
+      problem.scale_b = scale_b;
       scale = double(fp8_scale_a) * fp8_scale_b;
       state.note("fp8_scales", fmt::format("A {} B {} ({})", fp8_scale_a, fp8_scale_b, to_string(problem.types.input)));
     }

@@ -3,12 +3,9 @@
 #include "benchmarks/tp/tp_device.hpp"
 #include "benchmarks/tp/tp_forward_timing.hpp"
 #include "benchmarks/tp/tp_gpu_rank.hpp"
-#include "blas/openblas.hpp"
 #include "comm/collective.hpp"
 #include "comm/nccl/nccl_communicator.hpp"
 #include "core/error.hpp"
-
-#include <fmt/format.h>
 
 namespace ironbench::benchmarks {
 namespace {
@@ -34,11 +31,10 @@ class gpu_device final : public tp_device {
         gpu_(gpu),
         passes_(passes),
         collectives_(comm::nccl_device_backend(world_, gpu)),
-        compute_(fmt::format("OpenBLAS fp32, {} threads per rank", blas::openblas_threads())) {}
+        compute_(tp_gpu_rank::description()) {}
 
   tp_timing measure_sharded(const tp_shape& shape, const std::vector<std::int64_t>& rows, tp_check& check) override {
     tp_gpu_rank model(shape, world_->rank(), gpu_);
-    compute_ = model.description();
     const int ranks = shape.ranks;
     const auto gather = [&](const float* send, float* receive, std::size_t count) {
       device_pointer from(const_cast<float*>(send), count * sizeof(float));
@@ -65,7 +61,7 @@ class gpu_device final : public tp_device {
   int gpu_;
   tp_passes passes_;
   std::unique_ptr<comm::collective_backend> collectives_;
-  std::string compute_;
+  const std::string compute_;
 };
 
 }  // namespace

@@ -116,6 +116,6 @@ tp_gpu_rank::gather_function tp_gpu_rank::local_gather() {
   };
 }
 
-std::string tp_gpu_rank::description() const { return state_->first->describe() + ", fp32 (FP32 compute, no TF32)"; }
+std::string tp_gpu_rank::description() { return blas::blas_gemm_description() + ", fp32 (FP32 compute, no TF32)"; }
 
 }  // namespace ironbench::benchmarks

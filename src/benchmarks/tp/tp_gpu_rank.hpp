@@ -33,8 +33,9 @@ class tp_gpu_rank {
   /// The gather of a single device: a device-to-device copy.
   [[nodiscard]] static gather_function local_gather();
 
-  /// What computes: "cublas GemmEx, default algorithm, fp32 (FP32 compute)".
-  [[nodiscard]] std::string description() const;
+  /// What computes, known before any rank is made (the run's settings.compute):
+  /// "cublas GemmEx, default algorithm, fp32 (FP32 compute, no TF32)".
+  [[nodiscard]] static std::string description();
 
  private:
   struct state;

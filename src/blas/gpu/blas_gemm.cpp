@@ -23,6 +23,7 @@ class blas_gemm final : public gpu_gemm {
   ~blas_gemm() override { cublasDestroy(handle_); }
 
   std::size_t prepare(const gpu_gemm_problem& p) override {
+    require_aligned_operands(p);
     if (p.types.scaled) throw error(fmt::format("{} GemmEx has no scaled fp8 inputs", IRONBENCH_BLAS_NAME));
     problem_ = p;
     in_ = blas_data_type(p.types.input);
@@ -45,7 +46,7 @@ class blas_gemm final : public gpu_gemm {
                                       problem_.a, in_, k, &beta, problem_.c, out_, n, compute_, CUBLAS_GEMM_DEFAULT));
   }
 
-  std::string describe() const override { return fmt::format("{} GemmEx, default algorithm", IRONBENCH_BLAS_NAME); }
+  std::string describe() const override { return blas_gemm_description(); }
 
  private:
   cublasHandle_t handle_{};
@@ -57,5 +58,7 @@ class blas_gemm final : public gpu_gemm {
 }  // namespace
 
 std::unique_ptr<gpu_gemm> make_blas_gemm() { return std::make_unique<blas_gemm>(); }
+
+std::string blas_gemm_description() { return fmt::format("{} GemmEx, default algorithm", IRONBENCH_BLAS_NAME); }
 
 }  // namespace ironbench::blas

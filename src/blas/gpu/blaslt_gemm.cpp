@@ -26,6 +26,7 @@ class blaslt_gemm final : public gpu_gemm {
   }
 
   std::size_t prepare(const gpu_gemm_problem& p) override {
+    require_aligned_operands(p);
     release_descriptors();
     problem_ = p;
     const auto in = blas_data_type(p.types.input);
