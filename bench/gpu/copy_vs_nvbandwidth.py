@@ -9,7 +9,8 @@ PyTorch's (copy_ between a tensor in ordinary memory and one on the GPU, both ma
 beforehand, timed with CUDA events).
 
 nvbandwidth is built outside this project, from its own repository; pass its binary.
-Usage: bench/gpu/copy_vs_nvbandwidth.py --nvbandwidth /path/to/nvbandwidth [--ironbench ...]"""
+Usage: bench/gpu/copy_vs_nvbandwidth.py --nvbandwidth /path/to/nvbandwidth [--ironbench ...]
+       bench/gpu/copy_vs_nvbandwidth.py --pageable-only [--ironbench ...]   (PyTorch peer alone)"""
 import argparse, json, re, statistics, subprocess
 
 CASES = [("h2d", "ce", "host_to_device_memcpy_ce"), ("d2h", "ce", "device_to_host_memcpy_ce"),
@@ -33,9 +34,9 @@ def nvbandwidth(binary, testcase):
     raise SystemExit(f"no bandwidth in nvbandwidth output:\n{out}")
 
 
-def ironbench(binary, device):
+def ironbench(binary, device, paths):
     out = subprocess.run([binary, "run", "copy", "--device", device, "--no-save", "-q", "--json", "-",
-                          "--axis", "path=h2d,d2h,d2d,h2d_pageable,d2h_pageable", "--axis", "size=512M"],
+                          "--axis", "path=" + ",".join(paths), "--axis", "size=512M"],
                          check=True, capture_output=True, text=True).stdout
     rates = {}
     for case in json.loads(out)["cases"]:
@@ -69,22 +70,26 @@ def torch_pageable(path, repeats=20):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--nvbandwidth", required=True)
+    peer = parser.add_mutually_exclusive_group(required=True)
+    peer.add_argument("--nvbandwidth")
+    peer.add_argument("--pageable-only", action="store_true", help="only the pageable copies, against PyTorch")
     parser.add_argument("--ironbench", default="build/release/ironbench")
     parser.add_argument("--device", default="cuda:0")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
+    cases = [] if args.pageable_only else CASES
+    paths = sorted({p for p, _, _ in cases}) + [p for p, _ in PAGEABLE]
     ours, theirs = {}, {}
     for _ in range(args.rounds):
-        for k, v in ironbench(args.ironbench, args.device).items():
+        for k, v in ironbench(args.ironbench, args.device, paths).items():
             ours.setdefault(k, []).append(v)
-        for path, engine, testcase in CASES:
+        for path, engine, testcase in cases:
             theirs.setdefault((path, engine), []).append(nvbandwidth(args.nvbandwidth, testcase))
         for path, engine in PAGEABLE:
             theirs.setdefault((path, engine), []).append(torch_pageable(path))
     print("| copy | engine | ironbench GB/s | peer | peer GB/s | ratio |")
     print("| --- | --- | ---: | --- | ---: | ---: |")
-    rows = [(p, e, f"nvbandwidth {t}") for p, e, t in CASES] + [(p, e, "PyTorch copy_") for p, e in PAGEABLE]
+    rows = [(p, e, f"nvbandwidth {t}") for p, e, t in cases] + [(p, e, "PyTorch copy_") for p, e in PAGEABLE]
     for path, engine, peer in rows:
         mine = statistics.median(ours[(path, engine)])
         other = statistics.median(theirs[(path, engine)])

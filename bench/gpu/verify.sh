@@ -83,7 +83,7 @@ base_ld_library_path=${LD_LIBRARY_PATH:-}
 # collective that never completes, say) leaves time for the others.
 declare -A step_cap=([gpu_tests]=240 [gemm_fp8_cublaslt_log]=30 [gemm_vs_torch]=180 [stream_vs_babelstream]=90 [copy_vs_nvbandwidth]=120
   [collectives_nccl]=120 [collectives_nccl_graph]=120 [tp_infer_nccl]=60 [train_vs_pytorch]=240
-  [gemm_cublaslt_vs_cublas]=60 [validate_quick]=150 [burn_in_gpu]=60 [default_suite]=260 [serve_llama]=270)
+  [gemm_cublaslt_vs_cublas]=60 [validate_quick]=150 [burn_in_gpu]=60 [default_suite]=260 [serve_llama]=270 [copy_pageable_vs_torch]=60)
 step() {
   local name=$1 t0=$SECONDS rc left
   shift
@@ -141,7 +141,7 @@ write_summary() {
     echo "| --- | --- | --- |"
     cat "$steps"
     for log in gpu_tests gemm_fp8_cublaslt_log validate_quick burn_in_gpu gemm_vs_torch default_suite serve_llama gemm_cublaslt_vs_cublas \
-      stream_vs_babelstream copy_vs_nvbandwidth train_vs_pytorch collectives_nccl tp_infer_nccl; do
+      stream_vs_babelstream copy_vs_nvbandwidth copy_pageable_vs_torch train_vs_pytorch collectives_nccl collectives_nccl_graph tp_infer_nccl; do
       [[ -s $outdir/logs/$log.log ]] || continue
       echo
       echo "## $log"
@@ -296,6 +296,14 @@ run_gpu_steps() {
     step copy_vs_nvbandwidth machine_python "$repo/bench/gpu/copy_vs_nvbandwidth.py" --ironbench "$ib_for_python" \
       --nvbandwidth "$nvbandwidth_bin" "${stream_args[@]}"
   fi
+  # The pageable copies against PyTorch's copy_ into tensors made beforehand (no nvbandwidth needed).
+  if ! wanted copy_pageable_vs_torch; then :
+  elif [[ -z $torch_why ]]; then
+    step copy_pageable_vs_torch machine_python "$repo/bench/gpu/copy_vs_nvbandwidth.py" --ironbench "$ib_for_python" \
+      --pageable-only "${stream_args[@]}"
+  else
+    skip copy_pageable_vs_torch "PyTorch is needed: $torch_why"
+  fi
   # One process drives every GPU of the node (nccl-tests' -g), without MPI.
   local gpus=1
   [[ $vendor == nvidia ]] && gpus=$(nvidia-smi -L | grep -c '^GPU')
@@ -385,7 +393,7 @@ build_peer() {
 
 if [[ $vendor == none ]]; then
   for s in gpu_tests gemm_vs_torch stream_vs_babelstream copy_vs_nvbandwidth train_vs_pytorch collectives_nccl \
-    collectives_nccl_graph tp_infer_nccl validate_quick burn_in_gpu default_suite serve_llama; do
+    collectives_nccl_graph tp_infer_nccl validate_quick burn_in_gpu default_suite serve_llama copy_pageable_vs_torch; do
     skip "$s" "$gpu_why"
   done
 else
