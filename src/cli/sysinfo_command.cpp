@@ -36,7 +36,14 @@ command_action add_sysinfo_command(CLI::App& app) {
     for (const auto& d : host.devices.devices) {
       std::cout << fmt::format("{:<16} {} ({}, {} usable)\n", "Device " + d.id, d.name, core::to_string(d.kind),
                                format_bytes(static_cast<double>(d.memory_bytes)));
-      if (d.kind == core::device_kind::cpu) continue;
+      if (d.kind == core::device_kind::cpu) {
+        if (d.properties.contains("measured_flops")) {
+          const auto& fp64 = d.properties["measured_flops"]["fp64"];
+          std::cout << fmt::format("{:<16} fp64 {:.1f} GFLOP/s ({})\n", "  measured",
+                                   fp64.value("flops_per_second", 0.0) / 1e9, fp64.value("source", std::string()));
+        }
+        continue;
+      }
       for (const auto& [label, text] : device::gpu_summary_lines(d)) {
         std::cout << fmt::format("{:<16} {}\n", label, text);
       }

@@ -37,7 +37,8 @@ constexpr double steady_interval_s = 10;
 // One workload of a device: a planned case and its label.
 struct workload {
   core::planned_case planned;
-  std::string label;  ///< "gemm fp64 2048x2048x2048", "stream triad fp64 256 MiB"
+  std::string
+      label;  ///< "gemm fp64 2048x2048x2048", "gemm bf16 8192x8192x8192 (cublaslt)", "stream triad fp64 256 MiB"
 };
 
 struct device_work {
@@ -51,7 +52,9 @@ std::string param(const core::planned_case& p, const char* name) {
 
 std::string label_of(const core::planned_case& p) {
   if (p.bench->name() == "gemm") {
-    return fmt::format("gemm {} {}x{}x{}", param(p, "dtype"), param(p, "M"), param(p, "N"), param(p, "K"));
+    // A GPU's GEMM runs through each of its libraries: the provider tells the rows apart.
+    const std::string provider = p.params.contains("provider") ? " (" + param(p, "provider") + ")" : "";
+    return fmt::format("gemm {} {}x{}x{}{}", param(p, "dtype"), param(p, "M"), param(p, "N"), param(p, "K"), provider);
   }
   std::string size;
   if (p.params.contains("size"))

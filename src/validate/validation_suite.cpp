@@ -98,6 +98,12 @@ core::measurement_settings settings_of(level l) {
   return s;
 }
 
+std::int64_t cpu_gemm_size(std::int64_t base, int threads) {
+  std::int64_t size = base;
+  while (size < 8192 && threads >= 8 * (size / 1024) * (size / 1024)) size *= 2;
+  return size;
+}
+
 std::vector<core::planned_case> plan_validation(level l, const core::registry& benchmarks,
                                                 const std::vector<core::device_info>& devices) {
   const auto& p = plan_of(l);
@@ -109,7 +115,8 @@ std::vector<core::planned_case> plan_validation(level l, const core::registry& b
     core::run_options options;
     options.settings = settings_of(l);
     const auto dtypes = accepted(gemm, device, "dtype", gpu ? p.gpu_dtypes : p.cpu_dtypes);
-    const std::int64_t size = gpu ? p.gpu_gemm_size : p.cpu_gemm_size;
+    const std::int64_t size =
+        gpu ? p.gpu_gemm_size : cpu_gemm_size(p.cpu_gemm_size, device.properties.value("threads", 1));
     if (!dtypes.empty() && gemm.unsupported_reason(device).empty()) {
       options.benchmarks.emplace_back("gemm");
       for (const char* dim : {"M", "N", "K"})

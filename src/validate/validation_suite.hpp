@@ -22,8 +22,15 @@ enum class level { quick, standard, long_run, burn_in };
 /// The measurement settings of `l` (shared by every case).
 [[nodiscard]] core::measurement_settings settings_of(level l);
 
-/// The cases of `l` on every device: per device, gemm at the level's shape in the dtypes both
-/// the device's gemm and the table know, and stream at the level's kernels.
+/// The side of the square CPU GEMM of a level whose base size is `base`, for a CPU of `threads`
+/// threads: doubled (up to 8192) while every thread would get under an eighth of a 1024^3
+/// product's rows, so that a many-core CPU is judged on its arithmetic, not on its threads'
+/// start-up (16 threads reached 0.48 TFLOP/s fp64 at 1024^3 and 0.55 at 2048^3 on an H200 node).
+[[nodiscard]] std::int64_t cpu_gemm_size(std::int64_t base, int threads);
+
+/// The cases of `l` on every device: per device, gemm at the level's shape (cpu_gemm_size on
+/// CPUs) in the dtypes both the device's gemm and the table know, and stream at the level's
+/// kernels.
 [[nodiscard]] std::vector<core::planned_case> plan_validation(level l, const core::registry& benchmarks,
                                                               const std::vector<core::device_info>& devices);
 

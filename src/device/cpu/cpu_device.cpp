@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "device/cpu/cpu_fma_rate.hpp"
 #include "platform/cpu_peak.hpp"
 
 namespace ironbench::device {
@@ -35,6 +36,15 @@ core::device_info describe_cpu(const platform::host_fingerprint& host) {
   }
   p["peak_flops"] = std::move(peaks);
   return cpu;
+}
+
+void add_measured_cpu_flops(core::device_info& cpu) {
+  const auto rate = measure_cpu_fma_rate();
+  if (!rate) return;
+  const auto source = rate->describe();
+  cpu.properties["measured_flops"] = {
+      {"fp64", {{"flops_per_second", rate->fp64_flops_per_second}, {"source", source}}},
+      {"fp32", {{"flops_per_second", 2 * rate->fp64_flops_per_second}, {"source", source + "; fp32 at twice fp64"}}}};
 }
 
 }  // namespace ironbench::device

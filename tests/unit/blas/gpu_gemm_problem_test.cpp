@@ -69,7 +69,9 @@ TEST(GpuGemmProblem, AlignedSlotsStartOnSixteenByteBoundaries) {
   for (std::size_t element : {1u, 2u, 4u, 8u, 16u, 32u}) {
     for (std::size_t i = 0; i < 4; ++i) {
       EXPECT_EQ(aligned_slot(i, element) * element % blas_pointer_alignment, 0u) << element << " " << i;
-      if (i > 0) EXPECT_GE((aligned_slot(i, element) - aligned_slot(i - 1, element)) * element, element);
+      if (i > 0) {
+        EXPECT_GE((aligned_slot(i, element) - aligned_slot(i - 1, element)) * element, element);
+      }
     }
   }
   EXPECT_EQ(aligned_slot(1, sizeof(float)), 4u);

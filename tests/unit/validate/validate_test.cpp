@@ -101,6 +101,41 @@ TEST(ExpectedValues, CpusExpectAFractionOfTheirPeakModel) {
   EXPECT_FALSE(table_expectation(triad_case("cpu", 40), cpu, "AVX-512").has_value());          // no DRAM model
 }
 
+// The H200 node's CPU (16 vCPUs): with OpenBLAS on the right kernels, 0.511 TFLOP/s fp64 was
+// 36 % of the peak model (it FAILed) but over half of a measured all-core FMA rate of under
+// 1 TFLOP/s would pass. Wrong kernels (Prescott, 0.10 TFLOP/s) fail against either.
+TEST(ExpectedValues, CpusExpectAFractionOfTheirMeasuredFmaRateWhereThereIsOne) {
+  core::device_info cpu;
+  cpu.id = "cpu";
+  cpu.kind = core::device_kind::cpu;
+  cpu.properties["measured_flops"] = {
+      {"fp64", {{"flops_per_second", 0.9e12}, {"source", "16 threads at once x 56.3 GFLOP/s (AVX-512 FMA)"}}},
+      {"fp32", {{"flops_per_second", 1.8e12}, {"source", "16 threads; fp32 at twice fp64"}}}};
+  const auto e = table_expectation(gemm_case("cpu", "fp64", 0.511, 36), cpu, "AVX-512");
+  ASSERT_TRUE(e.has_value());
+  EXPECT_NEAR(e->value, 0.45, 1e-9);  // half of the measured 0.9, not of the 1.4 model
+  EXPECT_NE(e->source.find("50 % of the measured FMA rate"), std::string::npos) << e->source;
+  EXPECT_NE(e->source.find("16 threads at once"), std::string::npos) << e->source;
+  EXPECT_NEAR(table_expectation(gemm_case("cpu", "fp32", 0.9, 31), cpu, "AVX-512")->value, 0.9, 1e-9);
+
+  const auto rules = table_rules();
+  check_row healthy, prescott;
+  healthy.measured = 0.511;
+  healthy.expected = e;
+  judge(healthy, rules);
+  EXPECT_EQ(healthy.result, verdict::pass);
+  prescott.measured = 0.10;
+  prescott.expected = e;
+  judge(prescott, rules);
+  EXPECT_EQ(prescott.result, verdict::fail);
+
+  // A measurement that is missing or not a number: the peak model, as before.
+  cpu.properties["measured_flops"]["fp64"]["flops_per_second"] = nullptr;
+  const auto model = table_expectation(gemm_case("cpu", "fp64", 0.1, 50), cpu, "AVX-512");
+  ASSERT_TRUE(model.has_value());
+  EXPECT_NE(model->source.find("of the CPU peak model"), std::string::npos);
+}
+
 TEST(Verdicts, TheRulesAndTheSummary) {
   const verdict_rules rules{0.9, 0.75};
   const auto judged = [&](double measured) {
@@ -238,6 +273,18 @@ TEST(ValidationSuite, LevelsParseAndGrowInTime) {
   EXPECT_NO_THROW((void)table_rules());
   EXPECT_EQ(table_rules().warn_below, 0.9);
   EXPECT_EQ(table_rules().fail_below, 0.75);
+}
+
+TEST(ValidationSuite, ManyCoreCpusGetALargerGemm) {
+  EXPECT_EQ(cpu_gemm_size(1024, 1), 1024);
+  EXPECT_EQ(cpu_gemm_size(1024, 2), 1024);
+  EXPECT_EQ(cpu_gemm_size(1024, 7), 1024);
+  EXPECT_EQ(cpu_gemm_size(1024, 8), 2048);
+  EXPECT_EQ(cpu_gemm_size(1024, 16), 2048);  // the H200 node's 16 vCPUs
+  EXPECT_EQ(cpu_gemm_size(1024, 32), 4096);
+  EXPECT_EQ(cpu_gemm_size(2048, 16), 2048);
+  EXPECT_EQ(cpu_gemm_size(2048, 192), 8192);
+  EXPECT_EQ(cpu_gemm_size(2048, 100000), 8192);  // bounded
 }
 
 }  // namespace
