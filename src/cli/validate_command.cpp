@@ -16,6 +16,7 @@
 #include "cli/serve_ranks.hpp"
 #include "cli/side_selection.hpp"
 #include "cli/validate_pairwise.hpp"
+#include "comm/launch_environment.hpp"
 #include "core/error.hpp"
 #include "core/json.hpp"
 #include "core/json_text.hpp"
@@ -77,6 +78,10 @@ int execute(validate_arguments a, const invocation& call) {
   s.warn_below = a.warn_below;
   s.fail_below = a.fail_below;
   apply_burn_in_options(a.burn_in, s);
+  // Ranks of one job on this host share its memory, cores and GPUs (validate/rank_share.hpp).
+  if (const auto launch = comm::detect_launch(); launch.local_rank_known && launch.local_size > 1) {
+    s.share = {launch.local_rank, launch.local_size};
+  }
   const auto* scheduler = validate::find_scheduler_format(a.format);  // nullptr: the table
   // --md writes the validation's Markdown; --json and --csv the run (whose settings hold it).
   const auto markdown = a.outputs.markdown_path;

@@ -307,6 +307,12 @@ std::vector<check_row> burn_in_rows(const std::vector<interval_record>& interval
 
 }  // namespace
 
+bool next_interval_fits(std::size_t measured, double elapsed_s, double last_interval_s, double duration_s,
+                        double interval_s) {
+  if (measured < 2) return true;  // a burn-in compares intervals: two always run
+  return elapsed_s + last_interval_s <= duration_s + interval_s;
+}
+
 void check_burn_in_settings(const validation_settings& s) {
   check_bounds(s.burn_in);
   if (!(s.burn_in_interval_s >= 1)) {
@@ -329,7 +335,10 @@ validation_report burn_in_this_machine(const validation_settings& s, const std::
   report.expectations = "data/expected_values.json";
 
   const auto host = session::detect_live_host();
-  const auto devices = device::select_devices(host.devices, s.devices);
+  std::vector<std::string> share_notes;
+  const auto devices =
+      take_host_share(device::select_devices(host.devices, s.devices), s.share, s.devices == "all", share_notes);
+  for (const auto& note : share_notes) line("note: " + note);
   core::registry registry;
   benchmarks::register_builtin_benchmarks(registry);
   const auto plan = plan_burn_in(registry, devices);
@@ -369,7 +378,8 @@ validation_report burn_in_this_machine(const validation_settings& s, const std::
 
   std::vector<interval_record> intervals;
   const auto started = clock_type::now();
-  double overhead_s = 0;  // the previous interval's time outside the measurements (setup, verification)
+  double overhead_s = 0;      // the previous interval's time outside the measurements (setup, verification)
+  std::string stopped_early;  // why fewer intervals than planned ran, if so
   for (std::size_t i = 0; i < total; ++i) {
     if (cancel != nullptr && cancel->load()) break;
     interval_record r;
@@ -409,9 +419,23 @@ validation_report burn_in_this_machine(const validation_settings& s, const std::
       r.errors = telemetry::delta_between(previous_errors, now);
       previous_errors = std::move(now);
     }
-    overhead_s = std::clamp(r.duration_s - share * static_cast<double>(per_device), 0.0, s.burn_in_interval_s / 2);
+    // The next interval's measurements get what the interval leaves after this one's setup and
+    // verification (allocating, filling and checking large arrays on a busy host can take
+    // longer than the interval: then they get the 0.2-s floor).
+    overhead_s = std::max(0.0, r.duration_s - share * static_cast<double>(per_device));
     line(interval_line(i, total, r, plan));
     intervals.push_back(std::move(r));
+    const double elapsed = std::chrono::duration<double>(clock_type::now() - started).count();
+    if (i + 1 < total && !next_interval_fits(intervals.size(), elapsed, intervals.back().duration_s,
+                                             s.burn_in_duration_s, s.burn_in_interval_s)) {
+      stopped_early = fmt::format(
+          "stopped after {} of {} intervals: the intervals took {:.1f} s (setup and verification beyond the {:g}-s "
+          "interval), and another would end past --duration plus one --interval ({:g} s)",
+          intervals.size(), total, intervals.back().duration_s, s.burn_in_interval_s,
+          s.burn_in_duration_s + s.burn_in_interval_s);
+      line("note: " + stopped_early);
+      break;
+    }
   }
 
   // The run's cases are the last interval's measurements (judged against the expected values
@@ -456,6 +480,7 @@ validation_report burn_in_this_machine(const validation_settings& s, const std::
       {"interval_s", s.burn_in_interval_s},
       {"intervals_planned", total},
       {"intervals_measured", intervals.size()},
+      {"stopped_early", stopped_early},
       {"interval_note", noisy ? fmt::format("intervals under {:g} s are noisier", steady_interval_s) : std::string()},
       {"bounds",
        {{"max_drop", s.burn_in.max_drop},
@@ -464,6 +489,7 @@ validation_report burn_in_this_machine(const validation_settings& s, const std::
         {"reference_intervals", reference_intervals(intervals.size())}}},
       {"judgements", judgements},
       {"intervals", interval_list}};
+  if (!share_notes.empty()) run.settings["host_share"] = share_notes.front();
   run.settings["validation"] = to_json(report);
   return report;
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
@@ -22,9 +23,17 @@ using burn_in_line = std::function<void(const std::string& line)>;
 /// below 1 s, bounds out of range (before anything runs).
 void check_burn_in_settings(const validation_settings& s);
 
+/// Whether another interval may start when `measured` intervals have run for `elapsed_s` in all,
+/// the last taking `last_interval_s`: the burn-in ends within one interval of its duration
+/// (elapsed plus the last interval's length stays within duration + interval), and two
+/// intervals always run (a burn-in compares them).
+[[nodiscard]] bool next_interval_fits(std::size_t measured, double elapsed_s, double last_interval_s, double duration_s,
+                                      double interval_s);
+
 /// Runs the burn-in on this machine's selected devices. Intervals are run until the duration
-/// is reached or `cancel` is set (an interval cut short is dropped; what was measured is kept
-/// and judged, the run marked interrupted). The report's rows: per device and workload the
+/// is reached (next_interval_fits: intervals longer than planned mean fewer of them, said in a
+/// note and in settings.validation.burn_in.stopped_early) or `cancel` is set (an interval cut short is dropped; what
+/// was measured is kept and judged, the run marked interrupted). The report's rows: per device and workload the
 /// throughput judgement, per device the hardware error judgement, the last interval's cases
 /// against the expected values, and the doctor's checks; every interval is in
 /// run.settings["validation"]["burn_in"].

@@ -236,7 +236,9 @@ validation_report validate_this_machine(const validation_settings& s, const std:
   report.expectations = s.expect ? *s.expect : std::string("data/expected_values.json");
 
   const auto host = session::detect_live_host();
-  const auto devices = device::select_devices(host.devices, s.devices);
+  std::vector<std::string> share_notes;
+  const auto devices =
+      take_host_share(device::select_devices(host.devices, s.devices), s.share, s.devices == "all", share_notes);
   core::registry registry;
   benchmarks::register_builtin_benchmarks(registry);
   const auto plan = plan_validation(s.lvl, registry, devices);
@@ -249,6 +251,7 @@ validation_report validate_this_machine(const validation_settings& s, const std:
   options.cancel = cancel;
   options.monitor = session::case_monitors(std::chrono::milliseconds(100));
   run.settings = core::to_json(options.settings);
+  if (!share_notes.empty()) run.settings["host_share"] = share_notes.front();
   const auto before = doctor::live_host_counters();
   core::execute_plan(plan, options, run, progress);
   run.findings = doctor::run_findings(run, before, core::host_memory_needed(plan));

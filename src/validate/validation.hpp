@@ -13,6 +13,7 @@
 #include "core/runner.hpp"
 #include "doctor/finding.hpp"
 #include "validate/burn_in_verdict.hpp"
+#include "validate/rank_share.hpp"
 #include "validate/run_expectations.hpp"
 #include "validate/validation_suite.hpp"
 #include "validate/verdict.hpp"
@@ -31,6 +32,8 @@ struct validation_settings {
   double burn_in_duration_s = 600;
   double burn_in_interval_s = 10;
   burn_in_bounds burn_in;
+  /// The ranks of a job on this host (mpirun, srun): what this rank validates (rank_share.hpp).
+  host_share share;
 };
 
 struct validation_report {

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 
+#include "benchmarks/stream.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "core/units.hpp"
 
 namespace ironbench::validate {
 namespace {
@@ -104,6 +106,16 @@ std::int64_t cpu_gemm_size(std::int64_t base, int threads) {
   return size;
 }
 
+std::int64_t cpu_stream_size(std::int64_t wanted, std::uint64_t memory_bytes) {
+  constexpr std::int64_t smallest = std::int64_t{64} << 20;
+  std::int64_t size = wanted;
+  while (size > smallest && memory_bytes > 0 &&
+         3 * static_cast<double>(size) > 0.8 * static_cast<double>(memory_bytes)) {
+    size /= 2;
+  }
+  return std::max(size, std::min(wanted, smallest));
+}
+
 std::vector<core::planned_case> plan_validation(level l, const core::registry& benchmarks,
                                                 const std::vector<core::device_info>& devices) {
   const auto& p = plan_of(l);
@@ -126,7 +138,13 @@ std::vector<core::planned_case> plan_validation(level l, const core::registry& b
     if (stream.unsupported_reason(device).empty()) {
       options.benchmarks.emplace_back("stream");
       options.overrides.push_back(override_of("stream:kernel=" + p.stream_kernels));
-      const auto& size = gpu ? p.gpu_stream_size : p.cpu_stream_size;
+      std::string size = gpu ? p.gpu_stream_size : p.cpu_stream_size;
+      if (!gpu) {
+        const auto wanted = size.empty() ? benchmarks::default_stream_array_bytes(
+                                               device.properties.value("last_level_cache_bytes", std::int64_t{0}))
+                                         : parse_size(size, "stream size");
+        size = std::to_string(cpu_stream_size(wanted, device.memory_bytes));
+      }
       if (!size.empty()) options.overrides.push_back(override_of("stream:size=" + size));
     }
     if (options.benchmarks.empty()) continue;

@@ -28,6 +28,11 @@ enum class level { quick, standard, long_run, burn_in };
 /// start-up (16 threads reached 0.48 TFLOP/s fp64 at 1024^3 and 0.55 at 2048^3 on an H200 node).
 [[nodiscard]] std::int64_t cpu_gemm_size(std::int64_t base, int threads);
 
+/// The CPU STREAM array size of a level: `wanted` (the level's, or the benchmark's default of at
+/// least 4x the last-level cache), halved until its three arrays fit in 80 % of `memory_bytes`
+/// (the memory this rank may use: a share when ranks share the host), but never below 64 MiB.
+[[nodiscard]] std::int64_t cpu_stream_size(std::int64_t wanted, std::uint64_t memory_bytes);
+
 /// The cases of `l` on every device: per device, gemm at the level's shape (cpu_gemm_size on
 /// CPUs) in the dtypes both the device's gemm and the table know, and stream at the level's
 /// kernels.

@@ -34,20 +34,36 @@ TEST(BurnInTimed, CpuIntervalsAreMeasuredPrintedAndJudged) {
   // A sanitized build runs every kernel several times slower: two intervals of 2 s still
   // compare a first and a last one.
   const std::string duration = IRONBENCH_SANITIZED_BUILD ? "4s" : "6s";
-  const std::size_t intervals = IRONBENCH_SANITIZED_BUILD ? 2 : 3;
+  const std::size_t planned = IRONBENCH_SANITIZED_BUILD ? 2 : 3;
   // Bounds wide enough for a machine shared with other builds (the defaults, 10 % and 5 %, are
   // judged in the unit tests); an interval's throughput still has to be measured and verified.
   const auto r =
       run_ironbench({"validate", "--level", "burn-in", "--duration", duration, "--interval", "2s", "--device", "cpu",
                      "--max-drop", "60", "--max-cv", "60", "--no-save", "--json", run_json});
+  // Intervals that take longer than planned on a busy machine (setup and verification of 2 GiB
+  // arrays) mean fewer of them, said in a note: the burn-in ends within one interval of its
+  // duration, once the two it needs have run.
+  const auto v = validation_of(run_json);
+  const auto& b = v.at("burn_in");
+  const std::size_t intervals = b.at("intervals_measured").get<std::size_t>();
+  EXPECT_GE(intervals, 2U);
+  EXPECT_LE(intervals, planned);
+  EXPECT_EQ(b.at("intervals_planned"), planned);
+  if (intervals < planned) {
+    EXPECT_NE(r.err.find("note: stopped after " + std::to_string(intervals) + " of "), std::string::npos) << r.err;
+    EXPECT_FALSE(b.at("stopped_early").get<std::string>().empty());
+  }
+  const auto& last = b.at("intervals").back();
+  const double end_s = last.at("start_s").get<double>() + last.at("duration_s").get<double>();
+  const double bound_s = (IRONBENCH_SANITIZED_BUILD ? 4.0 : 6.0) + 2.0;
+  if (intervals > 2) {
+    EXPECT_LE(end_s, bound_s) << b.dump();
+  }
   EXPECT_EQ(count_of(r.err, "burn-in interval "), intervals) << r.err;
   EXPECT_NE(r.err.find("note: intervals under 10 s are noisier"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("cpu: gemm fp64 2048x2048x2048 "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(" GB/s; clock "), std::string::npos) << r.err;
-  const auto v = validation_of(run_json);
   EXPECT_EQ(v.at("level"), "burn-in");
-  const auto& b = v.at("burn_in");
-  EXPECT_EQ(b.at("intervals_measured"), intervals);
   EXPECT_EQ(b.at("bounds").at("max_drop"), 0.6);
   ASSERT_EQ(b.at("intervals").size(), intervals);
   for (const auto& i : b.at("intervals")) {

@@ -156,7 +156,12 @@ TEST(ValidateTimed, UnderMpirunRankZeroReportsEveryNode) {
               "OMPI_MCA_btl=self,vader,tcp", "mpirun", "--oversubscribe", "-np", "2", ironbench_binary(), "validate",
               "--device", "cpu", "--no-save", "--json", run_json, "-q", "--format", "k8s-condition"});
   ASSERT_NE(r.exit_code, 137) << r.err;
-  const auto nodes = json::parse(read_file(run_json)).at("settings").at("validation_nodes");
+  const auto settings = json::parse(read_file(run_json)).at("settings");
+  // Both ranks on this host: each takes half its memory and threads (no rank fills it alone).
+  EXPECT_NE(settings.value("host_share", "").find("2 ranks share this host: local rank 0 validates cpu ("),
+            std::string::npos)
+      << settings.dump(1);
+  const auto nodes = settings.at("validation_nodes");
   ASSERT_EQ(nodes.at("nodes").size(), 2U) << nodes.dump(1);
   EXPECT_NE(nodes.at("nodes").at(1).at("node").get<std::string>().find("(rank 1)"), std::string::npos);
   for (const auto& n : nodes.at("nodes")) EXPECT_GE(n.at("validation").at("checks").size(), 23U);

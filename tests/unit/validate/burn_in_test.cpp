@@ -113,6 +113,38 @@ TEST(BurnInVerdict, ReplaysAndApplicationXidsWarnHardwareXidsFail) {
   EXPECT_EQ(j.xids, (std::vector<unsigned>{13, 79}));
 }
 
+// `--duration 20s --interval 5s` once ran 53 s in intervals of 11-16 s: the end is now bounded
+// by the duration plus one interval, whatever the intervals take.
+TEST(BurnInDuration, AnotherIntervalStartsOnlyIfItEndsWithinTheDurationAndOneInterval) {
+  EXPECT_TRUE(next_interval_fits(0, 0, 0, 20, 5));
+  EXPECT_TRUE(next_interval_fits(1, 12, 12, 20, 5));  // two intervals always run
+  EXPECT_TRUE(next_interval_fits(2, 10, 5, 20, 5));   // planned pace: 15 s
+  EXPECT_TRUE(next_interval_fits(3, 20, 5, 20, 5));   // the last one may end at 25 s
+  EXPECT_FALSE(next_interval_fits(4, 21, 5, 20, 5));
+  EXPECT_FALSE(next_interval_fits(2, 22, 11, 20, 5));  // the slow intervals of the report: stop at 2
+  // Whatever the intervals take, the run stops by duration + interval + the last interval once
+  // two have run: simulate 11-16 s intervals.
+  const double lengths[] = {11, 16, 13, 12, 15, 14};
+  double elapsed = 0;
+  std::size_t measured = 0;
+  for (const double length : lengths) {
+    if (!next_interval_fits(measured, elapsed, measured > 0 ? lengths[measured - 1] : 0, 20, 5)) break;
+    elapsed += length;
+    ++measured;
+  }
+  EXPECT_EQ(measured, 2u);
+  EXPECT_LE(elapsed, 27.0 + 1e-9);  // two intervals (the minimum) of 11 and 16 s
+  // Intervals at their planned length run as planned.
+  elapsed = 0;
+  measured = 0;
+  while (measured < 4 && next_interval_fits(measured, elapsed, 5, 20, 5)) {
+    elapsed += 5;
+    ++measured;
+  }
+  EXPECT_EQ(measured, 4u);
+  EXPECT_LE(elapsed, 25.0);
+}
+
 TEST(BurnInFlags, DurationsAndBounds) {
   EXPECT_EQ(parse_duration("30s", "--duration"), 30);
   EXPECT_EQ(parse_duration("10m", "--duration"), 600);

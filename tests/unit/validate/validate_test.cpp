@@ -275,6 +275,16 @@ TEST(ValidationSuite, LevelsParseAndGrowInTime) {
   EXPECT_EQ(table_rules().fail_below, 0.75);
 }
 
+// Four ranks on a 24 GB host: each has 6 GiB, and three 2 GiB arrays would not fit.
+TEST(ValidationSuite, CpuStreamArraysFitTheMemoryThisRankMayUse) {
+  const std::int64_t gib = std::int64_t{1} << 30;
+  EXPECT_EQ(cpu_stream_size(2 * gib, 24ull << 30), 2 * gib);                               // alone: the default
+  EXPECT_EQ(cpu_stream_size(2 * gib, 6ull << 30), gib);                                    // a quarter: 3 GiB of 4.8
+  EXPECT_EQ(cpu_stream_size(2 * gib, 0), 2 * gib);                                         // unknown memory: as wanted
+  EXPECT_EQ(cpu_stream_size(2 * gib, 1ull << 20), std::int64_t{64} << 20);                 // never below 64 MiB
+  EXPECT_EQ(cpu_stream_size(std::int64_t{16} << 20, 1ull << 20), std::int64_t{16} << 20);  // nor above wanted
+}
+
 TEST(ValidationSuite, ManyCoreCpusGetALargerGemm) {
   EXPECT_EQ(cpu_gemm_size(1024, 1), 1024);
   EXPECT_EQ(cpu_gemm_size(1024, 2), 1024);
