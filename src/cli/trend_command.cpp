@@ -29,19 +29,26 @@ struct trend_command_arguments {
 
 std::string trend_percent(double change) { return fmt::format("{:+.1f} %", change * 100); }
 
-/// "REGRESSION at run 21 (2026-03-21T02:00:00Z): bandwidth 81.2 -> 73.0 GB/s (-10.1 %) ..."
+/// "REGRESSION at run 21 (2026-03-21T02:00:00Z, node-a): bandwidth 81.2 -> 73.0 GB/s (-10.1 %; ..."
 std::string trend_change_line(const results::trend_series& s, const results::trend_entry& e) {
   const auto& v = e.verdict;
-  std::string line =
-      fmt::format("{} at run {} ({}, {}): {} {} -> {} {} ({}; the median of the {} runs before)",
-                  results::to_string(v.flag), e.run, e.start_time, e.host, s.metric, report::format_value(v.reference),
-                  report::format_value(e.value), s.unit, trend_percent(v.change), v.reference_runs);
+  const std::string head = fmt::format("{} at run {} ({}, {}): {} {} -> {} {} ({}; ", results::to_string(v.flag), e.run,
+                                       e.start_time, e.host, s.metric, report::format_value(v.reference),
+                                       report::format_value(v.level), s.unit, trend_percent(v.change));
+  if (v.rule == results::trend_rule::change_point) {
+    return head + fmt::format(
+                      "the medians of the {} runs before and the {} from it on), a change point (E-divisive, "
+                      "permutation p = {:.2g}) found at run {}",
+                      v.reference_runs, v.level_runs, v.p_value.value_or(1), s.entries.at(v.detected_at).run);
+  }
+  std::string line = head + fmt::format("the median of the {} runs before)", v.reference_runs);
   if (v.p_value) line += fmt::format(", U test p = {:.2g}", *v.p_value);
   if (v.speedup_low && v.speedup_high) {
     const double speedup = s.higher_is_better ? e.value / v.reference : v.reference / e.value;
     line += fmt::format(", speedup {:.3f} [{:.3f}, {:.3f}]", speedup, *v.speedup_low, *v.speedup_high);
   }
-  return line + "; the first run at the new level";
+  if (!v.confirmed) return line + "; unconfirmed: a new level if the next runs agree, an outlier if not";
+  return line + "; the first run at the new level, confirmed by the runs after it";
 }
 
 void write_trend_tables(const std::vector<results::trend_series>& all, bool markdown, std::ostream& out) {
@@ -56,6 +63,7 @@ void write_trend_tables(const std::vector<results::trend_series>& all, bool mark
       const auto& v = e.verdict;
       const bool judged = v.flag != results::trend_flag::history;
       std::string flag = results::to_string(v.flag);
+      if (!v.confirmed) flag += " (unconfirmed)";
       if (v.flag == results::trend_flag::steady) flag = "";
       if (v.flag == results::trend_flag::history) flag = "(building history)";
       table.add_row({std::to_string(e.run), e.start_time, e.host, report::format_value(e.value),
@@ -85,7 +93,7 @@ int execute(const trend_command_arguments& a) {
     text << core::json_text(results::trends_json(series), 2) << '\n';
   } else {
     write_trend_tables(series, a.format == "markdown", text);
-    text << fmt::format("\n{} case(s) followed; {} with a regression among the newest {} run(s)\n", series.size(),
+    text << fmt::format("\n{} case(s) followed; {} with a regression found on the newest {} run(s)\n", series.size(),
                         regressions, a.recent == 0 ? std::string("(all)") : std::to_string(a.recent));
   }
   write_text_output(a.output, text.str());
@@ -109,10 +117,10 @@ void add_trend_selection(CLI::App& command, trend_arguments& a) {
       .add_option("--min-difference", a.min_difference, "Changes smaller than this are never flagged (e.g. 2% or 0.02)")
       ->capture_default_str();
   command
-      .add_option("--min-history", a.options.min_history, "Runs at one level before the next is judged (at least 3)")
+      .add_option("--min-history", a.options.min_history, "Runs before the first of a history is judged (at least 3)")
       ->check(CLI::Range(3, 1000))
       ->capture_default_str();
-  command.add_option("--window", a.options.window, "At most this many earlier runs form the reference")
+  command.add_option("--window", a.options.window, "At most this many earlier runs of a level form the reference")
       ->check(CLI::Range(3, 100000))
       ->capture_default_str();
 }
@@ -149,7 +157,7 @@ command_action add_trend_command(CLI::App& app) {
   add_trend_selection(*command, a->selection);
   command
       ->add_option("--recent", a->recent,
-                   "Exit 1 when a regression is flagged among each case's newest N runs (0: anywhere)")
+                   "Exit 1 when a regression is found on one of each case's newest N runs (0: anywhere)")
       ->capture_default_str();
   command->add_option("--format", a->format, "console, markdown or json")
       ->check(CLI::IsMember({"console", "markdown", "json"}))

@@ -90,10 +90,9 @@ std::vector<trend_series> build_trends(const results_store& store, const trend_q
 bool has_recent_regression(const trend_series& series, std::size_t recent) {
   const auto& e = series.entries;
   const std::size_t from = recent == 0 || recent >= e.size() ? 0 : e.size() - recent;
-  for (std::size_t i = from; i < e.size(); ++i) {
-    if (e[i].verdict.flag == trend_flag::regression) return true;
-  }
-  return false;
+  return std::any_of(e.begin(), e.end(), [&](const trend_entry& entry) {
+    return entry.verdict.flag == trend_flag::regression && entry.verdict.detected_at >= from;
+  });
 }
 
 json trends_json(const std::vector<trend_series>& series) {
@@ -114,6 +113,14 @@ json trends_json(const std::vector<trend_series>& series) {
                 {"reference_runs", e.verdict.reference_runs},
                 {"change", e.verdict.change},
                 {"scatter", e.verdict.scatter}};
+      const bool change = e.verdict.flag == trend_flag::regression || e.verdict.flag == trend_flag::improvement;
+      if (change) {
+        r["rule"] = to_string(e.verdict.rule);
+        r["confirmed"] = e.verdict.confirmed;
+        r["detected_at_run"] = s.entries.at(e.verdict.detected_at).run;
+        r["level"] = e.verdict.level;
+        r["level_runs"] = e.verdict.level_runs;
+      }
       if (e.verdict.p_value) r["p_value"] = *e.verdict.p_value;
       if (e.verdict.speedup_low) r["speedup_low"] = *e.verdict.speedup_low;
       if (e.verdict.speedup_high) r["speedup_high"] = *e.verdict.speedup_high;

@@ -48,13 +48,16 @@ struct trend_series {
 [[nodiscard]] std::vector<trend_series> build_trends(const results_store& store, const trend_query& query,
                                                      const trend_options& options);
 
-/// Whether a series has a regression among its newest `recent` runs (0: anywhere).
+/// Whether a series has a regression detected on one of its newest `recent` runs (0: anywhere):
+/// a step the night it lands, a change point the night it is found, though it began earlier.
 [[nodiscard]] bool has_recent_regression(const trend_series& series, std::size_t recent);
 
 /// The series as JSON: [{"case", "benchmark", "device", "params", "metric", "unit",
 /// "higher_is_better", "runs": [{"run", "uuid", "start_time", "host", "value", "samples",
-/// "flag", "reference", "reference_runs", "change", "scatter", "p_value"?, "speedup_low"?,
-/// "speedup_high"?}]}].
+/// "flag", "reference", "reference_runs", "change", "scatter", and for a regression or an
+/// improvement "rule" ("step" or "change point"), "confirmed", "detected_at_run" (the store id of
+/// the run on whose night it was flagged), "level", "level_runs"; "p_value"?, "speedup_low"?,
+/// "speedup_high"?}]}]. "flag" is history, steady, REGRESSION, improvement or outlier.
 [[nodiscard]] json trends_json(const std::vector<trend_series>& series);
 
 }  // namespace ironbench::results
