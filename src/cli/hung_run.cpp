@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <iostream>
 
 namespace ironbench::cli {
@@ -18,6 +19,11 @@ void mark_hung(core::run_result& run, const comm::hang_verdict& verdict, double 
 void write_hung_run(core::run_result& run, const comm::hang_verdict& verdict, double timeout_s, std::string_view kept,
                     const hung_run_outputs& to) {
   mark_hung(run, verdict, timeout_s, kept);
+  // The rank that reports when rank 0 died did not prepare the results folder (its node's).
+  if (!to.options.no_save) {
+    std::error_code ignored;
+    std::filesystem::create_directories(to.options.results_dir, ignored);
+  }
   const std::function<void(std::ostream&)> nothing = [](std::ostream&) {};
   report::write_run_outputs(run, to.targets, to.options, to.hostname, to.start, std::cout,
                             to.console ? to.console : nothing);

@@ -1,7 +1,8 @@
-// The run that rank 0 of a multi-rank command writes when its watchdog ends a hang
-// (comm/watchdog.hpp): what was measured so far, status interrupted, a reason that names the
-// ranks the job waits for, and the verdict under settings.hang (comm::hang_json). Shared by
-// collectives and tp-infer.
+// The run that a multi-rank command writes when its watchdog ends a hang or a rank died
+// (comm/watchdog.hpp; rank 0 writes it, or the lowest rank alive when rank 0 died): what was
+// measured so far, status interrupted, a reason that names the ranks the job waits for or lost,
+// and the verdict under settings.hang (comm::hang_json). Shared by collectives, collectives
+// --pairs, tp-infer and train.
 #pragma once
 
 #include <chrono>

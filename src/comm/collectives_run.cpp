@@ -155,9 +155,10 @@ collectives_outcome run_collectives(const collectives_settings& a, const std::at
   out.ranks_per_process = per_process;
   out.guard = std::make_unique<watchdog>(std::chrono::duration<double>(a.timeout_s), rank);
   auto& guard = *out.guard;
-  // A side channel to rank 0, so that a hang names the ranks that never arrived.
+  // A side channel to rank 0, so that a hang names the ranks that never arrived. Every rank
+  // keeps what it has: the lowest rank alive writes it when rank 0 dies.
   auto partial = std::make_shared<shared_collectives_partial>();
-  if (rank == 0 && a.rank0_on_hang) {
+  if (a.rank0_on_hang) {
     partial->data.size = world->size() * per_process;
     partial->data.ranks_per_process = per_process;
     partial->data.host = job.host;
@@ -197,8 +198,8 @@ collectives_outcome run_collectives(const collectives_settings& a, const std::at
     outcome.size = view->size();
     outcome.rank_descriptions =
         view->gather(core::json_text(rank_description(view->rank(), launch, host_facts, device)));
-    // Rank 0 keeps what it has, should the run hang.
-    const bool keeps = view->rank() == 0 && a.rank0_on_hang;
+    // One rank per process keeps what it has, should the run hang or lose a rank.
+    const bool keeps = view->rank() % per_process == 0 && a.rank0_on_hang;
     if (keeps) {
       const std::lock_guard lock(partial->mutex);
       partial->data.rank_descriptions = outcome.rank_descriptions;

@@ -50,8 +50,9 @@ struct collectives_settings {
   std::function<void()> rank0_ready;
   /// Called on rank 0 before each measured step with its name (progress lines); may be empty.
   std::function<void(const std::string& step)> rank0_progress;
-  /// Called on rank 0 when the run stops making progress (on the watchdog's thread, before
-  /// the process exits with status 1): what was measured so far and who the job waits for.
+  /// Called on rank 0 when the run stops making progress or loses a rank, or on the lowest rank
+  /// alive when rank 0 died (on the watchdog's thread, before the process exits with status 1):
+  /// what this rank measured so far and who the job waits for. Set it on every rank.
   std::function<void(const collectives_partial& so_far, const hang_verdict& verdict)> rank0_on_hang;
 };
 

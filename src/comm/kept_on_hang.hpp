@@ -1,7 +1,8 @@
-// What rank 0 of a multi-rank workload has measured so far, kept for its watchdog: the measuring
-// thread updates the copy after each step, and on a hang the watchdog's thread hands the copy
-// and the verdict to the workload's handler (which writes the partial run) before the process
-// ends. Shared by tp-infer and train; `Outcome` is the workload's outcome type, whose
+// What a rank of a multi-rank workload has measured so far, kept for its watchdog: the
+// measuring thread updates the copy after each step, and on a hang or a lost rank the watchdog's
+// thread of the rank that reports (rank 0, or the lowest rank alive when rank 0 died) hands the
+// copy and the verdict to the workload's handler (which writes the partial run) before the
+// process ends. Shared by tp-infer and train; `Outcome` is the workload's outcome type, whose
 // `watchdog` member (std::shared_ptr<comm::watchdog>) the copies leave empty.
 #pragma once
 
@@ -19,7 +20,7 @@ class kept_on_hang {
  public:
   using handler = std::function<void(const Outcome& so_far, const hang_verdict& verdict)>;
 
-  /// Keeps nothing unless `on_hang` is set (on rank 0 only); otherwise installs the handler on
+  /// Keeps nothing unless `on_hang` is set (set it on every rank); otherwise installs the handler on
   /// `guard` with `initial` as what there is before the first keep().
   kept_on_hang(watchdog& guard, handler on_hang, Outcome initial)
       : shared_(on_hang ? std::make_shared<shared>() : nullptr) {

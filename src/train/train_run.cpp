@@ -118,13 +118,14 @@ train_sweep_outcome run_training_sweep(const train_request& request, const train
   const auto settings_json = [&] {
     return training_settings_json(plan.settings, device.str(), threads, world, plan.batches, plan.scaling);
   };
-  // Rank 0 keeps what it has measured, should the run hang.
+  // Every rank keeps what it has measured, should the run hang or lose a rank (rank 0 writes
+  // it, or the lowest rank alive when rank 0 died).
   train_sweep_outcome before;
   before.rank = rank;
   before.distributed = plan.distributed;
   before.start = std::chrono::system_clock::now();
   before.settings = settings_json();
-  comm::kept_on_hang<train_sweep_outcome> kept(guard, rank == 0 ? callbacks.rank0_on_hang : nullptr, std::move(before));
+  comm::kept_on_hang<train_sweep_outcome> kept(guard, callbacks.rank0_on_hang, std::move(before));
   const auto keep = [&] {
     outcome.settings = settings_json();
     kept.keep(outcome);

@@ -33,8 +33,9 @@ struct train_callbacks {
   std::function<void(const train_settings& settings, int step, const step_record& record)> on_step;
   /// Rank 0: telemetry of each case's device (telemetry::gpu_case_monitors).
   core::case_monitor_factory monitors;
-  /// Rank 0, when the run hangs (on the watchdog's thread, before the process ends): the
-  /// outcome so far (the cases finished, settings) and the ranks the job waits for.
+  /// Rank 0 when the run hangs or loses a rank, or the lowest rank alive when rank 0 died (on
+  /// the watchdog's thread, before the process ends): this rank's outcome so far (rank 0: the
+  /// cases finished; settings) and the ranks the job waits for.
   std::function<void(const train_sweep_outcome& so_far, const comm::hang_verdict& verdict)> rank0_on_hang;
 };
 

@@ -63,7 +63,8 @@ tp_infer_outcome run_tp_infer(const tp_infer_settings& settings, const tp_infer_
   if (callbacks.on_ready) callbacks.on_ready(rank);
   comm::check_fault_rank(settings.fault, ranks);
   outcome.watchdog = std::make_shared<comm::watchdog>(std::chrono::duration<double>(settings.timeout_s), rank);
-  // Rank 0 keeps what it has measured, should the run hang.
+  // Every rank keeps what it has measured, should the run hang or lose a rank (rank 0 writes
+  // it, or the lowest rank alive when rank 0 died).
   tp_infer_outcome before;
   before.rank = rank;
   before.ranks = ranks;
@@ -71,8 +72,7 @@ tp_infer_outcome run_tp_infer(const tp_infer_settings& settings, const tp_infer_
   before.measured = job.host.devices.devices.front();
   before.start = std::chrono::system_clock::now();
   before.settings = settings_json(settings, ranks, nullptr);
-  comm::kept_on_hang<tp_infer_outcome> kept(*outcome.watchdog, rank == 0 ? callbacks.rank0_on_hang : nullptr,
-                                            std::move(before));
+  comm::kept_on_hang<tp_infer_outcome> kept(*outcome.watchdog, callbacks.rank0_on_hang, std::move(before));
   const auto keep = [&] { kept.keep(outcome); };
   outcome.watchdog->watch_ranks(*world, comm::this_host_name());  // a hang names the ranks that never arrived
   comm::enact_start_fault(settings.fault, rank);

@@ -34,9 +34,10 @@ struct tp_infer_callbacks {
   std::function<void(int rank)> on_ready;
   /// Each step as it starts: "tp_infer batch 128 hidden 1024 on 2 ranks", ...
   std::function<void(const std::string& step)> on_progress;
-  /// Rank 0, when the watchdog ends a hang (on its thread, before the process exits): what was
-  /// measured so far (the finished cases and rows, the settings once known) and the verdict on
-  /// the ranks the job waits for, to write the run.
+  /// Rank 0 when the watchdog ends a hang or a rank died, or the lowest rank alive when rank 0
+  /// died (on the watchdog's thread, before the process exits): what this rank measured so far
+  /// (rank 0: the finished cases and rows; the settings once known) and the verdict on the
+  /// ranks the job waits for, to write the run. Called on whichever rank reports.
   std::function<void(const tp_infer_outcome& so_far, const comm::hang_verdict& verdict)> rank0_on_hang;
 };
 
