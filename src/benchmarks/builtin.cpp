@@ -6,7 +6,9 @@
 #include "benchmarks/copy.hpp"
 #include "benchmarks/gemm.hpp"
 #include "benchmarks/per_device_benchmark.hpp"
+#include "benchmarks/stand_in_benchmark.hpp"
 #include "benchmarks/stream.hpp"
+#include "device/stand_in_gpus.hpp"
 
 namespace ironbench::benchmarks {
 namespace {
@@ -44,8 +46,12 @@ const builtin_benchmark builtin_benchmarks[] = {
 }  // namespace
 
 void register_builtin_benchmarks(core::registry& registry) {
+  const bool stand_ins = device::stand_in_gpus_from_environment().has_value();
   for (const auto& b : builtin_benchmarks) {
     std::vector<std::unique_ptr<core::benchmark>> implementations;
+    if (stand_ins) {
+      if (auto stand_in = make_stand_in(b.name)) implementations.push_back(std::move(stand_in));
+    }
     for (const factory make : {b.cpu, b.gpu}) {
       if (make != nullptr) implementations.push_back(make());
     }

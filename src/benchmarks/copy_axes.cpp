@@ -30,6 +30,35 @@ std::string copy_case_unsupported(const core::parameter_set& params) {
   return {};
 }
 
+bool copy_in_first_look(const core::parameter_set& params) {
+  const auto& path = params.string("path");
+  return params.string("engine") == "ce" && (path == "h2d" || path == "d2h");
+}
+
+std::string copy_first_look_summary() {
+  return "h2d and d2h by copy engines (any --axis of copy runs the whole product)";
+}
+
+std::string p2p_first_look_summary() {
+  return "writes by copy engines to every peer (any --axis of p2p runs the whole product)";
+}
+
+core::case_footprint copy_footprint(const core::parameter_set& params) {
+  core::case_footprint f;
+  f.host_links = params.string("path") != "d2d";
+  return f;
+}
+
+bool p2p_in_first_look(const core::parameter_set& params) {
+  return params.string("engine") == "ce" && params.string("direction") == "write";
+}
+
+core::case_footprint p2p_footprint(const core::parameter_set& params) {
+  core::case_footprint f;
+  f.other_devices.push_back(params.string("peer"));
+  return f;
+}
+
 std::vector<std::string> other_gpu_ids(const core::device_info& device) {
   std::vector<std::string> ids;
   const auto count = device.properties.value("gpu_count", 0);

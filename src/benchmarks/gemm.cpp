@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "benchmarks/case_costs.hpp"
 #include "benchmarks/gemm_check.hpp"
 #include "benchmarks/gemm_shapes.hpp"
 #include "benchmarks/host_random.hpp"
@@ -122,6 +123,18 @@ class gemm_benchmark final : public core::benchmark {
     auto axis_k = core::integer_axis("K", k, "columns of A, rows of B");
     for (auto* a : {&axis_m, &axis_n, &axis_k}) a->zip_group = "shape";
     return {dtype, axis_m, axis_n, axis_k};
+  }
+
+  // The first look: the three squares (the seed's 4K, 8K and 16K / 8) in every dtype.
+  bool in_first_look(const parameter_set& params, const device_info&) const override {
+    return params.integer("M") == params.integer("N") && params.integer("N") == params.integer("K");
+  }
+  std::string first_look_summary(const device_info&) const override {
+    return "the three squares (512, 1024, 2048) in every dtype (any --axis of gemm runs the whole product)";
+  }
+  core::case_cost cost(const parameter_set& params, const device_info& device) const override {
+    if (parse_dtype(params) == blas::dtype::bf16 && !blas::openblas_has_bf16_gemm()) return skipped_case_cost();
+    return cpu_gemm_cost(params, device);
   }
 
   void check_params(const parameter_set& params, const device_info&) const override {

@@ -55,6 +55,20 @@ std::vector<core::axis> gpu_gemm_axes(const core::device_info& device) {
           axis_m, axis_n, axis_k};
 }
 
+bool gpu_gemm_in_first_look(const core::parameter_set& params, const core::device_info&) {
+  const auto& dtype = params.string("dtype");
+  if (gpu_gemm_provider_of(params) == blas::gemm_provider::blaslt && (dtype == "bf16" || dtype == "fp8")) return true;
+  return params.integer("M") == 8192 && params.integer("N") == 8192 && params.integer("K") == 8192;
+}
+
+std::string gpu_gemm_first_look_summary(const core::device_info& device) {
+  const bool hip = is_hip(device);
+  return fmt::format(
+      "the seven shapes in bf16 and fp8 through {}, and 8192x8192x8192 in every other dtype and library "
+      "(any --axis of gemm runs the whole product)",
+      hip ? "hipBLASLt" : "cuBLASLt");
+}
+
 blas::gemm_provider gpu_gemm_provider_of(const core::parameter_set& params) {
   const auto& name = params.string("provider");
   if (name == "cublaslt" || name == "hipblaslt") return blas::gemm_provider::blaslt;

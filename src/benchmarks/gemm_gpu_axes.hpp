@@ -37,6 +37,14 @@ inline constexpr std::size_t gpu_gemm_min_reps = 200;
 /// over the seed's seven Llama-70B training shapes (which include the 4K, 8K and 16K squares).
 [[nodiscard]] std::vector<core::axis> gpu_gemm_axes(const core::device_info& device);
 
+/// Whether a case of the default product is in the default suite's first look: every shape
+/// in bf16 and fp8 through the Lt library (cuBLASLt, hipBLASLt), and the 8192^3 square in
+/// every other dtype and library (14 + 6 cases of the 56; the rest is one --axis away).
+[[nodiscard]] bool gpu_gemm_in_first_look(const core::parameter_set& params, const core::device_info& device);
+
+/// What the first look runs, for `ironbench list`.
+[[nodiscard]] std::string gpu_gemm_first_look_summary(const core::device_info& device);
+
 /// The provider named by a case's "provider" parameter.
 [[nodiscard]] blas::gemm_provider gpu_gemm_provider_of(const core::parameter_set& params);
 

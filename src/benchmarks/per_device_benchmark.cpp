@@ -45,6 +45,23 @@ std::uint64_t per_device_benchmark::memory_required(const core::parameter_set& p
 
 void per_device_benchmark::run(core::case_state& state) const { implementation_for(state.device()).run(state); }
 
+bool per_device_benchmark::in_first_look(const core::parameter_set& params, const core::device_info& device) const {
+  return implementation_for(device).in_first_look(params, device);
+}
+
+std::string per_device_benchmark::first_look_summary(const core::device_info& device) const {
+  return implementation_for(device).first_look_summary(device);
+}
+
+core::case_cost per_device_benchmark::cost(const core::parameter_set& params, const core::device_info& device) const {
+  return implementation_for(device).cost(params, device);
+}
+
+core::case_footprint per_device_benchmark::footprint(const core::parameter_set& params,
+                                                     const core::device_info& device) const {
+  return implementation_for(device).footprint(params, device);
+}
+
 bool per_device_benchmark::in_default_suite() const {
   return std::any_of(implementations_.begin(), implementations_.end(),
                      [](const auto& impl) { return impl->in_default_suite(); });

@@ -25,6 +25,11 @@ class per_device_benchmark final : public core::benchmark {
                                               const core::device_info& device) const override;
   void run(core::case_state& state) const override;
   [[nodiscard]] bool in_default_suite() const override;
+  [[nodiscard]] bool in_first_look(const core::parameter_set& params, const core::device_info& device) const override;
+  [[nodiscard]] std::string first_look_summary(const core::device_info& device) const override;
+  [[nodiscard]] core::case_cost cost(const core::parameter_set& params, const core::device_info& device) const override;
+  [[nodiscard]] core::case_footprint footprint(const core::parameter_set& params,
+                                               const core::device_info& device) const override;
 
  private:
   [[nodiscard]] const core::benchmark& implementation_for(const core::device_info& device) const;

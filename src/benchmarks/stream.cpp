@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <omp.h>
 
+#include "benchmarks/case_costs.hpp"
 #include "benchmarks/host_buffer.hpp"
 #include "benchmarks/stream_kernels.hpp"
 #include "core/checked_bytes.hpp"
@@ -67,6 +68,10 @@ class stream_benchmark final : public core::benchmark {
     if (params.integer("size") < static_cast<std::int64_t>(element_bytes(params.string("dtype")))) {
       throw usage_error(fmt::format("stream: size must hold at least one element ({})", params.label()));
     }
+  }
+
+  core::case_cost cost(const core::parameter_set& params, const device_info& device) const override {
+    return cpu_stream_cost(params, device);
   }
 
   std::uint64_t memory_required(const core::parameter_set& params, const device_info&) const override {

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/error.hpp"
+#include "core/units.hpp"
 #include "schema/stream.hpp"
 
 namespace ironbench::benchmarks {
@@ -14,6 +17,36 @@ std::vector<std::int64_t> default_gpu_stream_sizes(std::uint64_t device_memory_b
     sizes.push_back(size);
   }
   return sizes;
+}
+
+std::vector<std::int64_t> gpu_stream_first_look_sizes(const core::device_info& device) {
+  const auto sizes = default_gpu_stream_sizes(device.memory_bytes);
+  if (sizes.empty()) return {};
+  const auto l2 = std::max<std::int64_t>(device.properties.value("l2_cache_bytes", std::int64_t{0}), 0);
+  std::int64_t cache = sizes.front();
+  for (const auto s : sizes) {
+    if (3 * s <= l2) cache = s;
+  }
+  const std::int64_t wanted = std::max<std::int64_t>(4 * l2, std::int64_t{1} << 30);
+  std::int64_t hbm = sizes.back();
+  for (auto it = sizes.rbegin(); it != sizes.rend(); ++it) {
+    if (*it >= wanted) hbm = *it;
+  }
+  if (hbm == cache) return {hbm};
+  return {cache, hbm};
+}
+
+bool gpu_stream_in_first_look(const core::parameter_set& params, const core::device_info& device) {
+  const auto sizes = gpu_stream_first_look_sizes(device);
+  return std::find(sizes.begin(), sizes.end(), params.integer("size")) != sizes.end();
+}
+
+std::string gpu_stream_first_look_summary(const core::device_info& device) {
+  std::vector<std::string> sizes;
+  for (const auto s : gpu_stream_first_look_sizes(device)) sizes.push_back(format_size_label(s));
+  return fmt::format(
+      "every kernel at size {} (in the L2 cache, then in HBM; any --axis of stream runs the whole product)",
+      fmt::join(sizes, " and "));
 }
 
 std::vector<core::axis> gpu_stream_axes(const core::device_info& device) {

@@ -7,6 +7,9 @@
 #include "benchmarks/builtin.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "core/error.hpp"
+#include "core/run_estimate.hpp"
+#include "core/runner.hpp"
 #include "report/text_table.hpp"
 #include "session/live_host.hpp"
 
@@ -42,6 +45,9 @@ void print_benchmark(const core::benchmark& b, const std::vector<core::device_in
     table.render_text(text);
     std::istringstream lines(text.str());
     for (std::string line; std::getline(lines, line);) std::cout << "    " << line << '\n';
+    if (const auto first_look = b.first_look_summary(d); !first_look.empty() && b.in_default_suite()) {
+      std::cout << fmt::format("    default suite: {}\n", first_look);
+    }
   }
   std::cout << '\n';
 }
@@ -57,6 +63,14 @@ command_action add_list_command(CLI::App& app) {
     const auto host = session::detect_live_host();
     for (const auto* b : registry.all()) print_benchmark(*b, host.devices.devices);
     for (const auto& note : host.devices.notes) std::cout << "note: " << note << '\n';
+    core::run_options suite;
+    suite.schedule = core::schedule_mode::concurrent;
+    try {
+      const auto estimate = core::estimate_run(core::plan_run(registry, host.devices.devices, suite), suite);
+      std::cout << "The default suite here (ironbench run): " << core::describe(estimate) << '\n';
+    } catch (const usage_error& e) {
+      std::cout << "The default suite cannot run here as it is: " << e.what() << '\n';
+    }
     std::cout << "Override an axis with --axis NAME=VALUES, e.g. --axis size=1M:8G:x2 "
                  "or --axis gemm:M=4096,8192\n";
     return exit_ok;

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "core/axis.hpp"
+#include "core/case_cost.hpp"
+#include "core/case_footprint.hpp"
 #include "core/case_state.hpp"
 #include "core/device_info.hpp"
 #include "core/parameter_set.hpp"
@@ -46,6 +48,28 @@ class benchmark {
 
   /// Whether `ironbench run` with no benchmark named runs it.
   [[nodiscard]] virtual bool in_default_suite() const { return true; }
+
+  /// Whether a case of the default axes' product runs when the user overrides none of this
+  /// benchmark's axes on `device`: the default suite's first look may be a part of the full
+  /// product (GPU GEMM: every shape in bf16 and fp8 through the Lt library, one shape in every
+  /// other dtype and library). Any --axis of the benchmark runs the full product of its axes.
+  [[nodiscard]] virtual bool in_first_look(const parameter_set& /*params*/, const device_info& /*device*/) const {
+    return true;
+  }
+  /// One line for `ironbench list`: what the first look keeps of the product on `device`;
+  /// empty when it is the whole product.
+  [[nodiscard]] virtual std::string first_look_summary(const device_info& /*device*/) const { return {}; }
+
+  /// The wall-time model of one case (case_cost.hpp); the default knows nothing but the
+  /// measurement settings (setup 0.5 s, then up to max_time).
+  [[nodiscard]] virtual case_cost cost(const parameter_set& /*params*/, const device_info& /*device*/) const {
+    return {};
+  }
+
+  /// What a case occupies besides its device (case_footprint.hpp); nothing by default.
+  [[nodiscard]] virtual case_footprint footprint(const parameter_set& /*params*/, const device_info& /*device*/) const {
+    return {};
+  }
 };
 
 }  // namespace ironbench::core

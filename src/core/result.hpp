@@ -42,6 +42,17 @@ struct work_declaration {
   [[nodiscard]] double bytes() const { return bytes_read + bytes_written; }
 };
 
+/// When a case ran within its run, and beside which other devices' cases (execute_plan).
+struct case_schedule {
+  double start_s = 0;  ///< seconds after the run's first case started
+  double wall_s = 0;   ///< its wall time: setup, measurement and verification
+  /// Its stage in a concurrent run (run_schedule.hpp: "gpus", "host_links", "peers",
+  /// "host"), or "sequential".
+  std::string stage;
+  /// The other devices whose cases ran at some time during it, sorted; empty when it ran alone.
+  std::vector<std::string> concurrent_with;
+};
+
 struct case_result {
   std::string benchmark;
   std::string device;  ///< device id, see device_info::id
@@ -61,6 +72,9 @@ struct case_result {
   std::optional<instability> unstable;
   /// Per-step series the case recorded, by name (training: "loss", "step_time_ms"), in order.
   std::map<std::string, std::vector<double>> series;
+  /// When it ran and beside what; absent in runs from before concurrent runs, and in cases
+  /// not run by execute_plan.
+  std::optional<case_schedule> schedule;
 
   /// The metric called `name`, if present.
   [[nodiscard]] const metric* find_metric(const std::string& name) const;

@@ -175,6 +175,19 @@ case_result case_from_json(const json& j, const std::string& context) {
       c.notes[key] = value.is_string() ? value.get<std::string>() : core::json_text(value);
     }
   }
+  if (j.contains("schedule") && j.at("schedule").is_object()) {
+    const auto& s = j.at("schedule");
+    case_schedule schedule;
+    schedule.start_s = get_number(s, "start_s", context);
+    schedule.wall_s = get_number(s, "wall_s", context);
+    schedule.stage = get_string(s, "stage", context);
+    if (s.contains("concurrent_with") && s.at("concurrent_with").is_array()) {
+      for (const auto& d : s.at("concurrent_with")) {
+        if (d.is_string()) schedule.concurrent_with.push_back(d.get<std::string>());
+      }
+    }
+    c.schedule = std::move(schedule);
+  }
   return c;
 }
 
@@ -242,6 +255,12 @@ json to_json(const case_result& c) {
       series[name] = std::move(array);
     }
     j["series"] = std::move(series);
+  }
+  if (c.schedule) {
+    j["schedule"] = {{"start_s", c.schedule->start_s},
+                     {"wall_s", c.schedule->wall_s},
+                     {"stage", c.schedule->stage},
+                     {"concurrent_with", c.schedule->concurrent_with}};
   }
   return j;
 }

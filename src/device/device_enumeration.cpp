@@ -8,12 +8,19 @@
 #include "core/text.hpp"
 #include "device/cpu/cpu_device.hpp"
 #include "device/gpu/gpu_enumeration.hpp"
+#include "device/stand_in_gpus.hpp"
 
 namespace ironbench::device {
 
 device_enumeration enumerate_devices(const platform::host_fingerprint& host) {
   device_enumeration found;
   found.devices.push_back(describe_cpu(host));
+  if (const auto stand_ins = stand_in_gpus_from_environment()) {
+    for (auto& d : stand_in_gpus(*stand_ins)) found.devices.push_back(std::move(d));
+    found.notes.push_back(
+        fmt::format("{} stand-in GPUs (IRONBENCH_STAND_IN_GPUS): no GPU is measured", stand_ins->count));
+    return found;
+  }
   auto gpus = enumerate_gpus();
   for (auto& d : gpus.devices) found.devices.push_back(std::move(d));
   if (!gpus.note.empty()) found.notes.push_back(gpus.note);

@@ -15,6 +15,8 @@ struct device_enumeration {
   std::vector<std::string> notes;          ///< why some kinds have no devices
 };
 
+/// The CPU and the GPUs of this build's vendor; the stand-in GPUs instead of the GPUs while
+/// IRONBENCH_STAND_IN_GPUS is set (stand_in_gpus.hpp).
 [[nodiscard]] device_enumeration enumerate_devices(const platform::host_fingerprint& host);
 
 /// Devices named by `spec`, a comma-separated list of "all", a kind ("cpu", "cuda", "hip")

@@ -8,6 +8,7 @@
 #include <map>
 #include <vector>
 
+#include "benchmarks/case_costs.hpp"
 #include "benchmarks/gemm.hpp"
 #include "benchmarks/gemm_check.hpp"
 #include "benchmarks/gemm_gpu_axes.hpp"
@@ -152,6 +153,15 @@ class gpu_gemm_benchmark final : public core::benchmark {
   }
   std::uint64_t memory_required(const core::parameter_set& params, const device_info& device) const override {
     return gpu_gemm_memory_required(params, device);
+  }
+  bool in_first_look(const core::parameter_set& params, const device_info& device) const override {
+    return gpu_gemm_in_first_look(params, device);
+  }
+  std::string first_look_summary(const device_info& device) const override {
+    return gpu_gemm_first_look_summary(device);
+  }
+  core::case_cost cost(const core::parameter_set& params, const device_info& device) const override {
+    return gpu_gemm_cost(params, device);
   }
 
   void run(case_state& state) const override {

@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "benchmarks/case_costs.hpp"
 #include "benchmarks/copy.hpp"
 #include "benchmarks/copy_axes.hpp"
 #include "benchmarks/gpu/copy_kernels.hpp"
@@ -62,6 +63,16 @@ class gpu_p2p_benchmark final : public core::benchmark {
   }
   std::uint64_t memory_required(const core::parameter_set& params, const device_info&) const override {
     return core::bytes_times(2, static_cast<std::uint64_t>(params.integer("size")));
+  }
+  bool in_first_look(const core::parameter_set& params, const device_info&) const override {
+    return p2p_in_first_look(params);
+  }
+  std::string first_look_summary(const device_info&) const override { return p2p_first_look_summary(); }
+  core::case_cost cost(const core::parameter_set& params, const device_info& device) const override {
+    return p2p_cost(params, device);
+  }
+  core::case_footprint footprint(const core::parameter_set& params, const device_info&) const override {
+    return p2p_footprint(params);
   }
 
   void run(case_state& state) const override {

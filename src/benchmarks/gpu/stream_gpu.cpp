@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "benchmarks/case_costs.hpp"
 #include "benchmarks/gpu/gpu_timing.hpp"
 #include "benchmarks/gpu/stream_gpu_kernels.hpp"
 #include "benchmarks/stream.hpp"
@@ -64,6 +65,15 @@ class gpu_stream_benchmark final : public core::benchmark {
   }
   std::uint64_t memory_required(const core::parameter_set& params, const device_info&) const override {
     return core::bytes_times(3, static_cast<std::uint64_t>(params.integer("size")));
+  }
+  bool in_first_look(const core::parameter_set& params, const device_info& device) const override {
+    return gpu_stream_in_first_look(params, device);
+  }
+  std::string first_look_summary(const device_info& device) const override {
+    return gpu_stream_first_look_summary(device);
+  }
+  core::case_cost cost(const core::parameter_set& params, const device_info& device) const override {
+    return gpu_stream_cost(params, device);
   }
 
   void run(case_state& state) const override {

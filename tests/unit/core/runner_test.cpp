@@ -95,8 +95,8 @@ TEST_F(fixture, CaseOutcomes) {
   const auto plan = plan_run(benchmarks, {devices[0]}, options);
   run_result run;
   std::size_t callbacks = 0;
-  execute_plan(plan, options, run, [&](std::size_t, std::size_t total, const planned_case&, const case_result*) {
-    EXPECT_EQ(total, 5u);
+  execute_plan(plan, options, run, [&](const progress_event& e) {
+    EXPECT_EQ(e.total, 5u);
     ++callbacks;
   });
   EXPECT_EQ(callbacks, 10u);
@@ -153,10 +153,9 @@ TEST_F(fixture, CancelMarksTheRunInterruptedAndKeepsResults) {
   options.benchmarks = {"alpha"};
   override_axis("size=1:4");
   run_result run;
-  execute_plan(plan_run(benchmarks, {devices[0]}, options), options, run,
-               [&](std::size_t index, std::size_t, const planned_case&, const case_result* r) {
-                 if (index == 1 && r != nullptr) cancel = true;
-               });
+  execute_plan(plan_run(benchmarks, {devices[0]}, options), options, run, [&](const progress_event& e) {
+    if (e.index == 1 && e.result != nullptr) cancel = true;
+  });
   EXPECT_EQ(run.cases.size(), 2u);
   EXPECT_EQ(run.status, run_status::interrupted);
   EXPECT_EQ(run.status_reason, "interrupted after 2 of 4 cases");
