@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -131,8 +132,17 @@ int execute(validate_arguments a, const invocation& call) {
     scheduler->write(validate::scheduler_nodes(validation, nodes ? &*nodes : nullptr), std::cout);
     std::cout.flush();
   }
-  if (validation.run.status == core::run_status::interrupted) return exit_interrupted;
-  return validate::exit_code_of(nodes ? nodes->overall : validation.overall);
+  const int code = validation.run.status == core::run_status::interrupted
+                       ? exit_interrupted
+                       : validate::exit_code_of(nodes ? nodes->overall : validation.overall);
+  if (validation.left_running) {
+    // A hung case's thread may never return, nor the GPU runtime's teardown: what was measured
+    // is written; end here.
+    std::cout.flush();
+    std::cerr.flush();
+    std::_Exit(code);
+  }
+  return code;
 }
 
 }  // namespace

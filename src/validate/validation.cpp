@@ -253,7 +253,7 @@ validation_report validate_this_machine(const validation_settings& s, const std:
   run.settings = core::to_json(options.settings);
   if (!share_notes.empty()) run.settings["host_share"] = share_notes.front();
   const auto before = doctor::live_host_counters();
-  core::execute_plan(plan, options, run, progress);
+  report.left_running = core::execute_plan(plan, options, run, progress).left_running();
   run.findings = doctor::run_findings(run, before, core::host_memory_needed(plan));
   session::finish_run(run, host);
 

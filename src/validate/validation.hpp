@@ -44,6 +44,9 @@ struct validation_report {
   std::string expectations;  ///< "data/expected_values.json" or the --expect reference
   core::run_result run;      ///< what was measured (findings included), with the report in settings.validation
   json burn_in = nullptr;    ///< --level burn-in: its settings, intervals and judgements (burn_in.hpp)
+  /// A case did not end within its time limit and its thread still runs (a hung GPU call): the
+  /// process should end once the outputs are written, without waiting for it.
+  bool left_running = false;
 };
 
 /// The rows of a finished run: one per measured case (judged against `expectations`, else the
