@@ -361,6 +361,10 @@ by = collections.defaultdict(collections.Counter)
 for c in run["cases"]:
     by[c["device"]][c["status"]] += 1
 print(f"default suite: status {run.get('status', '?')}, {len(run['cases'])} cases")
+schedule = run.get("settings", {}).get("schedule", {})
+if schedule:
+    print(f"default suite: estimated {schedule.get('estimate_s', '?')} s, ran {schedule.get('wall_s', '?')} s "
+          f"({schedule.get('mode', '?')})")
 for device, counts in sorted(by.items()):
     print(f"default suite: {device}: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
 PY
