@@ -21,11 +21,12 @@
 #   --deadline SECONDS   start no step after this many seconds; a running one is stopped at it
 #   --package DIR        after every step, copy summary.md and logs+raw (one .tar.gz) into DIR
 #   --llama-carry DIR    a folder with peers/llama-server.tar.xz and wheels/ (gguf) for serve_llama
+#   --gemm-dtypes LIST   the dtypes gemm_vs_torch compares (default fp16,bf16,fp8)
 # BabelStream and nvbandwidth may also be given as executables built elsewhere (not rebuilt).
 set -uo pipefail
 
 usage() {
-  sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 die() {
@@ -35,7 +36,7 @@ die() {
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 outdir='' bundle='' deps='' build_dir=$repo/build/gpu-verify babelstream_src='' nvbandwidth_src='' peer_debs=''
-quick=false extra_cmake_args=() prebuilt=false only='' deadline=0 package='' llama_carry=''
+quick=false extra_cmake_args=() prebuilt=false only='' deadline=0 package='' llama_carry='' gemm_dtypes=''
 jobs=$(nproc)
 while (($#)); do
   case $1 in
@@ -53,6 +54,7 @@ while (($#)); do
   --deadline) deadline=${2:?}; shift ;;
   --package) package=${2:?}; shift ;;
   --llama-carry) llama_carry=${2:?}; shift ;;
+  --gemm-dtypes) gemm_dtypes=${2:?}; shift ;;
   -h | --help) usage ;;
   -*) die "unknown option '$1' (see --help)" ;;
   *) [[ -z $outdir ]] || die "one OUTDIR only ('$1')"; outdir=$1 ;;
@@ -266,6 +268,7 @@ run_gpu_steps() {
     train_args=(--model small:32 --repeats 1)
     sweep=(-b 8 -e 64M -f 8)
   fi
+  [[ -n $gemm_dtypes ]] && gemm_args=(--dtypes "$gemm_dtypes" "${gemm_args[@]:2}")
   if ! wanted gemm_vs_torch; then :
   elif [[ -z $torch_why ]]; then
     step gemm_vs_torch machine_python "$repo/bench/gpu/gemm_vs_torch.py" --ironbench "$ib_for_python" "${gemm_args[@]}"
