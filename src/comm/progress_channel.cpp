@@ -24,6 +24,15 @@
 #include <vector>
 
 namespace ironbench::comm {
+
+// Where one rank's beacon listens, as another rank reaches it (outside the anonymous
+// namespace: progress_channel::state holds them).
+struct beacon_address {
+  int port = 0;         // 0: it has none
+  std::string address;  // its end of its connection to rank 0 ("-": none)
+  std::string machine;  // its real host name
+};
+
 namespace {
 
 using clock_type = std::chrono::steady_clock;
@@ -190,13 +199,6 @@ std::string first_word(std::string_view& rest) {
   rest = end < rest.size() ? rest.substr(end + 1) : std::string_view();
   return word;
 }
-
-// Where one rank's beacon listens, as another rank reaches it.
-struct beacon_address {
-  int port = 0;         // 0: it has none
-  std::string address;  // its end of its connection to rank 0 ("-": none)
-  std::string machine;  // its real host name
-};
 
 // Which of `targets` (address, port; port 0 for unknown) answer within probe_timeout: 1 alive,
 // 0 gone (refused, reset or silent), -1 unknown (no address).
