@@ -31,7 +31,7 @@ doctor_facts h200_under_gemm(double limit_w, double default_w,
   return f;
 }
 
-std::vector<std::string> checks_of(const std::vector<finding>& findings) {
+std::vector<std::string> capping_checks_of(const std::vector<finding>& findings) {
   std::vector<std::string> ids;
   for (const auto& f : findings) ids.push_back(f.check);
   return ids;
@@ -59,7 +59,18 @@ TEST(PowerCapping, UnderALoweredLimitIsAFindingThatNamesTheLimit) {
   EXPECT_NE(clocks[0].evidence.find("power limit 500 W, default 700 W"), std::string::npos) << clocks[0].evidence;
   EXPECT_NE(clocks[0].fix.find("raise the power limit to its default 700 W (it is 500 W)"), std::string::npos)
       << clocks[0].fix;
-  EXPECT_EQ(checks_of(diagnose(f)), (std::vector<std::string>{"gpu_clocks", "power_limit"}));
+  EXPECT_EQ(capping_checks_of(diagnose(f)), (std::vector<std::string>{"gpu_clocks", "power_limit"}));
+}
+
+TEST(PowerCapping, ALimitATenthOrMoreBelowTheDefaultIsCritical) {
+  const auto far = check_power_limit(h200_under_gemm(500, 700));
+  ASSERT_EQ(far.size(), 1U);
+  EXPECT_EQ(far[0].level, severity::critical);
+  EXPECT_EQ(far[0].summary, "cuda:0's power limit is 500 W, below its default 700 W");
+  const auto near = check_power_limit(h200_under_gemm(650, 700));  // 93 % of the default
+  ASSERT_EQ(near.size(), 1U);
+  EXPECT_EQ(near[0].level, severity::warning);
+  EXPECT_TRUE(check_power_limit(h200_under_gemm(690, 700)).empty());  // within the 2 % of rounding
 }
 
 TEST(PowerCapping, HeatAndHardwareSlowdownsStayFindingsAtTheDefaultLimit) {
