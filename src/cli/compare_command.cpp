@@ -96,8 +96,7 @@ command_action add_compare_command(CLI::App& app) {
   command->add_option("sides", a->sides, "The baseline first, then the runs compared with it")
       ->required()
       ->expected(2, -1);
-  command->add_option("--db", a->database,
-                      "Results database (default: $IRONBENCH_DB or ~/.local/share/ironbench/results.db)");
+  add_database_option(*command, a->database);
   command->add_option("--format", a->format, "console, markdown or html")
       ->check(CLI::IsMember({"console", "markdown", "html"}))
       ->capture_default_str();

@@ -11,6 +11,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/experiment_workloads.hpp"
 #include "cli/interrupt.hpp"
+#include "cli/option_groups.hpp"
 #include "core/error.hpp"
 #include "experiment/experiment_catalog.hpp"
 #include "experiment/experiment_plan.hpp"
@@ -86,9 +87,7 @@ void add_recipe_options(CLI::App& command, experiment_arguments& a) {
   command.add_option("--set", a.sets, "VAR=VALUE: a variable's value (a matrix variable takes this one value)");
 }
 
-void add_store_options(CLI::App& command, experiment_arguments& a) {
-  command.add_option("--db", a.database, "Results database (default: $IRONBENCH_DB or ~/.local/share/ironbench)");
-}
+void add_store_options(CLI::App& command, experiment_arguments& a) { add_database_option(command, a.database); }
 
 }  // namespace
 

@@ -14,10 +14,15 @@ void add_output_options(CLI::App& command, report::output_options& o) {
   command.add_option("--md", o.markdown_path, "Also write Markdown tables to PATH ('-' = stdout)");
   command.add_option("--results-dir", o.results_dir, "Directory where every run is saved as JSON")
       ->capture_default_str();
-  command.add_option("--db", o.database,
-                     "Results database (default: $IRONBENCH_DB or ~/.local/share/ironbench/results.db)");
+  add_database_option(command, o.database);
   command.add_option("--tag", o.tags, "Label the run KEY=VALUE, e.g. --tag env=vm --tag gpu=mi300x (repeatable)");
   command.add_flag("--no-save", o.no_save, "Neither save the run under --results-dir nor store it in the database");
+}
+
+void add_database_option(CLI::App& command, std::string& database) {
+  command.add_option("--db", database,
+                     "Results store: a SQLite file, or postgresql://[USER[:PASSWORD]@]HOST[:PORT]/DB "
+                     "(default: $IRONBENCH_DB or ~/.local/share/ironbench/results.db)");
 }
 
 void add_quiet_flag(CLI::App& command, bool& quiet, const std::string& what) {

@@ -13,6 +13,11 @@ namespace ironbench::cli {
 /// Adds --json, --csv, --md, --results-dir, --db, --tag and --no-save to `command`.
 void add_output_options(CLI::App& command, report::output_options& options);
 
+/// Adds --db LOCATION: the results store, a SQLite file or a postgresql:// URL (the help says
+/// both, and the default: $IRONBENCH_DB or ~/.local/share/ironbench/results.db). Every command
+/// that reads or writes the store takes it from here.
+void add_database_option(CLI::App& command, std::string& database);
+
 /// Adds -q,--quiet; `what` says what it silences ("No progress lines").
 void add_quiet_flag(CLI::App& command, bool& quiet, const std::string& what = "No progress lines");
 

@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/option_groups.hpp"
 #include "cli/side_selection.hpp"
 #include "cli/trend_selection.hpp"
 #include "core/error.hpp"
@@ -65,8 +66,7 @@ command_action add_report_command(CLI::App& app) {
   auto a = std::make_shared<report_arguments>();
   command->add_option("runs", a->sides,
                       "Run ids, result files, KEY=VALUE tag selectors or ref:NAME (first = baseline)");
-  command->add_option("--db", a->database,
-                      "Results database (default: $IRONBENCH_DB or ~/.local/share/ironbench/results.db)");
+  add_database_option(*command, a->database);
   command->add_option("-o,--output", a->output, "HTML file to write ('-' = stdout)")->capture_default_str();
   command->add_option("--title", a->title, "Title of the report");
   command->add_option("--price-per-hour", a->prices,
