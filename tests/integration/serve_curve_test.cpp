@@ -11,6 +11,7 @@
 #include "core/json.hpp"
 #include "process.hpp"
 #include "sim_process.hpp"
+#include "timed_check.hpp"
 
 namespace ironbench::testing {
 namespace {
@@ -42,7 +43,7 @@ json sweep(const std::string& url, const std::string& json_path, const char* at)
       json_path);
 }
 
-TEST(ServeCurve, InteractivityPerGpuFrontierAndReadingAgainstTheSimulator) {
+TEST(ServeCurveTimed, InteractivityPerGpuFrontierAndReadingAgainstTheSimulator) {
   sim_process sim({"--decode-base-ms", "4", "--decode-per-seq-ms", "2", "--prefill-tokens-per-s", "10000000"});
   ASSERT_GT(sim.port(), 0);
   const auto run = sweep(sim.url(), "-", "105");
@@ -65,20 +66,19 @@ TEST(ServeCurve, InteractivityPerGpuFrontierAndReadingAgainstTheSimulator) {
   const auto& frontier = curve.at("frontier");
   ASSERT_GE(frontier.size(), 1u);
   const auto& at = curve.at("at");
-  // A step never ends before the model's time, only after it (a loaded machine, a sanitizer):
-  // one request at a time every step holds one sequence, TPOT >= 6 ms; four at a time the
-  // first four requests, which join over the first steps, share steps of up to 12 ms: their
-  // TPOT is above 10 ms.
+  // One request at a time every step holds one sequence: TPOT 6 ms, 167 tok/s/user; four at a
+  // time the first four requests, which join over the first steps, share steps of up to 12 ms:
+  // 83 to 100 tok/s/user. serve-sim keeps its steps on the planned timeline, so a late first
+  // token makes the rest of a request look faster: both sides are judged, with tolerances from a
+  // loaded machine (docs/testing.md, "Tests that judge time"), in the release build only (under
+  // a sanitizer the client and the simulator are slower than the step model: CI saw 5.3 ms for a
+  // 4.1 ms step, and the reading may then fall outside the curve).
   const double interactivity_1 = result_of(serve[0]).at("median_interactivity").get<double>();
   const double interactivity_4 = result_of(serve[2]).at("median_interactivity").get<double>();
-  EXPECT_LE(interactivity_1, 1000 / 6.0 * 1.01);
-  EXPECT_LE(interactivity_4, 1000 / 10.0);
-  // How much later is judged in the release build only: under a sanitizer the client and the
-  // simulator are slower than the step model (CI saw 5.3 ms for a 4.1 ms step), and the reading
-  // may then fall outside the curve.
   if (!IRONBENCH_SANITIZED_BUILD) {
-    EXPECT_GT(interactivity_1, 1000 / 6.0 * 0.85);
-    EXPECT_GT(interactivity_4, 1000 / 12.0 * 0.85);
+    expect_time_near("interactivity at concurrency 1", interactivity_1, 1000 / 6.0, 60, "tok/s/user");
+    expect_time_not_above("interactivity at concurrency 4 above 100", interactivity_4, 1000 / 10.0, 5, "tok/s/user");
+    expect_time_not_below("interactivity at concurrency 4 below 83", interactivity_4, 1000 / 12.0, 10, "tok/s/user");
     EXPECT_GE(frontier.size(), 2u);
     // 105 tok/s/user lies between concurrency 4 (~83) and concurrency 2 (~125).
     ASSERT_EQ(at.at("status"), "interpolated") << curve.dump(1);
@@ -127,7 +127,7 @@ TEST(ServeCurve, BadGpusAndInteractivityAreUsageErrors) {
 // of 8 ms: in steady state the output rate is the offered 50 x 10 = 500 tok/s; the whole
 // point, with its ramp-up and drain, is slower. Goodput shares against SLOs the simulator's
 // times decide: every TTFT is under 50 ms, every TPOT is 8 ms (<= 20), none has E2EL <= 20 ms.
-TEST(ServeCurve, SteadyStateOfAScheduleIsTheOfferedLoadAndGoodputSharesFollowTheSlos) {
+TEST(ServeCurveTimed, SteadyStateOfAScheduleIsTheOfferedLoadAndGoodputSharesFollowTheSlos) {
   sim_process sim({"--decode-base-ms", "8", "--decode-per-seq-ms", "0", "--prefill-tokens-per-s", "10000000"});
   ASSERT_GT(sim.port(), 0);
   const auto run = serve_run({"--base-url", sim.url(), "--request-rate", "50", "--burstiness", "1000000",
@@ -139,19 +139,21 @@ TEST(ServeCurve, SteadyStateOfAScheduleIsTheOfferedLoadAndGoodputSharesFollowThe
   EXPECT_LT(p.at("output_throughput").get<double>(), steady.at("output_throughput").get<double>());
   EXPECT_GT(steady.at("end_s").get<double>(), 59 * 0.02);
   EXPECT_GT(steady.at("requests").get<int>(), 45);
-  // Times within a few milliseconds are judged in the release build only: sanitizers slow the
-  // client and the server.
+  // Times within a few milliseconds are judged in the release build only (sanitizers slow the
+  // client and the server), with tolerances from a loaded machine.
   if (!IRONBENCH_SANITIZED_BUILD) {
-    EXPECT_NEAR(steady.at("output_throughput").get<double>(), 500, 500 * 0.03) << steady.dump(1);
+    expect_time_near("steady-state output throughput", steady.at("output_throughput").get<double>(), 500, 27, "tok/s");
     // The window opens when the first request ends (its E2EL: 10 steps of 8 ms and the wait for
     // the first step) and closes after the last send (59 gaps of 20 ms).
-    EXPECT_NEAR(steady.at("start_s").get<double>(), 0.084, 0.012);
-    EXPECT_LT(steady.at("end_s").get<double>(), 59 * 0.02 + 0.1);
-    EXPECT_NEAR(steady.at("median_tpot_ms").get<double>(), 8, 0.5);
+    expect_time_near("steady-state window start", steady.at("start_s").get<double>() * 1e3, 84, 25);
+    expect_time_not_above("steady-state window end", steady.at("end_s").get<double>() * 1e3, 59 * 20, 100);
+    expect_time_near("steady-state median TPOT", steady.at("median_tpot_ms").get<double>(), 8, 1.5);
   }
   // The whole point's values are kept beside it.
   EXPECT_EQ(p.at("completed"), 60);
-  EXPECT_DOUBLE_EQ(p.at("slo_attainment_ttft").get<double>(), 1.0);
+  // Every TTFT is under the 50 ms SLO on an idle machine; a loaded one may delay a few.
+  expect_time_not_below("requests within the TTFT SLO, %", 100 * p.at("slo_attainment_ttft").get<double>(), 100, 10,
+                        "%");
   EXPECT_DOUBLE_EQ(p.at("slo_attainment_tpot").get<double>(), 1.0);
   EXPECT_DOUBLE_EQ(p.at("slo_attainment_e2el").get<double>(), 0.0);
   EXPECT_DOUBLE_EQ(p.at("slo_attainment").get<double>(), 0.0);

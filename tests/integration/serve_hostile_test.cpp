@@ -364,10 +364,12 @@ TEST(ServeHostile, SettingsThatCannotBeMeantAreUsageErrors) {
 TEST(ServeHostile, AnInterruptedPointIsNeverValid) {
   sim_process sim({"--decode-base-ms", "2"});
   ASSERT_GT(sim.port(), 0);
-  const auto process =
-      start_ironbench({"serve", "--base-url", sim.url(), "--no-save", "--num-prompts", "100", "--request-rate", "4",
-                       "--random-input-len", "8", "--random-output-len", "4", "--max-lateness-ms", "1000"});
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  const auto process = start_ironbench({"serve", "--base-url", sim.url(), "--no-save", "--num-prompts", "100",
+                                        "--request-rate", "4", "--random-input-len", "8", "--random-output-len", "4",
+                                        "--max-lateness-ms", "1000", "--progress-interval", "0.1s"});
+  // Once a request is done (the client's progress line says so), not after a fixed delay.
+  EXPECT_TRUE(wait_for_output(process, [](const std::string& err) { return requests_done_in(err) > 0; }))
+      << read_file(process.err_path);
   kill(process.pid, SIGINT);
   const auto r = wait_for(process);
   EXPECT_NE(r.exit_code, 0) << r.out << r.err;

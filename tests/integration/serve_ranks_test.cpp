@@ -11,6 +11,7 @@
 #include "process.hpp"
 #include "sim_process.hpp"
 #include "temp_dir.hpp"
+#include "timed_check.hpp"
 
 namespace ironbench::testing {
 namespace {
@@ -50,10 +51,11 @@ json point_of(const json& run) {
 }
 
 // Eight streams from one client, and four from each of two: the server sees the same load, so
-// the two runs measure the same within 3 % (latencies: or a millisecond, a fifth of the
-// simulator's step). Timed: it runs alone, since tests beside it on two cores shift the times.
-TEST(ServeRanksTimed, TwoRanksOfFourStreamsMeasureWhatOneRankOfEightMeasures) {
-  REQUIRE_MPI();
+// the two runs send the same requests and, where `judge_times`, measure the same within 3 %
+// (latencies: or a millisecond, a fifth of the simulator's step). Two runs a few seconds apart
+// beside two busy loops differed by up to 19 % (docs/testing.md, "Tests that judge time"): the
+// times are judged by the slow test alone, which runs with nothing beside it.
+void expect_two_ranks_as_one(bool judge_times) {
   sim_process sim({"--decode-base-ms", "5"});
   ASSERT_GT(sim.port(), 0);
   const std::vector<std::string> args = {"--base-url",          sim.url(), "--max-concurrency",  "8",
@@ -69,6 +71,7 @@ TEST(ServeRanksTimed, TwoRanksOfFourStreamsMeasureWhatOneRankOfEightMeasures) {
   ASSERT_EQ(two.at("client_ranks").size(), 2U);
   for (const auto& r : two.at("client_ranks")) EXPECT_EQ(r.at("requests"), 80) << r.dump();
   EXPECT_LE(two.at("max_concurrent_requests").get<int>(), 8);
+  if (!judge_times) return;
   for (const char* key : {"output_throughput", "median_tpot_ms", "median_ttft_ms", "median_e2el_ms"}) {
     if (!one.contains(key)) continue;
     const double a = one.at(key).get<double>(), b = two.at(key).get<double>();
@@ -77,8 +80,19 @@ TEST(ServeRanksTimed, TwoRanksOfFourStreamsMeasureWhatOneRankOfEightMeasures) {
   }
 }
 
+TEST(ServeRanks, TwoRanksOfFourStreamsSendWhatOneRankOfEightSends) {
+  REQUIRE_MPI();
+  expect_two_ranks_as_one(false);
+}
+
+// Label "slow" (docs/testing.md, "Tests that judge time").
+TEST(ServeRanksSlow, TwoRanksOfFourStreamsMeasureWhatOneRankOfEightMeasures) {
+  REQUIRE_MPI();
+  expect_two_ranks_as_one(true);
+}
+
 // A Poisson schedule split over four ranks is the one schedule one client would keep.
-TEST(ServeRanks, FourRanksSendOneScheduleBetweenThem) {
+TEST(ServeRanksTimed, FourRanksSendOneScheduleBetweenThem) {
   REQUIRE_MPI();
   sim_process sim({"--decode-base-ms", "2"});
   ASSERT_GT(sim.port(), 0);
@@ -101,7 +115,10 @@ TEST(ServeRanks, FourRanksSendOneScheduleBetweenThem) {
   ASSERT_EQ(schedules[1].size(), 80U);
   // The ranks' clocks start within a few milliseconds of each other (a barrier), and their
   // schedules are moved onto rank 0's clock by the difference.
-  for (std::size_t i = 0; i < 80; ++i) EXPECT_NEAR(schedules[1][i], schedules[0][i], 0.005) << i;
+  double worst_ms = 0;
+  for (std::size_t i = 0; i < 80; ++i)
+    worst_ms = std::max(worst_ms, 1e3 * std::fabs(schedules[1][i] - schedules[0][i]));
+  expect_time_not_above("largest schedule difference, 4 ranks against 1", worst_ms, 0, 5);
 }
 
 }  // namespace

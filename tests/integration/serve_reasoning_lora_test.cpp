@@ -13,14 +13,23 @@
 #include "process.hpp"
 #include "sim_process.hpp"
 #include "temp_dir.hpp"
+#include "timed_check.hpp"
 
 namespace ironbench::testing {
 namespace {
 
-// Timing within this much of the step model is judged in the release build only: sanitizers
-// slow the client and the server.
-constexpr double reasoning_tolerance_ms = 1.0;
+// The simulator's times are judged in the release build only: sanitizers slow the client and
+// the server. serve-sim's first step starts when a lone request arrives and its timer never fires
+// early, but its steps follow the planned timeline: after a late step the next ones catch up,
+// so a token may come a little before the step model's time. The default run judges the times
+// with tolerances from the worst of 20 runs beside two busy loops, with a margin (docs/testing.md,
+// "Tests that judge time"); the step model's exact times, which a loaded machine blurs (a TPOT of
+// 4 ms read up to 4 ms off), are the slow test's.
 constexpr bool reasoning_timed = IRONBENCH_SANITIZED_BUILD == 0;
+constexpr double ttft_floor_ms = 0.2;         // how much earlier than the step model the TTFT may read
+constexpr double ttft_late_ms = 10.0;         // TTFT: the prefill and one step
+constexpr double answer_floor_ms = 3.5;       // the first answer token, earlier (steps catching up)
+constexpr double answer_ttft_late_ms = 35.0;  // the first answer token: seven steps
 
 json reasoning_lora_point(const std::vector<std::string>& args, process_result* raw = nullptr) {
   std::vector<std::string> all = {"serve", "--no-save", "--json", "-", "--max-lateness-ms", "1000"};
@@ -34,8 +43,10 @@ json reasoning_lora_point(const std::vector<std::string>& args, process_result* 
 
 // A lone request at a time: 50 prompt words at 50,000 tokens/s (1 ms) + a 4 ms step give
 // TTFT = 5 ms, then one token every 4 ms; the first answer token is the 7th (6 reasoning
-// tokens), 24 ms after the first.
-TEST(ServeReasoningTimed, FirstReasoningAndAnswerTokensInEachStyle) {
+// tokens), 24 ms after the first. Counts, the reasoning/answer split and the order are exact;
+// the times are judged against the step model with the tolerances above, or, where
+// `exact_times`, within 1 ms (TPOT: 0.5 ms).
+void expect_reasoning_styles(bool exact_times) {
   struct style_case {
     std::string style, endpoint, reported_style;
     bool report;
@@ -54,8 +65,9 @@ TEST(ServeReasoningTimed, FirstReasoningAndAnswerTokensInEachStyle) {
     ASSERT_GT(sim.port(), 0);
     const auto p = reasoning_lora_point({"--base-url", sim.url(), "--endpoint", c.endpoint, "--num-prompts", "6",
                                          "--max-concurrency", "1", "--random-input-len", "50", "--random-output-len",
-                                         "10", "--num-warmups", "1"});
+                                         "10", "--num-warmups", "1", "--metric-percentiles", "1,99"});
     const auto what = c.style + " " + c.endpoint + (c.report ? " (reported)" : "");
+    SCOPED_TRACE(what);
     ASSERT_EQ(p.at("completed"), 6) << what << p.dump(1);
     EXPECT_EQ(p.at("requests_with_reasoning"), 6) << what;
     EXPECT_EQ(p.at("total_output_tokens"), 60) << what;
@@ -66,15 +78,32 @@ TEST(ServeReasoningTimed, FirstReasoningAndAnswerTokensInEachStyle) {
     EXPECT_EQ(p.at("tpot_itl_tokens"), "reasoning+answer");
     // TTFT keeps vLLM's definition: the first token of any kind, here the first reasoning token.
     EXPECT_NEAR(p.at("median_ttft_reasoning_ms").get<double>(), p.at("median_ttft_ms").get<double>(), 1e-9) << what;
+    // The order: the first answer token comes after the reasoning tokens (in every request, so
+    // in the medians too).
+    EXPECT_GT(p.at("median_ttft_answer_ms").get<double>(), p.at("median_ttft_reasoning_ms").get<double>()) << what;
     if (!reasoning_timed) continue;
-    EXPECT_NEAR(p.at("median_ttft_ms").get<double>(), 5, reasoning_tolerance_ms) << what;
-    EXPECT_NEAR(p.at("median_ttft_answer_ms").get<double>(), 29, reasoning_tolerance_ms) << what;
-    // No answer comes before the step model allows (the slowest may wait for a busy host).
-    EXPECT_GT(p.at("p99_ttft_answer_ms").get<double>(), 29 - reasoning_tolerance_ms) << what;
-    EXPECT_NEAR(p.at("median_answer_tpot_ms").get<double>(), 4, 0.5) << what;
-    EXPECT_NEAR(p.at("median_tpot_ms").get<double>(), 4, 0.5) << what;  // over all 10 tokens
+    const double ttft = p.at("median_ttft_ms").get<double>(), answer = p.at("median_ttft_answer_ms").get<double>();
+    if (exact_times) {
+      EXPECT_NEAR(ttft, 5, 1.0);
+      EXPECT_NEAR(answer, 29, 1.0);
+      EXPECT_GT(p.at("p1_ttft_answer_ms").get<double>(), 29 - 1.0);  // the earliest answer too
+      EXPECT_NEAR(p.at("median_answer_tpot_ms").get<double>(), 4, 0.5);
+      EXPECT_NEAR(p.at("median_tpot_ms").get<double>(), 4, 0.5);  // over all 10 tokens
+      continue;
+    }
+    expect_time_not_below("median TTFT not before the step model", ttft, 5, ttft_floor_ms);
+    expect_time_not_above("median TTFT late", ttft, 5, ttft_late_ms);
+    // No answer comes much before the step model allows, the earliest included.
+    expect_time_not_below("p1 answer TTFT not before the step model", p.at("p1_ttft_answer_ms").get<double>(), 29,
+                          answer_floor_ms);
+    expect_time_not_above("median answer TTFT late", answer, 29, answer_ttft_late_ms);
   }
 }
+
+TEST(ServeReasoningTimed, FirstReasoningAndAnswerTokensInEachStyle) { expect_reasoning_styles(false); }
+
+// The step model's times within 1 ms: label "slow" (docs/testing.md, "Tests that judge time").
+TEST(ServeReasoningSlow, TheStepModelsTimesInEachStyle) { expect_reasoning_styles(true); }
 
 TEST(ServeReasoning, ANonReasoningServerAddsNoReasoningKeys) {
   sim_process sim({"--decode-base-ms", "1"});
@@ -87,9 +116,11 @@ TEST(ServeReasoning, ANonReasoningServerAddsNoReasoningKeys) {
 }
 
 // Three adapters in turns, one request at a time: a step lasts 4 ms + the running adapter's
-// cost, so each adapter's TPOT is 5, 6 and 8 ms; serve-sim's request log names every
+// cost, so each adapter's TPOT is 5, 6 and 8 ms, judged within 1 ms where `judge_tpot` (steps 1
+// and 2 ms apart: a loaded machine's late steps, up to 4.5 ms in 20 runs beside two busy loops,
+// blur them: docs/testing.md, "Tests that judge time"); serve-sim's request log names every
 // request's model.
-TEST(ServeLora, EachAdapterGetsItsTurnsAndItsStepCost) {
+void expect_adapters_in_turns(bool judge_tpot) {
   const auto dir = make_temp_dir("ironbench_lora_");
   const auto log = dir + "/requests.jsonl";
   std::optional<sim_process> sim;
@@ -108,8 +139,8 @@ TEST(ServeLora, EachAdapterGetsItsTurnsAndItsStepCost) {
     EXPECT_EQ(per.at(name).at("requests"), 3) << name;
     EXPECT_EQ(per.at(name).at("completed"), 3) << name;
     EXPECT_EQ(per.at(name).at("total_output_tokens"), 24) << name;
-    if (reasoning_timed) {
-      EXPECT_NEAR(per.at(name).at("median_tpot_ms").get<double>(), ms, 0.5) << name << per.dump(1);
+    if (judge_tpot) {
+      EXPECT_NEAR(per.at(name).at("median_tpot_ms").get<double>(), ms, 1.0) << name;
     }
   }
   EXPECT_NE((raw.out + raw.err).find("adapter c: 3 of 3 completed"), std::string::npos) << raw.out << raw.err;
@@ -124,6 +155,12 @@ TEST(ServeLora, EachAdapterGetsItsTurnsAndItsStepCost) {
   }
   EXPECT_EQ(models, (std::vector<std::string>{"a", "b", "c", "a", "b", "c", "a", "b", "c"}));
 }
+
+TEST(ServeLora, EachAdapterGetsItsTurns) { expect_adapters_in_turns(false); }
+
+// The step costs, exactly: label "slow" (docs/testing.md, "Tests that judge time"), in the
+// release build only (sanitizers slow the simulator).
+TEST(ServeLoraSlow, EachAdapterGetsItsStepCost) { expect_adapters_in_turns(reasoning_timed); }
 
 TEST(ServeLora, AnAdapterTheServerRefusesIsNamedWithItsError) {
   sim_process sim({"--decode-base-ms", "1", "--lora-modules", "a"});

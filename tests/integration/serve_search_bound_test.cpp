@@ -12,6 +12,7 @@
 #include "core/json.hpp"
 #include "process.hpp"
 #include "sim_process.hpp"
+#include "timed_check.hpp"
 
 namespace ironbench::testing {
 namespace {
@@ -24,8 +25,11 @@ constexpr double step_s = 0.005 + slots * 0.00005 + (slots / output) * prompt / 
 constexpr double predicted_capacity = slots / (output * step_s);  // 94.7 requests/s
 // The estimate's documented tolerance (docs/metrics.md, "SLO search").
 constexpr double estimate_tolerance = 0.15;
+// How far below the step model a loaded machine's estimate may read (docs/testing.md, "Tests
+// that judge time").
+constexpr double estimate_low_percent = 65;
 
-TEST(ServeSearchBound, TheEstimateSeedsASearchThatEndsWithinItsPrintedBound) {
+TEST(ServeSearchBoundTimed, TheEstimateSeedsASearchThatEndsWithinItsPrintedBound) {
   sim_process sim({"--max-num-seqs", "4", "--decode-base-ms", "5"});
   ASSERT_GT(sim.port(), 0);
   const auto started = std::chrono::steady_clock::now();
@@ -65,8 +69,11 @@ TEST(ServeSearchBound, TheEstimateSeedsASearchThatEndsWithinItsPrintedBound) {
   const auto& estimate = search.at("capacity_estimate");
   ASSERT_TRUE(estimate.at("ok").get<bool>()) << estimate.dump();
   const double rate = estimate.at("requests_per_s").get<double>();
-  EXPECT_NEAR(rate, predicted_capacity, estimate_tolerance * predicted_capacity) << estimate.dump();
-  RecordProperty("estimated_rate", std::to_string(rate));
+  // The estimate's documented tolerance above the step model (a loaded machine only lowers it);
+  // below, what a loaded machine's late steps take off (Timed).
+  EXPECT_LE(rate, (1 + estimate_tolerance) * predicted_capacity) << estimate.dump();
+  expect_time_not_below("capacity estimate against the step model, %", 100 * (rate / predicted_capacity - 1), 0,
+                        estimate_low_percent, "%");
   const auto& plan = search.at("plan");
   EXPECT_EQ(plan.at("start"), rate);
   EXPECT_EQ(plan.at("start_basis"), "the capacity estimate");
@@ -84,8 +91,9 @@ TEST(ServeSearchBound, TheEstimateSeedsASearchThatEndsWithinItsPrintedBound) {
   EXPECT_LT(printed, r.err.find("SLO probe")) << r.err;
   const double bound_s = plan.at("time_bound_s").get<double>();
   EXPECT_NE(r.err.find(fmt::format("at most {:.0f} s in all", bound_s)), std::string::npos) << r.err;
-  EXPECT_LE(search.at("elapsed_s").get<double>(), bound_s);
-  EXPECT_LE(wall_s, bound_s + 2) << "the process's start and end included";
+  expect_time_not_above("search time beyond its printed bound", search.at("elapsed_s").get<double>(), bound_s, 0, "s");
+  // The process's start and end included.
+  expect_time_not_above("the process's time beyond the bound", wall_s, bound_s, 2, "s");
   // A rate the server cannot keep up with is never the answer.
   ASSERT_TRUE(search.at("best").is_number()) << search.dump(1);
   EXPECT_LE(search.at("best").get<double>(), (1 + estimate_tolerance) * predicted_capacity);
@@ -102,7 +110,7 @@ namespace {
 // (0.295 s + the 0.3 s drain of a search without an estimate) it is cut and misses; the run
 // is not INVALID for it, and the search goes on down to a load whose probe ends in time (a
 // probe this short may end in time a little above 25 requests/s: its queue has no time to grow).
-TEST(ServeSearchBound, AProbeStillRunningAtItsLimitIsCutAndMisses) {
+TEST(ServeSearchBoundTimed, AProbeStillRunningAtItsLimitIsCutAndMisses) {
   sim_process sim({"--max-num-seqs", "1", "--decode-base-ms", "5"});
   ASSERT_GT(sim.port(), 0);
   const auto r = run_ironbench({"serve",
@@ -149,7 +157,8 @@ TEST(ServeSearchBound, AProbeStillRunningAtItsLimitIsCutAndMisses) {
   EXPECT_EQ(c.at("notes").at("slo").get<std::string>().rfind("missed: cut at its time limit", 0), 0U);
   ASSERT_TRUE(search.at("best").is_number()) << search.dump(1);
   EXPECT_LT(search.at("best").get<double>(), 200);
-  EXPECT_LE(search.at("elapsed_s").get<double>(), search.at("plan").at("time_bound_s").get<double>());
+  expect_time_not_above("search time beyond its printed bound", search.at("elapsed_s").get<double>(),
+                        search.at("plan").at("time_bound_s").get<double>(), 0, "s");
 }
 
 }  // namespace

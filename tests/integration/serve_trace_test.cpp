@@ -7,11 +7,13 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <sstream>
 
 #include "core/json.hpp"
 #include "process.hpp"
 #include "sim_process.hpp"
 #include "temp_dir.hpp"
+#include "timed_check.hpp"
 
 namespace ironbench::testing {
 namespace {
@@ -50,6 +52,12 @@ std::vector<std::pair<double, std::int64_t>> arrivals(const std::string& log) {
   return out;
 }
 
+std::string fmt_ms(double ms) {
+  std::ostringstream out;
+  out << ms;
+  return out.str();
+}
+
 process_result replay(const sim_process& sim, const std::string& trace, const std::vector<std::string>& extra = {}) {
   std::vector<std::string> args = {
       "serve",          "--no-save", "--base-url",          sim.url(), "--dataset-name", "trace",
@@ -73,31 +81,51 @@ double p99_error_ms(const std::vector<std::pair<double, std::int64_t>>& got, con
   return errors[static_cast<std::size_t>(0.99 * static_cast<double>(errors.size() - 1))];
 }
 
-TEST(ServeTimed, ATraceArrivesAtItsTimesWithinAMillisecondAt100RequestsPerSecond) {
+// 300 requests of a Poisson trace at 100 requests/s (10 ms mean gaps, 0.1 ms the shortest): the
+// server receives every request, each at its trace time after the replay's start. Exact: every
+// request arrives, the client's schedule is the trace's. Timed: the p99 of |arrival - trace
+// time| (the constant offset taken out) and the client's own p99 send lateness, against
+// tolerances measured on a loaded machine (docs/testing.md, "Tests that judge time"): on an idle
+// machine both stay under a millisecond.
+constexpr double trace_arrival_p99_ms = 21.0;
+constexpr double trace_lateness_p99_ms = 18.0;
+
+TEST(ServeTimed, ATraceArrivesAtItsTimesAt100RequestsPerSecond) {
 #if IRONBENCH_SANITIZED_BUILD
   GTEST_SKIP() << "timing exactness is judged in the release build: sanitizers slow the client and the server";
 #endif
   temp_dir dir;
   const auto trace = (dir.path() / "trace.jsonl").string();
   const auto times = write_trace(trace, 300, 100);
-  // A shared 2-vCPU machine can stall a whole replay now and then: the better of two replays
-  // is judged (each checked whole), and both errors are recorded.
-  double best = 1e9;
-  for (int attempt = 0; attempt < 2 && best >= 1.0; ++attempt) {
-    const auto log = (dir.path() / ("requests-" + std::to_string(attempt) + ".jsonl")).string();
-    {
-      sim_process sim({"--request-log", log});
-      ASSERT_GT(sim.port(), 0);
-      const auto r = replay(sim, trace, {"--num-prompts", "300", "--max-lateness-ms", "1"});
-      ASSERT_EQ(r.exit_code, 0) << r.err;
-    }
-    const auto got = arrivals(log);
-    ASSERT_EQ(got.size(), 300U);
-    const double error = p99_error_ms(got, times, 1);
-    RecordProperty("p99_arrival_error_ms_" + std::to_string(attempt), std::to_string(error));
-    best = std::min(best, error);
+  const auto log = (dir.path() / "requests.jsonl").string();
+  const auto results = (dir.path() / "results").string();
+  {
+    sim_process sim({"--request-log", log});
+    ASSERT_GT(sim.port(), 0);
+    // The client judges its own lateness against the same tolerance: the point stays VALID
+    // (exit 0) where its p99 lateness is within it.
+    const auto r = replay(sim, trace,
+                          {"--num-prompts", "300", "--max-lateness-ms", fmt_ms(trace_lateness_p99_ms), "--save-result",
+                           "--save-detailed", "--result-dir", results, "--result-filename", "r.json"});
+    const auto run = json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(run.is_discarded()) << r.err;
+    const auto point = json::parse(run.at("cases").at(0).at("notes").at("result").get<std::string>());
+    EXPECT_EQ(point.at("completed"), 300);
+    expect_time_not_above("client p99 send lateness", point.at("client").at("send_lateness_p99_ms").get<double>(), 0,
+                          trace_lateness_p99_ms);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
   }
-  EXPECT_LT(best, 1.0);
+  // The schedule the client kept is the trace's, exactly.
+  std::ifstream in(results + "/r.json.requests.jsonl");
+  std::vector<double> scheduled;
+  for (std::string line; std::getline(in, line);)
+    scheduled.push_back(json::parse(line).at("scheduled_s").get<double>());
+  ASSERT_EQ(scheduled.size(), times.size());
+  for (std::size_t i = 0; i < times.size(); ++i) EXPECT_NEAR(scheduled[i], times[i] - times[0], 1e-9) << i;
+  // What the server saw: every request, at its time.
+  const auto got = arrivals(log);
+  ASSERT_EQ(got.size(), 300U);
+  expect_time_not_above("p99 |server arrival - trace time|", p99_error_ms(got, times, 1), 0, trace_arrival_p99_ms);
 }
 
 TEST(ServeTrace, TwoReplaysSendTheSameRequestsAtTheSameTimesAndSpeedScalesThem) {

@@ -4,8 +4,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <stdexcept>
+#include <thread>
 
 namespace ironbench::testing {
 
@@ -52,6 +54,20 @@ process_result run_ironbench(const std::vector<std::string>& args) { return wait
 
 process_result run_program(const std::string& program, const std::vector<std::string>& args) {
   return wait_for(start_program(program, args));
+}
+
+bool wait_for_output(const started_process& process, const std::function<bool(const std::string&)>& seen,
+                     double timeout_s, bool from_stderr) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  while (true) {
+    if (seen(read_file(from_stderr ? process.err_path : process.out_path))) return true;
+    siginfo_t info{};
+    const bool ended =
+        waitid(P_PID, static_cast<id_t>(process.pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid != 0;
+    if (ended) return seen(read_file(from_stderr ? process.err_path : process.out_path));
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 }
 
 bool have_program(const std::string& program) {

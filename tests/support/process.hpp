@@ -2,6 +2,7 @@
 // standard output, standard error and exit code.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,14 @@ struct started_process {
 [[nodiscard]] process_result run_ironbench(const std::vector<std::string>& args);
 /// start_program + wait_for.
 [[nodiscard]] process_result run_program(const std::string& program, const std::vector<std::string>& args);
+
+/// Waits until what `process` has written to its standard error (`from_stderr`, else its
+/// standard output) satisfies `seen`: true then, false where the process ended first or
+/// `timeout_s` passed. The timeout is a hang guard, not a judgement of time: what a test waits
+/// for comes far sooner, and the test then acts on evidence (a line printed) instead of after a
+/// fixed delay, which a loaded machine's slow start would use up.
+[[nodiscard]] bool wait_for_output(const started_process& process, const std::function<bool(const std::string&)>& seen,
+                                   double timeout_s = 120, bool from_stderr = true);
 
 /// Whether `program` is found in PATH (`command -v`).
 [[nodiscard]] bool have_program(const std::string& program);

@@ -17,6 +17,15 @@ int announced_port(const started_process& process, const std::regex& announcemen
   return 0;
 }
 
+int requests_done_in(const std::string& progress) {
+  static const std::regex line(R"(serve: (\d+)/\d+ done)");
+  int done = 0;
+  for (std::sregex_iterator it(progress.begin(), progress.end(), line), end; it != end; ++it) {
+    done = std::stoi((*it)[1].str());
+  }
+  return done;
+}
+
 sim_process::sim_process(std::vector<std::string> extra) {
   std::vector<std::string> args = {"serve-sim", "--port", "0"};
   args.insert(args.end(), extra.begin(), extra.end());

@@ -15,6 +15,10 @@ namespace ironbench::testing {
 /// cores has taken over 5 s to start; the wait ends as soon as the port shows).
 [[nodiscard]] int announced_port(const started_process& process, const std::regex& announcement);
 
+/// The number of requests done that the last of `ironbench serve`'s plain progress lines in
+/// `progress` reports ("serve: 12/100 done, ..."), 0 before the first.
+[[nodiscard]] int requests_done_in(const std::string& progress);
+
 /// A serve-sim process on a free port, stopped (SIGINT) when the object goes.
 class sim_process {
  public:

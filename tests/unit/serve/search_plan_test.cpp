@@ -141,18 +141,22 @@ TEST(CapacityEstimate, IsTheSlopeOfCompletionsWhileEverySlotWasBusy) {
 }
 
 TEST(ProbeDeadline, SetsTheFlagAtItsLimitOrWithTheUser) {
+  // Waits for the flag (at most 30 s, a hang guard), not for a fixed time a loaded machine may
+  // not give the deadline's thread.
+  const auto wait_for_flag = [](const probe_deadline& d) {
+    for (int i = 0; i < 3000 && !d.flag()->load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return d.flag()->load();
+  };
   {
     const probe_deadline deadline(nullptr, 0.05);
     EXPECT_FALSE(deadline.flag()->load());
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    EXPECT_TRUE(deadline.flag()->load());
+    EXPECT_TRUE(wait_for_flag(deadline));
     EXPECT_TRUE(deadline.expired());
   }
   std::atomic<bool> user{false};
   const probe_deadline deadline(&user, 100);
   user = true;
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  EXPECT_TRUE(deadline.flag()->load());
+  EXPECT_TRUE(wait_for_flag(deadline));
   EXPECT_FALSE(deadline.expired());
 }
 
