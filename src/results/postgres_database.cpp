@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "core/error.hpp"
+#include "core/redaction.hpp"
 
 #if IRONBENCH_HAVE_LIBPQ
 #include <libpq-fe.h>
@@ -51,7 +52,25 @@ std::int64_t postgres_result::integer(int row, int column) const {
 
 std::int64_t postgres_result::changed() const { return std::strtoll(PQcmdTuples(result_), nullptr, 10); }
 
-postgres_database::postgres_database(const std::string& url, const std::string& shown) : shown_(shown) {
+namespace {
+
+// What libpq was given that it may echo: the URL's secrets (raw and decoded) and PGPASSWORD.
+std::vector<std::string> secrets_of(const std::string& url) {
+  auto secrets = core::connection_secrets(url, core::user_information::keep_user);
+  if (const char* password = std::getenv("PGPASSWORD"); password != nullptr && *password != '\0') {
+    secrets.emplace_back(password);
+  }
+  return secrets;
+}
+
+}  // namespace
+
+std::string postgres_database::redacted(const char* message) const {
+  return core::redact_message(one_line(message != nullptr ? message : ""), secrets_, "***");
+}
+
+postgres_database::postgres_database(const std::string& url, const std::string& shown)
+    : shown_(shown), secrets_(secrets_of(url)) {
   // Defaults first: what the URL says overrides them (expand_dbname).
   const char* keys[] = {"connect_timeout", "application_name", "client_encoding", "dbname", nullptr};
   const char* values[] = {"10", "ironbench", "UTF8", url.c_str(), nullptr};
@@ -59,7 +78,7 @@ postgres_database::postgres_database(const std::string& url, const std::string& 
   if (connection_ == nullptr)
     throw usage_error(fmt::format("cannot connect to results database {}: out of memory", shown_));
   if (PQstatus(connection_) != CONNECTION_OK) {
-    const auto message = one_line(PQerrorMessage(connection_));
+    const auto message = redacted(PQerrorMessage(connection_));
     PQfinish(connection_);
     connection_ = nullptr;
     throw usage_error(fmt::format("cannot connect to results database {}: {}", shown_, message));
@@ -79,7 +98,7 @@ postgres_result postgres_database::query(const std::string& sql,
   const auto status = PQresultStatus(result.result_);
   if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
     const char* text = PQresultErrorMessage(result.result_);
-    const auto message = one_line(text != nullptr && *text != '\0' ? text : PQerrorMessage(connection_));
+    const auto message = redacted(text != nullptr && *text != '\0' ? text : PQerrorMessage(connection_));
     throw error(fmt::format("results database {}: {}", shown_, message));
   }
   return result;
@@ -90,7 +109,7 @@ void postgres_database::execute(const std::string& sql) {
   const auto status = PQresultStatus(result.result_);
   if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
     const char* text = PQresultErrorMessage(result.result_);
-    const auto message = one_line(text != nullptr && *text != '\0' ? text : PQerrorMessage(connection_));
+    const auto message = redacted(text != nullptr && *text != '\0' ? text : PQerrorMessage(connection_));
     throw error(fmt::format("results database {}: {}", shown_, message));
   }
 }

@@ -1,7 +1,9 @@
 // A thin RAII layer over libpq: a connection, statements with text parameters ($1, $2, …)
 // run one at a time, their results, and a transaction guard. Every failed call throws
 // ironbench::error with libpq's message on one line, naming the server by its redacted URL
-// only. Built without libpq (IRONBENCH_HAVE_LIBPQ 0), connecting throws a usage_error saying so.
+// only; libpq's messages pass through core::redact_message with every secret it was given (the
+// URL's password and secret parameters, PGPASSWORD), so that none is ever shown. Built without libpq
+// (IRONBENCH_HAVE_LIBPQ 0), connecting throws a usage_error saying so.
 #pragma once
 
 #include <cstdint>
@@ -57,8 +59,12 @@ class postgres_database {
   [[nodiscard]] const std::string& shown() const { return shown_; }
 
  private:
+  /// libpq's `message` on one line without any secret it was given.
+  [[nodiscard]] std::string redacted(const char* message) const;
+
   pg_conn* connection_ = nullptr;
   std::string shown_;
+  std::vector<std::string> secrets_;
 };
 
 /// BEGIN on construction; ROLLBACK on destruction unless commit() was called (where the

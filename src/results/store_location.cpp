@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/error.hpp"
+#include "core/redaction.hpp"
 #include "core/text.hpp"
 
 namespace ironbench::results {
@@ -26,6 +29,116 @@ bool has_url_scheme(std::string_view text) {
   return true;
 }
 
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// Whether libpq decodes `text` without an error: every '%' followed by two hexadecimal digits,
+// none of them %00.
+bool decodes(std::string_view text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '%') continue;
+    if (i + 2 >= text.size() || hex_digit(text[i + 1]) < 0 || hex_digit(text[i + 2]) < 0) return false;
+    if (hex_digit(text[i + 1]) == 0 && hex_digit(text[i + 2]) == 0) return false;
+    i += 2;
+  }
+  return true;
+}
+
+bool is_keyword_character(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; }
+
+// The URL as libpq is to read it: its scheme in lower case (libpq knows "postgresql://" and
+// "postgres://" only so, and would take "POSTGRESQL://h/db" for a database name on its default
+// server). Every URL libpq would refuse (and quote, password included, in its message) or read
+// other than it looks (an '@' after a '/': libpq ends the user information at the first '/')
+// is refused here with a message that names it by `shown`, its redacted form. The grammar is
+// libpq's conninfo_uri_parse_options.
+std::string checked_postgresql_url(std::string_view text, const std::string& shown) {
+  const auto refuse = [&](std::string_view why) { return usage_error(fmt::format("--db '{}': {}", shown, why)); };
+  const auto scheme_end = text.find("://");
+  std::string url = ascii_lower(text.substr(0, scheme_end)) + std::string(text.substr(scheme_end));
+  const std::string_view rest = std::string_view(url).substr(scheme_end + 3);
+  std::size_t at = rest.find_first_of("@/");
+  std::size_t p = 0;
+  if (at != std::string_view::npos && rest[at] == '@') {
+    const auto userinfo = rest.substr(0, at);
+    if (!decodes(userinfo)) {
+      throw refuse(
+          "its user name or password has a '%' not followed by two hexadecimal digits (or %00); a '%' is "
+          "written %25");
+    }
+    p = at + 1;
+  }
+  if (rest.find('@', p) != std::string_view::npos) {
+    throw refuse(
+        "an '@' may come once, right before the host; in a user name or password a '/' is written %2F and "
+        "an '@' %40 (libpq ends the user information at the first '/')");
+  }
+  // host[:port] or [IPv6][:port], separated by commas.
+  char terminator = '\0';
+  for (;;) {
+    std::size_t host = p;
+    if (p < rest.size() && rest[p] == '[') {
+      host = ++p;
+      while (p < rest.size() && rest[p] != ']') ++p;
+      if (p == rest.size()) throw refuse("an IPv6 address has no closing ']'");
+      if (p == host) throw refuse("an IPv6 address between '[' and ']' is empty");
+      ++p;
+      if (p < rest.size() && rest[p] != ':' && rest[p] != '/' && rest[p] != '?' && rest[p] != ',') {
+        throw refuse("an IPv6 address in '[' and ']' is followed by something other than ':', '/', '?' or ','");
+      }
+    } else {
+      while (p < rest.size() && rest[p] != ':' && rest[p] != '/' && rest[p] != '?' && rest[p] != ',') ++p;
+    }
+    if (!decodes(rest.substr(host, p - host))) {
+      throw refuse("a host has a '%' not followed by two hexadecimal digits (or %00)");
+    }
+    terminator = p < rest.size() ? rest[p] : '\0';
+    if (terminator == ':') {
+      const auto port = ++p;
+      while (p < rest.size() && rest[p] != '/' && rest[p] != '?' && rest[p] != ',') ++p;
+      const auto digits = rest.substr(port, p - port);
+      if (digits.size() > 5 || digits.find_first_not_of("0123456789") != std::string_view::npos ||
+          (!digits.empty() && std::stoi(std::string(digits)) > 65535)) {
+        throw refuse("a port is not a number from 0 to 65535");
+      }
+      terminator = p < rest.size() ? rest[p] : '\0';
+    }
+    if (terminator != ',') break;
+    ++p;
+  }
+  if (terminator == '/') {
+    const auto database = ++p;
+    while (p < rest.size() && rest[p] != '?') ++p;
+    if (!decodes(rest.substr(database, p - database))) {
+      throw refuse("the database name has a '%' not followed by two hexadecimal digits (or %00)");
+    }
+    terminator = p < rest.size() ? rest[p] : '\0';
+  }
+  if (terminator == '?') {
+    const auto parameters = split(rest.substr(p + 1), '&');
+    for (std::size_t i = 0; i < parameters.size(); ++i) {
+      const auto& parameter = parameters[i];
+      if (parameter.empty() && i + 1 == parameters.size()) break;  // "?" alone, or a last '&'
+      const auto equals = parameter.find('=');
+      if (equals == std::string::npos || parameter.find('=', equals + 1) != std::string::npos) {
+        throw refuse("a query parameter is not one NAME=VALUE (a '=' or '&' in a value is written %3D or %26)");
+      }
+      const auto name = std::string_view(parameter).substr(0, equals);
+      if (!decodes(name) || !decodes(std::string_view(parameter).substr(equals + 1))) {
+        throw refuse("a query parameter has a '%' not followed by two hexadecimal digits (or %00)");
+      }
+      if (name.empty() || !std::all_of(name.begin(), name.end(), is_keyword_character)) {
+        throw refuse("a query parameter's name is not one of libpq's (lower-case letters, digits and '_')");
+      }
+    }
+  }
+  return url;
+}
+
 }  // namespace
 
 bool is_postgresql_url(std::string_view text) {
@@ -33,55 +146,14 @@ bool is_postgresql_url(std::string_view text) {
 }
 
 std::string redact_store_url(std::string_view url) {
-  std::string out;
-  const auto scheme_end = url.find("://");
-  if (scheme_end == std::string_view::npos) return std::string(url);
-  const auto authority = scheme_end + 3;
-  const auto authority_end = std::min(url.find_first_of("/?#", authority), url.size());
-  const auto userinfo_end = url.substr(authority, authority_end - authority).rfind('@');
-  out.append(url.substr(0, authority));
-  std::size_t from = authority;
-  if (userinfo_end != std::string_view::npos) {
-    const auto userinfo = url.substr(authority, userinfo_end);
-    const auto colon = userinfo.find(':');
-    if (colon != std::string_view::npos) {
-      out.append(userinfo.substr(0, colon + 1)).append(hidden);
-      from = authority + userinfo_end;  // from the '@' on
-    }
-  }
-  // Query parameters: password=… anywhere after '?', up to the next '&' or '#'.
-  const auto query = url.find('?', authority_end);
-  if (query == std::string_view::npos) {
-    out.append(url.substr(from));
-    return out;
-  }
-  out.append(url.substr(from, query + 1 - from));
-  std::size_t at = query + 1;
-  while (at <= url.size()) {
-    const auto end = std::min(url.find_first_of("&#", at), url.size());
-    const auto parameter = url.substr(at, end - at);
-    const auto equals = parameter.find('=');
-    if (equals != std::string_view::npos && ascii_lower(parameter.substr(0, equals)) == "password") {
-      out.append(parameter.substr(0, equals + 1)).append(hidden);
-    } else {
-      out.append(parameter);
-    }
-    if (end == url.size()) break;
-    out.push_back(url[end]);
-    if (url[end] == '#') {
-      out.append(url.substr(end + 1));
-      break;
-    }
-    at = end + 1;
-  }
-  return out;
+  return core::redact_secrets(url, core::user_information::keep_user, hidden);
 }
 
 store_location::store_location(std::string_view text) {
   if (is_postgresql_url(text)) {
     kind_ = store_kind::postgresql;
-    url_ = std::string(text);
     display_ = redact_store_url(text);
+    url_ = checked_postgresql_url(text, display_);
     return;
   }
   if (has_url_scheme(text)) {

@@ -121,6 +121,54 @@ TEST_F(ResultsPostgres, EveryCommandWorksOnTheSharedStoreAndThePasswordIsWritten
   EXPECT_TRUE(contains(exported.dump(), "postgresql://<redacted>@127.0.0.1")) << "the recorded command line";
 }
 
+// A password in the query string (and an sslpassword) was written out: in the console's
+// `command:` line, the run file's argv and the stored document. And libpq took
+// "POSTGRESQL://" (upper case) for a database name on its default server, and quoted a URL it
+// could not parse, password included, in its message.
+TEST_F(ResultsPostgres, APasswordInAnyFormOfTheUrlIsWrittenNowhere) {
+  const temp_dir dir("ironbench_pg_query_");
+  const auto db = fresh_postgres_database(*server_, "query");
+  const auto at = db.find(":" + server_->password + "@");
+  ASSERT_NE(at, std::string::npos) << db;
+  const std::string ssl_secret = "sslkeysecret31415";
+  // postgresql://USER@HOST:PORT/DB?password=PW&sslpassword=...: the password in the query only.
+  const auto in_query = db.substr(0, at) + db.substr(at + server_->password.size() + 1) +
+                        "?password=" + server_->password + "&sslpassword=" + ssl_secret;
+  const auto upper = "POSTGRESQL" + in_query.substr(std::string("postgresql").size());
+  for (const auto& url : {in_query, upper}) {
+    auto args = run_args(url, dir.str(), "env=query");
+    args.erase(std::find(args.begin(), args.end(), "-q"));  // the header with its command: line
+    const auto r = ironbench(args);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_TRUE(contains(r.out, "command: ")) << r.out;
+    EXPECT_TRUE(contains(r.out, "password=<redacted>&sslpassword=<redacted>")) << r.out;
+  }
+  // Both runs are in the database the URL names: the upper-case scheme's host was used.
+  EXPECT_EQ(postgres_value(db, "SELECT count(*) FROM runs"), "2");
+  // URLs libpq cannot parse: refused before libpq quotes them.
+  const auto host = db.substr(at + server_->password.size() + 2);  // 127.0.0.1:PORT/DB
+  for (const auto& [url, why] : std::vector<std::pair<std::string, std::string>>{
+           {"postgresql://bench:Pw%ZZ" + ssl_secret + "@" + host, "not followed by two hexadecimal digits"},
+           {"postgresql://bench:" + ssl_secret + "@[::1", "no closing ']'"},
+           {"postgresql://bench:pa/" + ssl_secret + "@" + host, "a '/' is written %2F"}}) {
+    const auto r = ironbench({"results", "list", "--db", url});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_TRUE(contains(r.err, why)) << r.err;
+  }
+  EXPECT_FALSE(contains(printed_, server_->password));
+  EXPECT_FALSE(contains(printed_, ssl_secret));
+  for (const auto& entry : fs::recursive_directory_iterator(dir.path())) {
+    if (!entry.is_regular_file()) continue;
+    const auto text = read_file(entry.path().string());
+    EXPECT_FALSE(contains(text, server_->password)) << entry.path();
+    EXPECT_FALSE(contains(text, ssl_secret)) << entry.path();
+  }
+  EXPECT_EQ(postgres_value(db, "SELECT count(*) FROM runs WHERE document LIKE '%" + server_->password +
+                                   "%' OR document LIKE '%" + ssl_secret + "%'"),
+            "0");
+}
+
 // Eight nodes storing their runs at once: every run stored.
 TEST_F(ResultsPostgres, EightNodesStoringAtOnceAllSucceed) {
   const temp_dir dir("ironbench_pg_nodes_");
