@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -57,6 +58,51 @@ TEST(ServiceProcesses, StoppingAServiceStopsAChildThatLeftItsGroupWithSetsid) {
   (void)p.stop();
   EXPECT_FALSE(running(escaped)) << "found by its tag and stopped";
   EXPECT_TRUE(tagged_processes(tag).empty());
+}
+
+// The kernel ties the keeper to its runner (PR_SET_PDEATHSIG) and makes it the subreaper of the
+// program's tree: a runner killed with SIGKILL leaves nothing running, not the shell, not what
+// it started in its group, not what left the group with setsid (no tag needed).
+TEST(ServiceProcesses, NothingAProgramStartedOutlivesItsRunnerKilledWithSigkill) {
+  const testing::temp_dir dir("ironbench-service");
+  const pid_t runner = fork();
+  ASSERT_GE(runner, 0);
+  if (runner == 0) {
+    child_process p({"echo $$ > shell; setsid sleep 300 & echo $! > escaped; sleep 300 & echo $! > plain; wait",
+                     {},
+                     dir.str(),
+                     dir.str() + "/log",
+                     2,
+                     ""});
+    pause();
+    _exit(0);
+  }
+  const int shell = pid_in(dir.str() + "/shell");
+  const int escaped = pid_in(dir.str() + "/escaped");
+  const int plain = pid_in(dir.str() + "/plain");
+  ASSERT_GT(shell, 0);
+  ASSERT_GT(escaped, 0);
+  ASSERT_GT(plain, 0);
+  for (int i = 0; i < 500 && getpgid(escaped) == shell; ++i) usleep(10000);
+  EXPECT_NE(getpgid(escaped), shell) << "it left the program's process group";
+  kill(runner, SIGKILL);
+  int status = 0;
+  waitpid(runner, &status, 0);
+  // SIGTERM reaches every one at once (the grace period, 2 s, is for those that ignore it).
+  for (int i = 0; i < 500 && (running(shell) || running(escaped) || running(plain)); ++i) usleep(10000);
+  EXPECT_FALSE(running(shell)) << "the program's shell";
+  EXPECT_FALSE(running(plain)) << "a process of its group";
+  EXPECT_FALSE(running(escaped)) << "a process that left its group";
+}
+
+// A program that exits takes what it left running with it, and its status is the program's.
+TEST(ServiceProcesses, WhatAnEndedProgramLeftRunningEndsWithIt) {
+  const testing::temp_dir dir("ironbench-service");
+  child_process p({"setsid sleep 300 & echo $! > escaped; exit 3", {}, dir.str(), dir.str() + "/log", 2, ""});
+  const int escaped = pid_in(dir.str() + "/escaped");
+  ASSERT_GT(escaped, 0);
+  EXPECT_EQ(p.wait_for(30), 3);
+  EXPECT_FALSE(running(escaped));
 }
 
 TEST(ServiceProcesses, ALaterRunStopsWhatAnEarlierRunLeftAndSaysSo) {
