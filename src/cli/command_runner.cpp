@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/exit_codes.hpp"
+#include "core/bounded_file.hpp"
 #include "core/error.hpp"
 
 namespace ironbench::cli {
@@ -29,6 +30,9 @@ int run_action(const command_action& action) {
   } catch (const usage_error& e) {
     std::cerr << "ironbench: error: " << e.what() << '\n';
     return exit_usage;
+  } catch (const core::read_interrupted& e) {  // Ctrl-C while a pipe's writer was awaited
+    std::cerr << "ironbench: error: " << e.what() << '\n';
+    return exit_interrupted;
   } catch (const std::exception& e) {
     std::cerr << "ironbench: error: " << e.what() << '\n';
     return exit_failure;

@@ -78,6 +78,16 @@ std::string ascii_lower(std::string_view text) {
   return out;
 }
 
+bool is_tag_key(std::string_view key) {
+  if (key.empty()) return false;
+  for (const char c : key) {
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
+
 std::string join(const std::vector<std::string>& items, std::string_view separator) {
   std::string joined;
   for (std::size_t i = 0; i < items.size(); ++i) {

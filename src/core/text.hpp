@@ -32,6 +32,10 @@ namespace ironbench {
 /// `text` with its ASCII letters in lower case (other bytes, UTF-8 included, unchanged).
 [[nodiscard]] std::string ascii_lower(std::string_view text);
 
+/// Whether `key` may name a tag (`--tag KEY=VALUE`, a recipe's `tags`): letters, digits, '_',
+/// '-' and '.', at least one (no '/', no space: `../../x` is none).
+[[nodiscard]] bool is_tag_key(std::string_view key);
+
 /// `items` joined with `separator` between them.
 [[nodiscard]] std::string join(const std::vector<std::string>& items, std::string_view separator = ",");
 

@@ -29,7 +29,22 @@ double duration_of(const located_text& text, const variable_map& vars, double fa
                    expansion_budget& budget) {
   if (text.text.empty()) return fallback;
   const auto value = expand(text.text, text.where, vars, budget);
-  return located(text.where, [&] { return parse_duration_s(value, what); });
+  const double seconds = located(text.where, [&] { return parse_duration_s(value, what); });
+  if (seconds > max_recipe_duration_s) {
+    throw recipe_error(text.where, fmt::format("{} '{}' is longer than the {:g} h (a week) a recipe's duration may be",
+                                               what, value, max_recipe_duration_s / 3600));
+  }
+  return seconds;
+}
+
+// A `repeat`: a whole number from 1 to max_repeat.
+int repeat_of(const std::string& text, const source_location& where) {
+  const auto count = located(where, [&] { return parse_integer(text, "repeat"); });
+  if (count < 1) throw recipe_error(where, "repeat must be at least 1");
+  if (count > max_repeat) {
+    throw recipe_error(where, fmt::format("repeat {} is more than the {} a recipe may ask for", count, max_repeat));
+  }
+  return static_cast<int>(count);
 }
 
 planned_step plan_step(const recipe_step& s, const variable_map& vars, expansion_budget& budget) {
@@ -38,11 +53,7 @@ planned_step plan_step(const recipe_step& s, const variable_map& vars, expansion
   p.kind = s.kind;
   p.name = s.name;
   p.timeout_s = duration_of(s.timeout, vars, 0, "timeout", budget);
-  if (!s.repeat.text.empty()) {
-    const auto text = x(s.repeat);
-    p.repeat = static_cast<int>(located(s.repeat.where, [&] { return parse_integer(text, "repeat"); }));
-    if (p.repeat < 1) throw recipe_error(s.repeat.where, "repeat must be at least 1");
-  }
+  if (!s.repeat.text.empty()) p.repeat = repeat_of(x(s.repeat), s.repeat.where);
   p.command = x(s.command);
   p.workdir = x(s.workdir);
   p.launcher = x(s.launcher);
@@ -275,12 +286,15 @@ experiment_plan plan_experiment(const recipe& r, const std::vector<std::pair<std
     const bool builtin = std::find(builtin_names.begin(), builtin_names.end(), name) != builtin_names.end();
     if (!builtin || base.at(name).where.file == "--set") identity += name + "=" + value + "\n";
   }
-  for (const auto& [name, value] : r.tags) plan.tags.emplace_back(name, expand(value.text, value.where, base, budget));
-  if (!r.repeat.text.empty()) {
-    const auto text = expand(r.repeat.text, r.repeat.where, base, budget);
-    plan.repeat = static_cast<int>(located(r.repeat.where, [&] { return parse_integer(text, "repeat"); }));
-    if (plan.repeat < 1) throw recipe_error(r.repeat.where, "repeat must be at least 1");
+  for (const auto& [name, value] : r.tags) {
+    auto text = expand(value.text, value.where, base, budget);
+    if (text.find_first_of("\r\n") != std::string::npos) {
+      throw recipe_error(value.where, fmt::format("tag '{}' must be one line", name));
+    }
+    plan.tags.emplace_back(name, std::move(text));
   }
+  if (!r.repeat.text.empty())
+    plan.repeat = repeat_of(expand(r.repeat.text, r.repeat.where, base, budget), r.repeat.where);
   if (!r.trim.text.empty()) {
     const auto text = expand(r.trim.text, r.trim.where, base, budget);
     plan.trim = located(r.trim.where, [&] { return parse_number(text, "trim"); });

@@ -340,6 +340,11 @@ recipe recipe_from_node(const recipe_node& document, const std::string& path, co
   check_name(r.name, document.find("name")->where, "the recipe's name");
   r.description = text_of(document.find("description")).text;
   r.tags = pairs_of(document.find("tags"), "tags");
+  for (const auto& [key, value] : r.tags) {
+    if (!is_tag_key(key)) {
+      throw recipe_error(value.where, fmt::format("'{}' is not a tag name (letters, digits, '_', '-', '.')", key));
+    }
+  }
   for (const auto& [name, value] : pairs_of(document.find("variables"), "variables")) {
     if (!is_variable_name(name)) {
       throw recipe_error(value.where, fmt::format("'{}' is not a variable name (letters, digits, '_')", name));

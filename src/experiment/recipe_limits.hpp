@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "core/bounded_file.hpp"
 
@@ -34,5 +35,13 @@ inline constexpr std::size_t max_plan_expansion_bytes = 256 * core::mebibyte;
 
 /// Points of a plan: the product of the matrix variables' numbers of values.
 inline constexpr std::size_t max_plan_points = 10'000;
+
+/// The longest duration a recipe may give (a step's `timeout`, a service's ready `timeout` and
+/// `stop_grace`): a week. The shipped recipes' longest is 12 h; "99999999999999999999h" is
+/// finite as a double, but no deadline (steady_clock's nanoseconds overflow past 292 years).
+inline constexpr double max_recipe_duration_s = 7 * 24 * 3600.0;
+
+/// The most times a point (the recipe's `repeat`) or a step (a step's `repeat`) is measured.
+inline constexpr std::int64_t max_repeat = 1000;
 
 }  // namespace ironbench::experiment

@@ -67,7 +67,7 @@ dataset_footprint trace_entries_footprint(const std::vector<trace_entry>& trace,
 std::vector<prepared_request> trace_rows(const dataset_inputs& in) {
   auto options = in.options.trace;
   options.vocab_size = in.vocab_size;
-  const auto trace = read_trace(in.path);
+  const auto trace = read_trace(in.path, in.count);  // the requests to build, not the whole trace
   check_footprint_memory(trace_entries_footprint(trace, in.count), "trace", std::min(in.count, trace.size()), false,
                          host_available_memory());
   return make_trace_requests(trace, options, in.body, in.count);

@@ -3,9 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
+#include <istream>
 #include <random>
 
+#include "core/bounded_file.hpp"
 #include "core/error.hpp"
 #include "core/json_text.hpp"
 #include "serve/text_units.hpp"
@@ -85,15 +86,15 @@ std::vector<prepared_request> make_random_requests(const random_dataset& d, cons
 
 std::vector<prepared_request> make_custom_requests(const std::string& path, std::int64_t output_len,
                                                    const body_settings& body, std::size_t count) {
-  std::ifstream in(path);
-  if (!in) throw usage_error(fmt::format("cannot read --dataset-path {}", path));
+  // Line by line, only as far as `count` prompts, each line within core::max_line_bytes.
+  core::bounded_reader in(path, core::file_kinds::dataset);
   std::vector<prepared_request> out;
   std::string line;
-  for (std::size_t number = 1; out.size() < count && std::getline(in, line); ++number) {
+  while (out.size() < count && in.next_line(line)) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const auto j = json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.is_object() || !j.contains("prompt") || !j.at("prompt").is_string()) {
-      throw usage_error(fmt::format("{}:{}: expected a JSON object with a \"prompt\" string", path, number));
+      throw usage_error(fmt::format("{}:{}: expected a JSON object with a \"prompt\" string", path, in.line_number()));
     }
     const auto prompt = j.at("prompt").get<std::string>();
     prepared_request r;
@@ -153,8 +154,10 @@ std::vector<prepared_request> make_prefix_repetition_requests(const prefix_repet
 }
 
 json read_sharegpt_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw usage_error(fmt::format("cannot read --dataset-path {}", path));
+  // Parsed as it is read, within the dataset limit: no copy of the file's text is kept.
+  core::bounded_reader reader(path, core::file_kinds::dataset);
+  core::bounded_streambuf buffer(reader);
+  std::istream in(&buffer);
   auto data = json::parse(in, nullptr, false);
   if (data.is_discarded() || !data.is_array()) {
     throw usage_error(fmt::format("{}: not a ShareGPT file (a JSON list of conversations)", path));

@@ -38,7 +38,9 @@ struct random_dataset {
 
 /// A JSONL file of {"prompt": "..."} lines (vLLM's custom dataset), each sent with
 /// `output_len` max tokens; prompt lengths count whitespace-separated words (approximate
-/// without a tokenizer). Throws usage_error naming the file and line when malformed.
+/// without a tokenizer). Read line by line through core::bounded_reader (a regular file of at
+/// most 1024 MiB, lines of at most 16 MiB), only as far as `count` prompts. Throws usage_error
+/// naming the file and line when malformed or beyond a limit.
 [[nodiscard]] std::vector<prepared_request> make_custom_requests(const std::string& path, std::int64_t output_len,
                                                                  const body_settings& body, std::size_t count);
 
@@ -68,8 +70,9 @@ struct prefix_repetition_dataset {
                                                                    const body_settings& body, std::size_t count,
                                                                    std::uint64_t seed, const bpe_tokenizer* tokenizer);
 
-/// A ShareGPT file's JSON (a list of {"conversations": [...]}); usage_error when it cannot be
-/// read or is not a list.
+/// A ShareGPT file's JSON (a list of {"conversations": [...]}), parsed as it is read through
+/// core::bounded_reader (a regular file of at most 1024 MiB); usage_error when it cannot be
+/// read, is beyond the limit or is not a list.
 [[nodiscard]] json read_sharegpt_file(const std::string& path);
 
 /// The length of `text` in tokens of `tokenizer`, or in words without one.

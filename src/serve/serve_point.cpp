@@ -166,16 +166,29 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
   }
   auto gpus = s.watch_gpus && ranks.rank == 0 ? s.watch_gpus() : std::vector<watched_gpu>{};
   if (s.server_metrics.enabled && ranks.rank == 0) {
-    scraper = std::make_unique<metrics_scraper>(
-        scrape_settings{scrape_urls, s.server_metrics.interval_s,
-                        scrape_headers(scrape_urls, load.base_urls, load.headers), load.ca_file, load.verify_tls});
+    scrape_settings settings;
+    settings.urls = scrape_urls;
+    settings.interval_s = s.server_metrics.interval_s;
+    settings.headers = scrape_headers(scrape_urls, load.base_urls, load.headers);
+    settings.ca_file = load.ca_file;
+    settings.verify_tls = load.verify_tls;
+    scraper = std::make_unique<metrics_scraper>(std::move(settings));
   }
-  std::unique_ptr<metrics_scraper> gpu_scraper;  // --gpu-metrics-url
+  // --gpu-metrics-url: each round folded into the history as it comes (bounded memory); the
+  // history outlives the scraper, whose thread feeds it.
+  std::unique_ptr<remote_gpu_history> gpu_history;
+  std::unique_ptr<metrics_scraper> gpu_scraper;
   if (!s.server_metrics.gpu_urls.empty() && ranks.rank == 0) {
     const auto& urls = s.server_metrics.gpu_urls;
-    gpu_scraper = std::make_unique<metrics_scraper>(scrape_settings{urls, s.server_metrics.interval_s,
-                                                                    scrape_headers(urls, load.base_urls, load.headers),
-                                                                    load.ca_file, load.verify_tls});
+    gpu_history = std::make_unique<remote_gpu_history>(urls, s.server_metrics.interval_s);
+    scrape_settings settings;
+    settings.urls = urls;
+    settings.interval_s = s.server_metrics.interval_s;
+    settings.headers = scrape_headers(urls, load.base_urls, load.headers);
+    settings.ca_file = load.ca_file;
+    settings.verify_tls = load.verify_tls;
+    settings.on_round = [history = gpu_history.get()](scrape_round&& round) { history->add(round); };
+    gpu_scraper = std::make_unique<metrics_scraper>(gpu_exporter_scrape_settings(std::move(settings)));
   }
   auto result = gather_ranks(ranks, run_load(requests, measured, cancel), load);
   if (ranks.rank != 0) return result.interrupted;  // rank 0 reports the point
@@ -191,10 +204,10 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
     server =
         summarize_server_metrics(server_rounds, scrape_urls, result.origin_monotonic_ns, s.server_metrics.interval_s);
   }
-  const auto remote_gpus =
-      gpu_scraper ? summarize_remote_gpus(gpu_scraper->stop(), s.server_metrics.gpu_urls, result.origin_monotonic_ns,
-                                          result.duration_s, s.server_metrics.interval_s, output_tokens)
-                  : remote_gpu_telemetry{};
+  if (gpu_scraper) (void)gpu_scraper->stop();  // the last round folded in
+  const auto remote_gpus = gpu_history
+                               ? gpu_history->summarize(result.origin_monotonic_ns, result.duration_s, output_tokens)
+                               : remote_gpu_telemetry{};
   if (shown) say(callbacks.progress, end_of_progress(s.live_progress));
   const bool pooled = is_pooling(load.kind);
   auto metrics = pooled ? pooling_metrics(result.records, result.duration_s, s.selection, load.inputs_per_request,

@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <fstream>
 #include <random>
 
+#include "core/bounded_file.hpp"
 #include "core/error.hpp"
 #include "serve/text_units.hpp"
 
@@ -44,14 +44,13 @@ std::vector<std::int64_t> block_tokens(std::int64_t hash_id, std::int64_t size, 
 
 }  // namespace
 
-std::vector<trace_entry> read_trace(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw usage_error(fmt::format("cannot read --dataset-path {}", path));
+std::vector<trace_entry> read_trace(const std::string& path, std::size_t max_entries) {
+  // Line by line, each line within core::max_line_bytes, only as far as the entries wanted.
+  core::bounded_reader in(path, core::file_kinds::dataset);
   std::vector<trace_entry> trace;
   std::string text;
-  std::size_t line = 0;
-  while (std::getline(in, text)) {
-    ++line;
+  while (trace.size() < max_entries && in.next_line(text)) {
+    const auto line = static_cast<std::size_t>(in.line_number());
     if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
     const auto j = json::parse(text, nullptr, false);
     if (j.is_discarded() || !j.is_object()) malformed(path, line, "not a JSON object");

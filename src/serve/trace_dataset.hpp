@@ -25,9 +25,13 @@ struct trace_entry {
   std::optional<std::string> prompt;   ///< the plain form's text, sent as it is
 };
 
-/// Reads a trace; usage_error naming the file and line of anything malformed (not JSON, no
-/// time, a time going backwards, a length that is not a positive whole number).
-[[nodiscard]] std::vector<trace_entry> read_trace(const std::string& path);
+/// Reads the first `max_entries` requests of a trace (all by default) through
+/// core::bounded_reader: a regular file of at most 1024 MiB, lines of at most 16 MiB
+/// (core::file_kinds::dataset, core::max_line_bytes); usage_error naming the file and line of
+/// anything malformed (not JSON, no time, a time going backwards, a length that is not a
+/// positive whole number) or beyond a limit.
+[[nodiscard]] std::vector<trace_entry> read_trace(const std::string& path,
+                                                  std::size_t max_entries = static_cast<std::size_t>(-1));
 
 struct trace_options {
   std::int64_t block_size = 512;  ///< tokens per hash id (Mooncake's)

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <string_view>
+
 #include "core/error.hpp"
 #include "core/json_text.hpp"
 #include "core/utc_time.hpp"
@@ -9,14 +12,16 @@
 namespace ironbench::validate {
 namespace {
 
-/// Keeps letters, digits, spaces and plain punctuation; anything a shell or a Slurm reason
-/// would treat specially (quotes, $, `, \, control characters) becomes a space.
+/// Keeps letters, digits, spaces and `.,:;=+-_/%()`; anything else becomes a space: quotes,
+/// `$`, backquotes and backslashes (a shell's quoting and expansion), `*?[]` (a glob in an
+/// unquoted word), `{}~!#|&<>` (shell syntax), control characters and non-ASCII bytes.
 std::string safe_text(const std::string& text) {
   std::string out;
   out.reserve(text.size());
   for (const unsigned char c : text) {
-    const bool special = c < 0x20 || c == 0x7f || c == '"' || c == '\'' || c == '$' || c == '`' || c == '\\';
-    out.push_back(special ? ' ' : static_cast<char>(c));
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                       std::string_view(" .,:;=+-_/%()").find(static_cast<char>(c)) != std::string_view::npos;
+    out.push_back(plain ? static_cast<char>(c) : ' ');
   }
   return out;
 }
@@ -58,7 +63,7 @@ std::vector<std::string> checks_with_verdict(const json& validation, const char*
 
 void write_slurm(const std::vector<node_validation>& nodes, std::ostream& out) {
   for (const auto& n : nodes) {
-    if (nodes.size() > 1) out << safe_text(n.node) << '\t';
+    if (nodes.size() > 1) out << scheduler_node_name(n.node) << '\t';
     out << drain_reason(n) << '\n';
   }
 }
@@ -67,12 +72,33 @@ void write_k8s(const std::vector<node_validation>& nodes, std::ostream& out) {
   const auto now = std::chrono::system_clock::now();
   for (const auto& n : nodes) {
     auto condition = node_condition(n, now);
+    // JSON carries the name exactly, as the run file does: no hostlist or shell reads it unparsed.
     if (nodes.size() > 1) condition["node"] = n.node;
     out << core::json_text(condition) << '\n';
   }
 }
 
 }  // namespace
+
+bool is_plain_host_name(std::string_view name) {
+  if (name.empty() || name.size() > 253 || name.front() == '-' || name.front() == '.') return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+           c == '_';
+  });
+}
+
+std::string scheduler_node_name(std::string_view name) {
+  if (is_plain_host_name(name)) return std::string(name);
+  std::string out;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const auto c = static_cast<unsigned char>(name[i]);
+    const bool kept = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                      ((c == '-' || c == '.') && i > 0);
+    out += kept ? std::string(1, static_cast<char>(c)) : fmt::format("%{:02X}", c);
+  }
+  return out.empty() ? "%00" : out;
+}
 
 std::string drain_reason(const node_validation& node) {
   const auto& v = node.validation;

@@ -9,6 +9,7 @@
 #include <functional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/json.hpp"
@@ -31,9 +32,21 @@ inline constexpr std::size_t max_reason_chars = 240;
 
 /// "ironbench validate LEVEL VERDICT: CHECK on DEVICE 0.62x expected; ..." — the FAIL checks
 /// first, then the WARN ones, then the slow checks; PASS names the count of checks. Only
-/// characters safe inside a double-quoted shell word and a Slurm reason (no quotes, `$`,
-/// backquotes, backslashes or control characters), at most max_reason_chars.
+/// letters, digits, spaces and `.,:;=+-_/%()` (what neither a shell, quoted or not, nor a Slurm
+/// reason reads specially; any other byte becomes a space), at most max_reason_chars.
 [[nodiscard]] std::string drain_reason(const node_validation& node);
+
+/// Whether `name` is a plain host name as Slurm takes a NodeName (`hostname -s` or a fully
+/// qualified one): 1 to 253 letters, digits, '-', '.' and '_', not starting with '-' or '.'.
+/// Nothing in it is read specially by a Slurm hostlist (`[`, `]`, `,`, spaces) or a shell.
+[[nodiscard]] bool is_plain_host_name(std::string_view name);
+
+/// A node's name as the scheduler formats print it: a plain host name as it is; any other with
+/// every byte but letters, digits, '_' (and '-' or '.' after the first byte) written %XX
+/// (`n[1-64],x` is `n%5B1-64%5D%2Cx`): no hostlist expands it, no shell splits, globs or runs
+/// it, no two names print the same, and no real node has such a name (a loop that drains the
+/// named nodes refuses it instead of draining 65). An empty name is "%00".
+[[nodiscard]] std::string scheduler_node_name(std::string_view name);
 
 /// The Kubernetes NodeCondition of a node: type "IronbenchValidationFailed", status "True"
 /// for FAIL (the node-problem convention: True means the problem is present) and "False"
@@ -50,7 +63,9 @@ struct scheduler_format {
 
 /// The table of --format values besides the default "table": slurm (one reason line per
 /// node, "NODE<TAB>REASON" when there are several nodes) and k8s-condition (one NodeCondition
-/// JSON per node, one per line, with "node" added when there are several).
+/// JSON per node, one per line, with "node" added when there are several). NODE is
+/// scheduler_node_name of the node's name (a text a hostlist or a shell reads); "node" is the
+/// name exactly, as in the run file (JSON's own quoting keeps it one string).
 [[nodiscard]] const std::vector<scheduler_format>& scheduler_formats();
 
 /// The format named `name`; nullptr for "table" (the default, for people). Throws usage_error

@@ -15,6 +15,7 @@
 #include "files.hpp"
 #include "process.hpp"
 #include "temp_dir.hpp"
+#include "timed_check.hpp"
 
 namespace ironbench::testing {
 namespace {
@@ -42,7 +43,7 @@ TEST(ValidateTimed, QuickOnTheCpuGivesAVerdictPerCheckWithinAMinute) {
       {"validate", "--level", "quick", "--device", "cpu", "--no-save", "--json", run_json, "--md", md, "-q"});
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!IRONBENCH_SANITIZED_BUILD) {
-    EXPECT_LT(seconds, 60) << "the quick level took " << seconds << " s";
+    expect_time_not_above("the quick level's time", seconds, 0, 60, "s");
   }
   const auto v = validation_of(run_json);
   EXPECT_EQ(v.at("level"), "quick");
@@ -123,8 +124,10 @@ TEST(ValidateTimed, AFleetJudgesANodeAgainstItsGoldenNodesStoredRuns) {
   ASSERT_NE(golden.out.find("stored: run"), std::string::npos) << golden.out << golden.err;
   const auto run_json = (dir.path() / "node.json").string();
   const auto far = run_ironbench({"validate", "--device", "cpu", "--db", db, "--no-save", "--expect",
-                                  "tag:fleet=golden", "--expect-factor", "5", "--json", run_json, "-q"});
-  EXPECT_EQ(far.exit_code, 2) << far.out << far.err;  // five times the golden node: every measured check FAILs
+                                  "tag:fleet=golden", "--expect-factor", "10", "--json", run_json, "-q"});
+  // Ten times the golden node: every measured check FAILs (beside busy loops two runs of the
+  // stream triad differed by 4.1 times: docs/testing.md, "Tests that judge time").
+  EXPECT_EQ(far.exit_code, 2) << far.out << far.err;
   const auto v = validation_of(run_json);
   EXPECT_EQ(v.at("expectations"), "tag:fleet=golden");
   int judged = 0;

@@ -1,5 +1,6 @@
 #include "serve/metrics/gpu_exporter_metrics.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -125,6 +126,11 @@ exporter_reading parse_gpu_exporter(std::string_view text) {
   out.rejected_lines = parsed.rejected_lines;
   out.first_problem = std::move(parsed.first_problem);
   return out;
+}
+
+bool is_gpu_exporter_series(std::string_view name) {
+  const auto& rows = table();
+  return std::any_of(rows.begin(), rows.end(), [&](const exporter_series& row) { return name == row.series; });
 }
 
 std::vector<std::string> gpu_exporter_series_names() {

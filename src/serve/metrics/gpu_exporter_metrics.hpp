@@ -44,6 +44,9 @@ struct exporter_reading {
 /// parse_prometheus_text, then read_gpu_exporter. Never throws.
 [[nodiscard]] exporter_reading parse_gpu_exporter(std::string_view text);
 
+/// Whether `name` is a series the schema reads (a scrape keeps only those).
+[[nodiscard]] bool is_gpu_exporter_series(std::string_view name);
+
 /// The series names the schema reads, for the documentation and tests: "EXPORTER FIELD SERIES".
 [[nodiscard]] std::vector<std::string> gpu_exporter_series_names();
 

@@ -15,12 +15,28 @@
 namespace ironbench::serve {
 namespace {
 
-std::size_t append(char* data, std::size_t size, std::size_t count, void* body) {
-  auto* text = static_cast<std::string*>(body);
-  // A /metrics answer is kilobytes; one that grows past 64 MiB is not one.
-  if (text->size() + size * count > (std::size_t{64} << 20)) return 0;
-  text->append(data, size * count);
+// Where an answer's bytes go: its body, up to a bound.
+struct answer_body {
+  std::string text;
+  std::size_t limit = 0;
+  bool over = false;  ///< the answer passed the limit (the transfer was stopped)
+};
+
+std::size_t append(char* data, std::size_t size, std::size_t count, void* out) {
+  auto* body = static_cast<answer_body*>(out);
+  if (body->text.size() + size * count > body->limit) {
+    body->over = true;
+    return 0;  // stops the transfer (CURLE_WRITE_ERROR)
+  }
+  body->text.append(data, size * count);
   return size * count;
+}
+
+std::string bytes_text(std::size_t bytes) {
+  if (bytes >= (std::size_t{1} << 20) && bytes % (std::size_t{1} << 20) == 0) {
+    return fmt::format("{} MiB", bytes >> 20);
+  }
+  return fmt::format("{} bytes", bytes);
 }
 
 bool kept(const prometheus_sample& sample) {
@@ -46,7 +62,8 @@ bool stage_bucket(const prometheus_sample& sample) {
 class endpoint_client {
  public:
   endpoint_client(const std::string& url, const scrape_settings& s)
-      : easy_(curl_easy_init(), &curl_easy_cleanup), error_{} {
+      : easy_(curl_easy_init(), &curl_easy_cleanup), error_{}, settings_(s) {
+    body_.limit = s.max_answer_bytes;
     for (const auto& h : s.headers) headers_ = curl_slist_append(headers_, h.c_str());
     CURL* e = easy_.get();
     curl_easy_setopt(e, CURLOPT_URL, url.c_str());
@@ -73,11 +90,20 @@ class endpoint_client {
 
   endpoint_scrape get() {
     endpoint_scrape out;
-    body_.clear();
+    if (!refused_.empty()) {  // an answer beyond the bounds came before: not asked again
+      out.error = refused_;
+      return out;
+    }
+    body_.text.clear();
+    body_.over = false;
     error_[0] = '\0';
     const CURLcode code = curl_easy_perform(easy_.get());
     long status = 0;
     curl_easy_getinfo(easy_.get(), CURLINFO_RESPONSE_CODE, &status);
+    if (body_.over) {
+      body_.text = std::string();  // its memory back
+      return refuse(fmt::format("the answer passed the {} one scrape may be", bytes_text(body_.limit)));
+    }
     if (code != CURLE_OK) {
       out.error = error_[0] != '\0' ? std::string(error_.data()) : curl_easy_strerror(code);
       return out;
@@ -86,17 +112,29 @@ class endpoint_client {
       out.error = fmt::format("HTTP {}", status);
       return out;
     }
-    auto parsed = parse_prometheus_text(body_);
+    auto parsed = parse_prometheus_text(body_.text, settings_.keep_series);
+    if (body_.text.capacity() > (std::size_t{1} << 20)) body_.text = std::string();  // a large answer's memory back
+    if (settings_.max_sample_lines > 0 && parsed.sample_lines > settings_.max_sample_lines) {
+      return refuse(fmt::format("the answer holds {} series, more than the {} one scrape may hold", parsed.sample_lines,
+                                settings_.max_sample_lines));
+    }
     out.ok = true;
     out.rejected_lines = parsed.rejected_lines;
     out.first_problem = std::move(parsed.first_problem);
-    out.samples.reserve(parsed.samples.size());
-    for (auto& sample : parsed.samples) {
-      if (kept(sample)) {
-        out.samples.push_back(std::move(sample));
-      } else if (stage_bucket(sample)) {
-        out.stage_buckets.push_back(std::move(sample));
+    if (settings_.keep_series) {
+      out.samples = std::move(parsed.samples);
+    } else {
+      out.samples.reserve(parsed.samples.size());
+      for (auto& sample : parsed.samples) {
+        if (kept(sample)) {
+          out.samples.push_back(std::move(sample));
+        } else if (stage_bucket(sample)) {
+          out.stage_buckets.push_back(std::move(sample));
+        }
       }
+    }
+    if (settings_.refuse_answer) {
+      if (auto why = settings_.refuse_answer(out); !why.empty()) return refuse(std::move(why));
     }
     return out;
   }
@@ -104,8 +142,18 @@ class endpoint_client {
  private:
   std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> easy_;
   curl_slist* headers_ = nullptr;
+  // Refuses this answer and every later one: a failed scrape saying why.
+  endpoint_scrape refuse(std::string why) {
+    refused_ = fmt::format("refused: {}; not scraped again during this point", why);
+    endpoint_scrape out;
+    out.error = refused_;
+    return out;
+  }
+
   std::array<char, CURL_ERROR_SIZE> error_;
-  std::string body_;
+  const scrape_settings& settings_;
+  answer_body body_;
+  std::string refused_;
 };
 
 // The origin (scheme://host:port) of a URL.
@@ -164,7 +212,9 @@ void metrics_scraper::loop() {
     scrape_round round;
     for (auto& client : clients) round.endpoints.push_back(client->get());
     round.monotonic_ns = monotonic_now_ns();
-    {
+    if (settings_.on_round) {
+      settings_.on_round(std::move(round));
+    } else {
       std::lock_guard lock(mutex_);
       rounds_.push_back(std::move(round));
     }

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <condition_variable>
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -38,6 +40,21 @@ struct scrape_settings {
   std::vector<std::string> headers;  ///< sent with every GET ("Authorization: Bearer ...")
   std::string ca_file;
   bool verify_tls = true;
+  /// The bounds of one answer (after decompression): its bytes and its sample lines (0: any).
+  /// An answer beyond either is refused: that scrape fails with a one-line error saying which
+  /// bound, and the URL is not asked again for the scraper's life (its later scrapes fail with
+  /// the same error, without a request).
+  std::size_t max_answer_bytes = std::size_t{64} << 20;
+  std::size_t max_sample_lines = 0;
+  /// When set, only the samples whose metric name it accepts are parsed and kept (the other
+  /// lines are counted, not stored); otherwise every sample but histogram buckets (those of the
+  /// stage histograms kept apart) and _created series.
+  std::function<bool(std::string_view)> keep_series;
+  /// When set, checks each answer once parsed: a non-empty text refuses it as the bounds above do.
+  std::function<std::string(const endpoint_scrape&)> refuse_answer;
+  /// When set, each round is handed to it (on the scraper's thread, in time order) instead of
+  /// kept, and stop() returns no rounds: what the consumer keeps is all the memory rounds take.
+  std::function<void(scrape_round&&)> on_round;
 };
 
 /// Scrapes from construction (the first round at once) until stop().

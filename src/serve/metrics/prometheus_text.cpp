@@ -126,8 +126,8 @@ std::string read_sample(std::string_view line, prometheus_sample& sample) {
   return {};
 }
 
-// "# TYPE name kind": records the kind.
-void read_type(std::string_view line, prometheus_exposition& out) {
+// "# TYPE name kind": records the kind (of a family `keep` accepts, when there is one).
+void read_type(std::string_view line, prometheus_exposition& out, const std::function<bool(std::string_view)>& keep) {
   line_reader in{line};
   in.at = 1;
   in.skip_blanks();
@@ -136,6 +136,7 @@ void read_type(std::string_view line, prometheus_exposition& out) {
   const auto name = in.name();
   in.skip_blanks();
   const auto kind = in.token();
+  if (keep && !keep(name)) return;
   if (!name.empty() && !kind.empty()) out.types[std::string(name)] = std::string(kind);
 }
 
@@ -160,7 +161,9 @@ std::string prometheus_sample::series_key() const {
   return key + "}";
 }
 
-prometheus_exposition parse_prometheus_text(std::string_view text) {
+prometheus_exposition parse_prometheus_text(std::string_view text) { return parse_prometheus_text(text, nullptr); }
+
+prometheus_exposition parse_prometheus_text(std::string_view text, const std::function<bool(std::string_view)>& keep) {
   prometheus_exposition out;
   std::size_t number = 0;
   while (!text.empty()) {
@@ -172,8 +175,13 @@ prometheus_exposition parse_prometheus_text(std::string_view text) {
     while (!line.empty() && is_blank(line.front())) line.remove_prefix(1);
     if (line.empty()) continue;
     if (line.front() == '#') {
-      read_type(line, out);
+      read_type(line, out, keep);
       continue;
+    }
+    ++out.sample_lines;
+    if (keep) {
+      line_reader in{line};
+      if (const auto name = in.name(); !name.empty() && !keep(name)) continue;
     }
     prometheus_sample sample;
     if (auto problem = read_sample(line, sample); !problem.empty()) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -32,9 +33,17 @@ struct prometheus_exposition {
   std::map<std::string, std::string> types;  ///< metric family -> counter, gauge, histogram, summary, untyped
   std::size_t rejected_lines = 0;            ///< lines that are neither comments nor samples
   std::string first_problem;                 ///< "line 3: ..." for the first rejected line
+  std::size_t sample_lines = 0;              ///< lines that are not comments nor blank, kept or not
 };
 
 /// Parses a whole /metrics answer.
 [[nodiscard]] prometheus_exposition parse_prometheus_text(std::string_view text);
+
+/// Parses a whole /metrics answer, keeping only the samples whose metric name `keep` accepts:
+/// the other lines are counted (sample_lines) but neither read further nor stored, so an answer
+/// of a million series costs the memory of the few kept. Rejected lines are those kept by
+/// name that cannot be read, and lines without a metric name.
+[[nodiscard]] prometheus_exposition parse_prometheus_text(std::string_view text,
+                                                          const std::function<bool(std::string_view)>& keep);
 
 }  // namespace ironbench::serve

@@ -155,6 +155,37 @@ TEST(RecipeErrors, EachNamesFileLineAndColumn) {
             "r.yaml:4:13: matrix 'n': an empty value in '4,,8'");
 }
 
+// A duration, a repeat count and a tag key a recipe gives are bounded where they are read:
+// "99999999999999999999h" is a finite number of seconds but no deadline, a billion repeats
+// never end, a tag key is a name (`../../x` is none).
+TEST(RecipeErrors, DurationsRepeatsAndTagKeysAreBounded) {
+  EXPECT_EQ(error_of(head + "steps:\n  - serve: {url: http://h, timeout: 99999999999999999999h}\n"),
+            "r.yaml:4:37: timeout '99999999999999999999h' is longer than the 168 h (a week) a recipe's duration "
+            "may be");
+  EXPECT_EQ(error_of(head + "steps:\n  - service: {command: x, ready: {log: up, timeout: 169h}}\n"),
+            "r.yaml:4:53: ready timeout '169h' is longer than the 168 h (a week) a recipe's duration may be");
+  EXPECT_EQ(error_of(head + "steps:\n  - service: {command: x, ready: {log: up}, stop_grace: 1e9s}\n"),
+            "r.yaml:4:57: stop_grace '1e9s' is longer than the 168 h (a week) a recipe's duration may be");
+  EXPECT_EQ(error_of(head + "repeat: 1000000000\n" + echo_step),
+            "r.yaml:3:9: repeat 1000000000 is more than the 1000 a recipe may ask for");
+  EXPECT_EQ(error_of(head + "repeat: 99999999999\n" + echo_step),
+            "r.yaml:3:9: repeat 99999999999 is more than the 1000 a recipe may ask for");
+  EXPECT_EQ(error_of(head + "steps:\n  - command: {command: x, metrics: [{performance: true}], repeat: 1001}\n"),
+            "r.yaml:4:67: repeat 1001 is more than the 1000 a recipe may ask for");
+  EXPECT_EQ(error_of(head + "tags: {../../x: y}\n" + echo_step),
+            "r.yaml:3:17: '../../x' is not a tag name (letters, digits, '_', '-', '.')");
+  EXPECT_EQ(error_of(head + "tags: {'a b': y}\n" + echo_step),
+            "r.yaml:3:15: 'a b' is not a tag name (letters, digits, '_', '-', '.')");
+  EXPECT_EQ(error_of(head + "variables: {v: \"a\\nb\"}\ntags: {study: '${v}'}\n" + echo_step),
+            "r.yaml:4:15: tag 'study' must be one line");
+  // The bounds themselves are taken.
+  const auto p = plan(head +
+                      "repeat: 1000\ntags: {gpu.model-2_x: h200}\nsteps:\n  - command: {command: x, metrics: "
+                      "[{performance: true}], timeout: 168h}\n");
+  EXPECT_EQ(p.repeat, 1000);
+  EXPECT_EQ(p.tags.at(0).first, "gpu.model-2_x");
+}
+
 const char* const profiled_recipe = R"(schema_version: 1
 name: profiled
 variables:

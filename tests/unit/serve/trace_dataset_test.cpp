@@ -2,9 +2,14 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
+#include <sys/stat.h>
 
+#include <fstream>
+#include <functional>
+
+#include "serve/datasets.hpp"
 #include "temp_dir.hpp"
+#include "usage_message.hpp"
 
 namespace ironbench::serve {
 namespace {
@@ -56,6 +61,41 @@ TEST(TraceDataset, EqualHashIdsGiveEqualBlocksAndTimesStartAtZero) {
   EXPECT_EQ(json::parse(requests[1].body).at("max_tokens"), 3);
   EXPECT_EQ(make_trace_requests(t, {4, 32000}, body, 2).size(), 2U) << "--num-prompts takes the first entries";
   EXPECT_EQ(ids_of(make_trace_requests(t, {4, 32000}, body, 1)[0]), a) << "the same trace, the same prompts";
+}
+
+// --dataset-path goes through core::bounded_reader: a regular file only (a FIFO blocked in
+// open() and ignored SIGINT, /dev/zero read 1.2 GB before "has no prompts"), a line of at most
+// 16 MiB (a 300 MB one-line file took 700 MB), and no further than the requests wanted.
+TEST(DatasetFiles, EveryDatasetIsReadThroughTheBoundedReader) {
+  testing::temp_dir dir;
+  const auto fifo = (dir.path() / "fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto long_line = dir.write("long.jsonl", std::string(17 * 1024 * 1024, 'x') + "\n").string();
+  body_settings body;
+  body.model = "m";
+  const std::vector<std::function<void(const std::string&)>> readers = {
+      [](const std::string& path) { (void)read_trace(path); },
+      [&](const std::string& path) { (void)make_custom_requests(path, 8, body, 10); },
+      [](const std::string& path) { (void)read_sharegpt_file(path); }};
+  for (const auto& read : readers) {
+    for (const auto& [path, why] : std::vector<std::pair<std::string, std::string>>{
+             {fifo, "it is a named pipe (FIFO); a --dataset-path file is read from a regular file"},
+             {"/dev/zero", "it is a character device, not a regular file"}}) {
+      EXPECT_EQ(testing::usage_message([&] { read(path); }), "cannot read --dataset-path file '" + path + "': " + why);
+    }
+  }
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(testing::usage_message([&] { readers[i](long_line); }),
+              "cannot read --dataset-path file '" + long_line + "': line 1 holds more than the 16 MiB a line may be");
+  }
+  // Only the entries wanted are read: a malformed line after them is never reached.
+  const auto trace = dir.write("t.jsonl",
+                               "{\"time_s\": 0, \"input_len\": 4, \"output_len\": 2}\n"
+                               "{\"time_s\": 1, \"input_len\": 4, \"output_len\": 2}\nnot json\n")
+                         .string();
+  EXPECT_EQ(read_trace(trace, 2).size(), 2U);
+  EXPECT_NE(testing::usage_message([&] { (void)read_trace(trace); }).find("line 3: not a JSON object"),
+            std::string::npos);
 }
 
 }  // namespace

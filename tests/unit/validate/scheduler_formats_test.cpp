@@ -50,6 +50,48 @@ TEST(SchedulerFormats, AReasonIsShellSafeAndBounded) {
   EXPECT_EQ(1 + named + left, 41) << reason;
 }
 
+// A name no hostlist or shell reading can change: `n[1-64],x` would drain 65 nodes in the
+// documented `scontrol update NodeName="$node"` loop, `$(...)` would run.
+TEST(SchedulerFormats, NodeNamesThatAreNotPlainHostNamesAreEscaped) {
+  for (const char* plain : {"gpu-a07", "node.cluster.example", "n_1", "A1"}) {
+    EXPECT_TRUE(is_plain_host_name(plain)) << plain;
+    EXPECT_EQ(scheduler_node_name(plain), plain);
+  }
+  const std::string hostile = "n[1-64],x;$(touch /tmp/p) `id` |&<>*?!#~{a,b} \"q\"\t'%";
+  EXPECT_FALSE(is_plain_host_name(hostile));
+  const auto shown = scheduler_node_name(hostile);
+  EXPECT_EQ(shown.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._%"),
+            std::string::npos)
+      << shown;
+  EXPECT_EQ(shown.substr(0, 17), "n%5B1-64%5D%2Cx%3");
+  EXPECT_EQ(scheduler_node_name("-rf"), "%2Drf");
+  EXPECT_EQ(scheduler_node_name(".."), "%2E.");
+  EXPECT_EQ(scheduler_node_name("gpu (rank 1)"), "gpu%20%28rank%201%29");
+  EXPECT_EQ(scheduler_node_name("a%5B"), "a%255B") << "'%' itself is escaped: two names never print the same";
+  EXPECT_EQ(scheduler_node_name(""), "%00");
+
+  auto bad = failing_node();
+  bad.node = hostile;
+  const std::vector<node_validation> nodes = {bad, {"gpu-a08", bad.validation, {}}};
+  std::ostringstream slurm;
+  find_scheduler_format("slurm")->write(nodes, slurm);
+  EXPECT_EQ(slurm.str().substr(0, slurm.str().find('\t')), shown);
+  std::ostringstream k8s;
+  find_scheduler_format("k8s-condition")->write(nodes, k8s);
+  // JSON keeps the exact name (as the run file does): its quoting already makes it one string.
+  EXPECT_EQ(json::parse(k8s.str().substr(0, k8s.str().find('\n'))).at("node"), hostile);
+}
+
+TEST(SchedulerFormats, AReasonHoldsNothingAShellOrHostlistReadsSpecially) {
+  json v = {{"level", "quick"}, {"verdict", "FAIL"}, {"checks", json::array()}};
+  v["checks"].push_back(check("gemm (provider=cublaslt, x=1) n[1-64];$(id)|&<>*?!#~{a,b}\u00e9", "FAIL", 0.5));
+  const auto reason = drain_reason({"", v, {}});
+  EXPECT_EQ(reason.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,:;=+-_/%()"),
+            std::string::npos)
+      << reason;
+  EXPECT_NE(reason.find("gemm (provider=cublaslt, x=1) n 1-64 ; (id)"), std::string::npos) << reason;
+}
+
 TEST(SchedulerFormats, TheNodeConditionIsTrueOnlyForAFailure) {
   const auto now = std::chrono::system_clock::time_point(std::chrono::seconds(1'800'000'000));
   const auto failed = node_condition(failing_node(), now);
