@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <memory>
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
@@ -131,15 +132,25 @@ int delete_runs(const results_arguments& a) {
 }
 
 int import_runs(const results_arguments& a) {
-  const auto gathered = results::gather_runs({a.sources.begin(), a.sources.end()});  // everything read first
-  results::results_store store(database_of(a), results::store_access::write);
-  const auto counts = results::import_runs(store, gathered);
-  std::cout << fmt::format("{} added, {} already present in {}\n", counts.added, counts.present, store.path().string());
-  if (!gathered.skipped.empty()) {
-    std::cout << fmt::format("skipped {} JSON file(s) that are not ironbench runs: {}\n", gathered.skipped.size(),
-                             join(gathered.skipped));
+  // Each run is stored as soon as it is read (one run in memory at a time); the target is opened
+  // on the first run to store, so a refused source alone creates nothing.
+  std::unique_ptr<results::results_store> store;
+  const auto location = database_of(a);
+  const auto summary = results::import_sources(
+      {a.sources.begin(), a.sources.end()},
+      [&]() -> results::results_store& {
+        if (!store) store = std::make_unique<results::results_store>(location, results::store_access::write);
+        return *store;
+      },
+      [](const std::string& message) { std::cerr << "ironbench: error: " << message << '\n'; });
+  std::cout << fmt::format("{} added, {} already present in {}\n", summary.counts.added, summary.counts.present,
+                           store ? store->path().string() : location.display());
+  if (!summary.skipped.empty()) {
+    std::cout << fmt::format("skipped {} JSON file(s) that are not ironbench runs: {}\n", summary.skipped.size(),
+                             join(summary.skipped));
   }
-  return exit_ok;
+  for (const auto& note : summary.passed_over) std::cout << "passed over " << note << '\n';
+  return summary.refused.empty() ? exit_ok : exit_usage;
 }
 
 int list_baselines() {

@@ -32,6 +32,13 @@ std::string trend_percent(double change) { return fmt::format("{:+.1f} %", chang
 /// "REGRESSION at run 21 (2026-03-21T02:00:00Z, node-a): bandwidth 81.2 -> 73.0 GB/s (-10.1 %; ..."
 std::string trend_change_line(const results::trend_series& s, const results::trend_entry& e) {
   const auto& v = e.verdict;
+  if (v.rule == results::trend_rule::from_zero) {
+    return fmt::format(
+        "{} at run {} ({}, {}): {} 0 -> {} {} (from 0: {:+} {}; the {} runs before were all 0, where no ratio "
+        "exists), a change from zero",
+        results::to_string(v.flag), e.run, e.start_time, e.host, s.metric, report::format_value(v.level), s.unit,
+        v.absolute_change, s.unit, v.reference_runs);
+  }
   const std::string head = fmt::format("{} at run {} ({}, {}): {} {} -> {} {} ({}; ", results::to_string(v.flag), e.run,
                                        e.start_time, e.host, s.metric, report::format_value(v.reference),
                                        report::format_value(v.level), s.unit, trend_percent(v.change));
@@ -66,8 +73,11 @@ void write_trend_tables(const std::vector<results::trend_series>& all, bool mark
       if (!v.confirmed) flag += " (unconfirmed)";
       if (v.flag == results::trend_flag::steady) flag = "";
       if (v.flag == results::trend_flag::history) flag = "(building history)";
+      const bool from_zero = v.rule == results::trend_rule::from_zero;
       table.add_row({std::to_string(e.run), e.start_time, e.host, report::format_value(e.value),
-                     judged && v.reference > 0 ? trend_percent(v.change) : "",
+                     from_zero                   ? fmt::format("from 0: {:+}", v.absolute_change)
+                     : judged && v.reference > 0 ? trend_percent(v.change)
+                                                 : "",
                      v.p_value ? fmt::format("{:.2g}", *v.p_value) : "", flag});
     }
     if (markdown) {
@@ -158,6 +168,14 @@ command_action add_trend_command(CLI::App& app) {
   command
       ->add_option("--recent", a->recent,
                    "Exit 1 when a regression is found on one of each case's newest N runs (0: anywhere)")
+      // An unsigned option would take -1 as 18446744073709551615.
+      ->check(CLI::Validator(
+          [](const std::string& value) -> std::string {
+            return !value.empty() && value.find_first_not_of("0123456789") == std::string::npos
+                       ? std::string()
+                       : "'" + value + "' is not a count of runs (0, 1, 2 ...)";
+          },
+          "N"))
       ->capture_default_str();
   command->add_option("--format", a->format, "console, markdown or json")
       ->check(CLI::IsMember({"console", "markdown", "json"}))

@@ -92,11 +92,13 @@ void write_trend_html(const std::vector<results::trend_series>& series, const st
       }
       const auto& v = e.verdict;
       out << fmt::format(
-          "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:+.1f} "
-          "%</td><td>{}</td><td>{}</td></tr>\n",
+          "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+          "<td>{}</td></tr>\n",
           v.flag == results::trend_flag::regression ? "regression" : "improvement", escape_html(s.label()),
           escape_html(s.metric), e.run, escape_html(e.start_time), format_value(v.reference), format_value(e.value),
-          v.change * 100, v.p_value ? fmt::format("{:.2g}", *v.p_value) : "-", results::to_string(v.flag));
+          v.rule == results::trend_rule::from_zero ? fmt::format("from 0: {:+}", v.absolute_change)
+                                                   : fmt::format("{:+.1f} %", v.change * 100),
+          v.p_value ? fmt::format("{:.2g}", *v.p_value) : "-", results::to_string(v.flag));
     }
   }
   out << (changes == 0 ? "<p>No significant change in these runs.</p>\n" : "</tbody></table>\n");

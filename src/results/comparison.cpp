@@ -141,7 +141,7 @@ bool metric_higher_is_better(const std::string& name, const std::string& unit) {
     }
   }
   if (name.find("per_usd") != std::string::npos || name.find("per_dollar") != std::string::npos) return true;
-  for (const char* lower : {"latency", "time", "usd", "cost", "price"}) {
+  for (const char* lower : {"latency", "time", "usd", "cost", "price", "failed", "wrong", "error"}) {
     if (name.find(lower) != std::string::npos) return false;
   }
   return true;

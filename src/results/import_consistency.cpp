@@ -37,6 +37,15 @@ void consistency_check::ordered(const std::vector<std::pair<std::string, double>
   }
 }
 
+void consistency_check::at_most(std::string_view stated_name, double stated, double bound, std::string_view bound_from,
+                                std::string_view unit, agreement tolerance) {
+  if (!std::isfinite(bound) || stated <= bound || within(stated, bound, tolerance)) return;
+  problems_.push_back(
+      fmt::format("{} {} exceeds {} = {}", stated_name, with_unit(stated, unit), bound_from, with_unit(bound, unit)));
+}
+
+void consistency_check::contradiction(std::string text) { problems_.push_back(std::move(text)); }
+
 std::string consistency_check::reason() const { return "inconsistent numbers: " + join(problems_, "; "); }
 
 void consistency_check::apply_to(core::case_result& c) const {

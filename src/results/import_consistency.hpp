@@ -33,6 +33,14 @@ class consistency_check {
   /// other: min <= avg <= max, p50 <= p90 <= p99.
   void ordered(const std::vector<std::pair<std::string, double>>& values, std::string_view unit, agreement within = {});
 
+  /// Checks that `stated` (called `stated_name`, in `unit`) is at most `bound`, which the
+  /// file's other numbers give as `bound_from` ("the 12.5 s duration"), within `within` of it.
+  void at_most(std::string_view stated_name, double stated, double bound, std::string_view bound_from,
+               std::string_view unit, agreement within);
+
+  /// Records a contradiction found otherwise ("duration 0 s with 10 requests completed").
+  void contradiction(std::string text);
+
   /// Whether a contradiction was found.
   [[nodiscard]] bool consistent() const { return problems_.empty(); }
   /// "algbw 1e+23 GB/s contradicts 8 B / 136 us = 5.88e-05 GB/s; ...".

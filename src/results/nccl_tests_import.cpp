@@ -619,7 +619,47 @@ std::string device_summary(const std::vector<nccl_tests_device>& devices) {
   return fmt::format("{} on {} host(s)", fmt::join(parts, ", "), hosts.size());
 }
 
+// busbw against algbw x the collective's bus factor (any of those its versions use), or, with
+// the ranks unknown, against the most that factor reaches.
+void check_bus_bandwidth(consistency_check& check, const std::string& collective, int ranks, double algbw,
+                         double busbw) {
+  if (ranks <= 0) {
+    const double most = nccl_tests_max_bus_factor(collective);
+    check.at_most("busbw", busbw, algbw * most,
+                  fmt::format("algbw {:g} GB/s x {:g} (the largest bus factor of {}, at any rank count)", algbw, most,
+                              collective),
+                  "GB/s", nccl_tests_busbw_agreement);
+    return;
+  }
+  const auto factors = nccl_tests_bus_factors(collective, ranks);
+  if (factors.empty()) return;
+  for (const double f : factors) {
+    consistency_check one;
+    one.agree("busbw", busbw, algbw * f, "", "GB/s", nccl_tests_busbw_agreement);
+    if (one.consistent()) return;
+  }
+  const double f = factors.front();
+  check.agree("busbw", busbw, algbw * f,
+              fmt::format("algbw {:g} GB/s x {:.6g} ({}'s bus factor for {} ranks{})", algbw, f, collective, ranks,
+                          factors.size() > 1 ? fmt::format(", or {:.6g}", factors.back()) : std::string()),
+              "GB/s", nccl_tests_busbw_agreement);
+}
+
 }  // namespace
+
+std::vector<double> nccl_tests_bus_factors(const std::string& collective, int ranks) {
+  if (ranks <= 0) return {};
+  const double n = ranks;
+  if (collective == "all_reduce") return {2 * (n - 1) / n};
+  if (collective == "all_gather" || collective == "reduce_scatter" || collective == "alltoall") return {(n - 1) / n};
+  if (collective == "broadcast" || collective == "reduce" || collective == "sendrecv") return {1.0};
+  if (collective == "gather" || collective == "scatter" || collective == "alltoallv" || collective == "hypercube") {
+    return {(n - 1) / n, 1.0};
+  }
+  return {};
+}
+
+double nccl_tests_max_bus_factor(const std::string& collective) { return collective == "all_reduce" ? 2.0 : 1.0; }
 
 std::vector<nccl_tests_report> parse_nccl_tests(const std::string& text, const std::string& source) {
   const auto content = trim_copy(text);
@@ -731,6 +771,7 @@ std::vector<core::case_result> nccl_tests_cases(const nccl_tests_report& report,
         check.agree("algbw", p.algbw_gbs, static_cast<double>(row.bytes) / p.time_us / 1e3,
                     fmt::format("{} B / {:g} us", row.bytes, p.time_us), "GB/s", nccl_tests_bandwidth_agreement);
       }
+      check_bus_bandwidth(check, collective, ranks, p.algbw_gbs, p.busbw_gbs);
       check.apply_to(c);
       c.notes["source"] = source;
       c.notes["imported_from"] = fmt::format("nccl-tests {} output{}", report.format,

@@ -101,12 +101,29 @@ struct nccl_tests_options {
 /// 2), far below a damaged or made-up number.
 inline constexpr agreement nccl_tests_bandwidth_agreement{0.02, 0.01};
 
+/// The bus bandwidth factors (busbw = algbw x factor) nccl-tests and rccl-tests use for
+/// `collective` over `ranks` ranks (nccl-tests' doc/PERFORMANCE.md and its *GetBw): all_reduce
+/// 2(n-1)/n; all_gather, reduce_scatter and alltoall (n-1)/n; broadcast, reduce and sendrecv
+/// 1; gather, scatter, alltoallv and hypercube (n-1)/n or 1 (versions and forks differ). With
+/// `ranks` 0 (unknown): none. Empty for a collective it does not know.
+[[nodiscard]] std::vector<double> nccl_tests_bus_factors(const std::string& collective, int ranks);
+
+/// The largest bus factor `collective` reaches at any rank count (2 for all_reduce, else 1):
+/// what a row's busbw is held to when the output does not say how many ranks it had.
+[[nodiscard]] double nccl_tests_max_bus_factor(const std::string& collective);
+
+/// How far a row's busbw may be from its algbw x the bus factor: 2 % and 0.02 GB/s (both
+/// printed to 2 decimals, so the product of a rounded algbw may be off by 0.015).
+inline constexpr agreement nccl_tests_busbw_agreement{0.02, 0.02};
+
 /// One case per row and placement, as ironbench's collectives cases: benchmark
 /// "collectives", device "N ranks", parameters collective, dtype, op ("none" for collectives
 /// that do not reduce), root (-1 without one), size (B), placement, ranks; metrics time_us
 /// (us), algbw and busbw (GB/s), wrong (elements; -1 when not checked). A case with wrong
 /// elements is invalid, and so is one whose algbw contradicts its size / time
-/// (nccl_tests_bandwidth_agreement), with the contradiction as its reason. Notes: source,
+/// (nccl_tests_bandwidth_agreement) or whose busbw contradicts its algbw x the bus factor of its
+/// collective and rank count (nccl_tests_bus_factors, nccl_tests_busbw_agreement; with the
+/// ranks unknown, above algbw x nccl_tests_max_bus_factor), with the contradiction as its reason. Notes: source,
 /// device names, nccl-tests' count and type, the average bus bandwidth of the table.
 [[nodiscard]] std::vector<core::case_result> nccl_tests_cases(const nccl_tests_report& report,
                                                               const std::string& source,

@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "core/text_match.hpp"
+#include "results/import_consistency.hpp"
 #include "results/import_text.hpp"
 
 namespace ironbench::results {
@@ -258,6 +259,15 @@ std::vector<core::case_result> perftest_cases(const perftest_report& report, con
       if (report.parameters.count(key)) c.notes[key] = report.parameters.at(key);
     }
     if (!report.peak_measured) c.notes["bw_peak"] = "not measured (duration mode, -D)";
+    // perftest derives the message rate from the average: bytes x messages per second.
+    consistency_check check;
+    const double unit_bytes_per_s = report.unit == "Gb/sec" ? 1e9 / 8 : 1048576.0;
+    const double implied = r.message_rate_mpps * 1e6 * static_cast<double>(r.bytes) / unit_bytes_per_s;
+    const agreement printed{perftest_rate_agreement.relative,
+                            perftest_rate_agreement.absolute + 0.5 * static_cast<double>(r.bytes) / unit_bytes_per_s};
+    check.agree("BW average", r.average, implied, fmt::format("MsgRate {:g} Mpps x {} B", r.message_rate_mpps, r.bytes),
+                report.unit, printed);
+    check.apply_to(c);
     cases.push_back(std::move(c));
   }
   return cases;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/result.hpp"
+#include "results/import_consistency.hpp"
 
 namespace ironbench::results {
 
@@ -37,8 +38,14 @@ struct perftest_report {
 /// no column header, or no result row.
 [[nodiscard]] perftest_report parse_perftest(const std::string& text, const std::string& source);
 
+/// How far a row's BW average may be from MsgRate x #bytes, which perftest derives it from: 1 %
+/// and 0.01 of its unit (its 2 decimals), plus what the message rate's 6 decimals round.
+inline constexpr agreement perftest_rate_agreement{0.01, 0.01};
+
 /// One case per row: benchmark "ib_write_bw" / "ib_read_bw" / "ib_send_bw", device the HCA,
 /// parameters size (B), direction, qps; metrics bw_average and bw_peak (Gb/s), msg_rate (Mpps).
+/// A row whose BW average contradicts MsgRate x #bytes (perftest_rate_agreement) is invalid
+/// with the contradiction as its reason.
 [[nodiscard]] std::vector<core::case_result> perftest_cases(const perftest_report& report, const std::string& source);
 
 }  // namespace ironbench::results

@@ -50,8 +50,9 @@ void check_date(const std::string& text, const char* flag) {
   if (text.size() >= 19 && number(17, 2) > 60) refuse();
 }
 
-/// `run` as the rows a back end stores.
-run_row row_of(const core::run_result& run, const std::string& json_path) {
+/// `run` as the rows a back end stores; `telemetry`, when given, is the run's telemetry moved
+/// out of it (run.telemetry left empty), moved into the document in its place.
+run_row row_of(const core::run_result& run, const std::string& json_path, json* telemetry = nullptr) {
   run_row row;
   row.uuid = run.uuid;
   row.start_time = run.start_time;
@@ -60,7 +61,13 @@ run_row row_of(const core::run_result& run, const std::string& json_path) {
   row.command = run.argv.size() > 1 ? run.argv[1] : std::string("unknown");
   row.status = std::string(core::to_string(run.status));
   row.json_path = json_path;
-  row.document = core::json_text(core::to_json(run));
+  if (telemetry != nullptr) {
+    auto document = core::to_json(run);
+    document["telemetry"] = std::move(*telemetry);  // in its place: the key is already there
+    row.document = core::json_text(document);
+  } else {
+    row.document = core::json_text(core::to_json(run));
+  }
   row.tags = run.tags;
   for (const auto& c : run.cases) {
     json metrics = json::object();
@@ -155,6 +162,17 @@ added_run results_store::add(const core::run_result& run, const std::string& jso
   return {outcome.id, outcome.added};
 }
 
+added_run results_store::add(core::run_result&& run, const std::string& json_path) {
+  if (run.uuid.empty()) throw error("results_store::add needs a run with a uuid");
+  json telemetry = std::move(run.telemetry);
+  run.telemetry = json::array();
+  auto row = row_of(run, json_path, &telemetry);
+  telemetry = json();
+  run = core::run_result();  // its memory back before the row is written
+  const auto outcome = writable().insert(row);
+  return {outcome.id, outcome.added};
+}
+
 std::optional<std::int64_t> results_store::find(const std::string& uuid) const {
   if (!backend_->holds_database()) return std::nullopt;
   if (schema_version() < 2) {  // an older database read as it is: the uuids are derived
@@ -228,16 +246,20 @@ store_location database_path(const std::string& given) {
   return given.empty() ? default_database_path() : store_location(std::string_view(given));
 }
 
+bool is_valid_tag(std::string_view key, std::string_view value) {
+  const auto is_key_character = [](char c) { return is_letter(c) || is_digit(c) || c == '_' || c == '.' || c == '-'; };
+  return !key.empty() && std::all_of(key.begin(), key.end(), is_key_character) && !value.empty() &&
+         value.find_first_of("\r\n") == std::string_view::npos;
+}
+
 std::pair<std::string, std::string> parse_tag(const std::string& text, const std::string& what) {
   const auto equals = text.find('=');
-  const auto key = std::string_view(text).substr(0, equals);
-  const auto is_key_character = [](char c) { return is_letter(c) || is_digit(c) || c == '_' || c == '.' || c == '-'; };
-  if (equals == std::string::npos || key.empty() || equals + 1 == text.size() ||
-      !std::all_of(key.begin(), key.end(), is_key_character) || text.find_first_of("\r\n") != std::string::npos) {
+  if (equals == std::string::npos ||
+      !is_valid_tag(std::string_view(text).substr(0, equals), std::string_view(text).substr(equals + 1))) {
     throw usage_error(fmt::format("{} '{}' is not KEY=VALUE (KEY: letters, digits, '_', '-', '.'; VALUE: one line)",
                                   what, excerpt(text)));
   }
-  return {std::string(key), text.substr(equals + 1)};
+  return {text.substr(0, equals), text.substr(equals + 1)};
 }
 
 std::map<std::string, std::string> parse_tags(const std::vector<std::string>& texts, const std::string& what) {

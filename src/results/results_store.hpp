@@ -24,6 +24,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/result.hpp"
@@ -92,6 +93,9 @@ class results_store {
   /// Stores `run` (which must have a uuid) unless a run with its uuid is already there, in one
   /// transaction: importing a run twice, or from two nodes at once, stores it once.
   added_run add(const core::run_result& run, const std::string& json_path);
+  /// As above, taking `run` apart as it goes: its telemetry (most of a long GPU run) moves into
+  /// the stored document instead of being copied.
+  added_run add(core::run_result&& run, const std::string& json_path);
   /// The id of the run with `uuid` in this store.
   [[nodiscard]] std::optional<std::int64_t> find(const std::string& uuid) const;
   [[nodiscard]] std::vector<stored_run> list(const run_filter& filter) const;
@@ -124,8 +128,13 @@ class results_store {
 /// `given` (a --db value), or default_database_path() when it is empty.
 [[nodiscard]] store_location database_path(const std::string& given);
 
-/// Parses "key=value" (key: letters, digits, '_', '-', '.'; value: not empty). Throws
-/// usage_error naming `what` (e.g. "--tag") otherwise.
+/// Whether `key` and `value` make a tag: a key of letters, digits, '_', '-' and '.' (no '=',
+/// space, ';' or '$'), a value that is not empty and on one line (no CR or LF): what --tag
+/// accepts, and what `results import` accepts of a run's tags.
+[[nodiscard]] bool is_valid_tag(std::string_view key, std::string_view value);
+
+/// Parses "key=value" (is_valid_tag's rules). Throws usage_error naming `what` (e.g. "--tag")
+/// otherwise.
 [[nodiscard]] std::pair<std::string, std::string> parse_tag(const std::string& text, const std::string& what);
 
 /// parse_tag() of each of `texts`, as one map. One key given twice with different values

@@ -113,13 +113,28 @@ class detector {
         window_(std::max(options.window, min_history_)) {}
 
   std::vector<trend_verdict> run() {
-    std::size_t seen = 0;  // usable runs so far
+    std::size_t seen = 0;   // usable runs so far
+    std::size_t zeros = 0;  // runs of exactly 0 just before this one (runs without a finite value passed over)
     for (std::size_t i = 0; i < points_.size(); ++i) {
       auto& v = verdicts_[i];
-      if (!usable(points_[i].value)) {
-        v.flag = seen >= min_history_ ? trend_flag::steady : trend_flag::history;  // listed, never judged
+      const double x = points_[i].value;
+      if (!usable(x)) {
+        if (x == 0) {
+          ++zeros;
+        } else if (std::isfinite(x)) {
+          zeros = 0;  // a negative value: no level of 0
+        }
+        // Listed, never judged (a 0 after min_history of them: the level of 0 holds).
+        v.flag = seen >= min_history_ || zeros > min_history_ ? trend_flag::steady : trend_flag::history;
         continue;
       }
+      if (zeros >= min_history_) {
+        from_zero(i, zeros);
+        zeros = 0;
+        ++seen;
+        continue;
+      }
+      zeros = 0;
       if (seen++ < min_history_) continue;  // history
       judge(i);
     }
@@ -239,6 +254,23 @@ class detector {
       if (*v.p_value >= options_.alpha || !excludes_one) return false;
     }
     return true;
+  }
+
+  /// Run i, positive after `zeros` runs of exactly 0: a change from 0 that starts a new level
+  /// (a pending suspect of the level before dropped: the zeros came after it).
+  void from_zero(std::size_t i, std::size_t zeros) {
+    for (const std::size_t p : pending_) make_outlier(p);
+    pending_.clear();
+    auto& v = verdicts_[i];
+    v = trend_verdict{};
+    v.flag = worse(1) ? trend_flag::regression : trend_flag::improvement;
+    v.rule = trend_rule::from_zero;
+    v.detected_at = i;
+    v.reference_runs = zeros;
+    v.level = value(i);
+    v.level_runs = 1;
+    v.absolute_change = value(i);
+    level_starts_.push_back(i);
   }
 
   void make_outlier(std::size_t r) {
@@ -429,6 +461,7 @@ const char* to_string(trend_rule rule) {
     case trend_rule::none: return "";
     case trend_rule::step: return "step";
     case trend_rule::change_point: return "change point";
+    case trend_rule::from_zero: return "from zero";
   }
   return "?";
 }

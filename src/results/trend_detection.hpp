@@ -56,6 +56,7 @@ enum class trend_rule {
   none,
   step,          ///< a suspect outside the band, and the confirm_runs after it agreeing
   change_point,  ///< E-divisive's split between the level's runs before this one and from it on
+  from_zero,     ///< a value other than 0 after a level of 0 (no ratio to judge it by)
 };
 
 [[nodiscard]] const char* to_string(trend_flag flag);
@@ -71,7 +72,8 @@ struct trend_verdict {
   double level = 0;                    ///< a change: the new level (step: this run's value; change point: the
                                        ///< median of the runs from this one on when it was found)
   std::size_t level_runs = 0;          ///< a change: the runs that level is the median of
-  double change = 0;                   ///< value / reference - 1 (a change: level / reference - 1)
+  double change = 0;                   ///< value / reference - 1 (a change: level / reference - 1); 0 from zero
+  double absolute_change = 0;          ///< from zero: the value (value - 0), in the metric's unit
   double scatter = 0;                  ///< the robust SD of a run's value the band used (metric units)
   std::optional<double> p_value;       ///< step: U test of the samples (absent without); change point: permutation test
   std::optional<double> speedup_low, speedup_high;  ///< bootstrap interval of reference time / run time
@@ -79,7 +81,13 @@ struct trend_verdict {
 
 /// Judges every point in order, each with only the points before it (a suspect's fate with the
 /// `confirm_runs` after it). Runs with a value that is not positive and finite are listed, never
-/// judged nor used.
+/// judged nor used, but for the zero rule below.
+///
+/// Zero rule (a level of 0, where no ratio exists: a count of wrong elements or failed requests,
+/// a rate that was 0): a positive value whose `min_history` runs before it (those with a finite
+/// value) were all exactly 0 is a change from 0, flagged at once with the rule from_zero,
+/// reference 0, change 0 and absolute_change its value (a regression when lower is better, an
+/// improvement when higher is), and starts a new level.
 ///
 /// Reference: the current level's runs before this one (the level begins at the start of the
 /// history or at the last change; outliers and pending suspects left out), the newest `window`;

@@ -120,6 +120,7 @@ json trends_json(const std::vector<trend_series>& series) {
         r["detected_at_run"] = s.entries.at(e.verdict.detected_at).run;
         r["level"] = e.verdict.level;
         r["level_runs"] = e.verdict.level_runs;
+        if (e.verdict.rule == trend_rule::from_zero) r["absolute_change"] = e.verdict.absolute_change;
       }
       if (e.verdict.p_value) r["p_value"] = *e.verdict.p_value;
       if (e.verdict.speedup_low) r["speedup_low"] = *e.verdict.speedup_low;

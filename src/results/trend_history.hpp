@@ -55,9 +55,10 @@ struct trend_series {
 /// The series as JSON: [{"case", "benchmark", "device", "params", "metric", "unit",
 /// "higher_is_better", "runs": [{"run", "uuid", "start_time", "host", "value", "samples",
 /// "flag", "reference", "reference_runs", "change", "scatter", and for a regression or an
-/// improvement "rule" ("step" or "change point"), "confirmed", "detected_at_run" (the store id of
-/// the run on whose night it was flagged), "level", "level_runs"; "p_value"?, "speedup_low"?,
-/// "speedup_high"?}]}]. "flag" is history, steady, REGRESSION, improvement or outlier.
+/// improvement "rule" ("step", "change point" or "from zero"), "confirmed", "detected_at_run" (the
+/// store id of the run on whose night it was flagged), "level", "level_runs", and from zero
+/// "absolute_change" (the value: its "change" is 0, a ratio to 0 being none); "p_value"?,
+/// "speedup_low"?, "speedup_high"?}]}]. "flag" is history, steady, REGRESSION, improvement or outlier.
 [[nodiscard]] json trends_json(const std::vector<trend_series>& series);
 
 }  // namespace ironbench::results

@@ -245,8 +245,82 @@ vllm_result result_of(const json& object, std::size_t index, std::size_t count, 
   return r;
 }
 
-// A result's throughputs against its totals over its duration, and each latency's
-// percentiles (the median as p50) against their order.
+// The latencies against each other and against the duration: every request's latencies lie
+// within the benchmark's duration; its TTFT comes before its E2EL, which is TTFT + TPOT x
+// (output tokens - 1); and the requests in flight at once never exceed the concurrency.
+void check_latencies(const vllm_result& r, consistency_check& check) {
+  namespace key = schema::vllm_key;
+  const auto value = [&](const std::string& name) -> std::optional<double> {
+    const auto it = r.values.find(name);
+    return it == r.values.end() ? std::nullopt : std::optional<double>(it->second);
+  };
+  const auto completed = r.completed.value_or(0);
+  if (completed > 0 && r.duration_s && !(*r.duration_s > 0)) {
+    check.contradiction(fmt::format("duration {:g} s with {} requests completed", *r.duration_s, completed));
+  }
+  // Each statistic but the spread (mean, median, pNN) of a latency is one of the requests' or
+  // between them, and each request started and ended within the duration.
+  const auto statistic_of = [](const std::string& name, const std::string& metric) -> std::string {
+    const auto suffix = "_" + metric + "_ms";
+    if (!name.ends_with(suffix)) return {};
+    const auto statistic = name.substr(0, name.size() - suffix.size());
+    return statistic == "std" ? std::string() : statistic;
+  };
+  if (r.duration_s && *r.duration_s > 0 && completed > 0) {
+    const double limit_ms = *r.duration_s * 1e3;
+    for (const auto& [name, v] : r.values) {
+      for (const auto& metric : schema::latency_metrics()) {
+        if (statistic_of(name, metric).empty()) continue;
+        check.at_most(name, v, limit_ms, fmt::format("the {:g} s duration", *r.duration_s), "ms",
+                      vllm_latency_agreement);
+      }
+    }
+  }
+  // TTFT <= E2EL request by request: so for the mean, the median and every percentile.
+  for (const auto& [name, ttft] : r.values) {
+    const auto statistic = statistic_of(name, "ttft");
+    if (statistic.empty()) continue;
+    const auto e2el_name = statistic + "_e2el_ms";
+    if (const auto e2el = value(e2el_name)) {
+      check.at_most(name, ttft, *e2el,
+                    fmt::format("{} {:g} ms (a request's first token comes before its last)", e2el_name, *e2el), "ms",
+                    vllm_latency_agreement);
+    }
+  }
+  // E2EL - TTFT = TPOT x (output tokens - 1) for each request with two tokens or more: the mean
+  // over requests of E2EL - TTFT, per output token after each first, is a mean of TPOTs weighted by
+  // those tokens, so at least the smallest TPOT, itself at least mean - std x sqrt(n - 1).
+  const auto mean_ttft = value("mean_ttft_ms"), mean_e2el = value("mean_e2el_ms");
+  const auto mean_tpot = value("mean_tpot_ms"), std_tpot = value("std_tpot_ms");
+  const auto output = value(key::total_output_tokens);
+  if (mean_ttft && mean_e2el && mean_tpot && std_tpot && output && completed > 0 &&
+      *output > static_cast<double>(completed)) {
+    const double n = static_cast<double>(completed);
+    const double weighted = n * (*mean_e2el - *mean_ttft) / (*output - n);
+    const double lowest = *mean_tpot - *std_tpot * std::sqrt(n - 1);
+    if (lowest > 0) {
+      check.at_most(fmt::format("mean_tpot_ms - std_tpot_ms x sqrt({} - 1) (the lowest TPOT there can be)", completed),
+                    lowest, weighted,
+                    fmt::format("(mean_e2el_ms - mean_ttft_ms) x {} requests / ({:g} output tokens - {}), the "
+                                "TPOT of their output tokens after the first",
+                                completed, *output, completed),
+                    "ms", vllm_latency_agreement);
+    }
+  }
+  // The requests' E2ELs add up to at most the concurrency x the duration.
+  double concurrency = value(key::max_concurrent_requests).value_or(0);
+  if (concurrency <= 0) concurrency = static_cast<double>(r.max_concurrency);
+  if (mean_e2el && concurrency > 0 && r.duration_s && *r.duration_s > 0 && completed > 0) {
+    check.at_most(fmt::format("mean_e2el_ms x {} completed", completed), *mean_e2el * static_cast<double>(completed),
+                  concurrency * *r.duration_s * 1e3,
+                  fmt::format("{:g} requests in flight at most x the {:g} s duration", concurrency, *r.duration_s),
+                  "ms", vllm_latency_agreement);
+  }
+}
+
+// A result's throughputs against its totals over its duration, its latencies against each
+// other and the duration, and each latency's percentiles (the median as p50) against their
+// order.
 consistency_check consistency_of(const vllm_result& r) {
   namespace key = schema::vllm_key;
   consistency_check check;
@@ -275,6 +349,7 @@ consistency_check consistency_of(const vllm_result& r) {
                  fmt::format("{} completed requests", *r.completed), "req/s");
     }
   }
+  check_latencies(r, check);
   for (const auto& metric : schema::latency_metrics()) {
     std::vector<std::pair<double, std::pair<std::string, double>>> percentiles;
     for (const auto& [name, v] : r.values) {

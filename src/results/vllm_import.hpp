@@ -51,6 +51,11 @@ struct vllm_result {
 /// writes each as that quotient, unrounded.
 inline constexpr agreement vllm_throughput_agreement{0.01, 1e-9};
 
+/// How far a latency may pass the bound its result's other numbers set (the duration, the
+/// E2EL, the concurrency x the duration) before its case is invalid: 1 % and 0.01 ms, for
+/// what printing and summing round.
+inline constexpr agreement vllm_latency_agreement{0.01, 0.01};
+
 /// One case per result, as ironbench's serve cases: benchmark "serve", device the model
 /// (else the backend); parameters max_concurrency (0: unlimited), request_rate ("inf" or
 /// req/s), num_prompts; metrics request_throughput, output_throughput,
@@ -59,8 +64,14 @@ inline constexpr agreement vllm_throughput_agreement{0.01, 1e-9};
 /// duration (s) and completed. A metric the file lacks is left out, never written as 0.
 /// notes["result"] holds the original object; no timing (the per-request arrays stay there).
 /// A result where no request completed is a failed case; one whose throughputs contradict
-/// its totals and duration (vllm_throughput_agreement), or whose percentiles of a latency
-/// decrease (p99 below the median), is invalid with the contradiction as its reason.
+/// its totals and duration (vllm_throughput_agreement), whose percentiles of a latency
+/// decrease (p99 below the median), or whose latencies contradict each other or the duration
+/// (vllm_latency_agreement: a duration of 0 with requests completed; a mean, median or
+/// percentile of a latency beyond the duration; a TTFT statistic above the same E2EL one;
+/// mean_tpot_ms - std_tpot_ms x sqrt(completed - 1) above (mean_e2el_ms - mean_ttft_ms) x
+/// completed / (total_output_tokens - completed); mean_e2el_ms x completed above the
+/// concurrency (max_concurrent_requests, else max_concurrency) x the duration) is invalid with
+/// the contradiction as its reason.
 [[nodiscard]] std::vector<core::case_result> vllm_cases(const std::vector<vllm_result>& results,
                                                         const std::string& source);
 

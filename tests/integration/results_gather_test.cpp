@@ -10,6 +10,8 @@
 #include <fstream>
 #include <regex>
 
+#include <sys/stat.h>
+
 #include "core/json.hpp"
 #include "files.hpp"
 #include "process.hpp"
@@ -128,6 +130,72 @@ TEST_P(ResultsImport, RefusesCorruptForeignAndNewerInputsInOneLine) {
   } else {
     EXPECT_EQ(postgres_tables(db), 0u);
   }
+}
+
+// Issue 44: a folder is imported file by file, each run stored as it is read; what cannot be
+// imported is named in one line each (exit 2) and what can is stored; loops, dangling links and
+// FIFOs in the folder are passed over by name. Before, the symbolic link loop ended the import
+// with a raw filesystem error (exit 1) and a corrupt file stored nothing.
+TEST_P(ResultsImport, AFolderIsImportedFileByFileItsBadEntriesNamed) {
+  const temp_dir dir("ironbench_gather_cli_");
+  const auto node = (dir / "node").string();
+  measure_on(node, "node=a");
+  measure_on(node, "node=a");
+  const auto saved = fs::path(node) / "saved";
+  { std::ofstream(saved / "cut.json") << R"({"schema_version": 1, "cases": [{"benchmark": "st)"; }
+  auto tagged = json::parse(read_file(fs::directory_iterator(saved)->path().string()));
+  tagged["uuid"] = "0192abcd-0000-4000-8000-000000000001";
+  tagged["tags"] = {{"env\nnode", "b"}};
+  { std::ofstream(saved / "tagged.json") << tagged.dump(); }
+  fs::create_symlink("loop-b.json", saved / "loop-a.json");
+  fs::create_symlink("loop-a.json", saved / "loop-b.json");
+  ASSERT_EQ(::mkfifo((saved / "pipe.json").c_str(), 0600), 0);
+  const auto db = fresh_store((dir / "shared.db").string(), "gather_streamed");
+  const auto r = run_ironbench({"results", "import", saved.string(), "--db", db});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.out.find("2 added, 0 already present"), std::string::npos) << r.out;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
+  EXPECT_NE(r.err.find((saved / "cut.json").string() + ": not an ironbench run: not valid JSON"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find((saved / "tagged.json").string() + ": tag \"env\\nnode\"=\"b\" is not KEY=VALUE"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("passed over " + (saved / "loop-a.json").string() + ": a loop of symbolic links"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("passed over " + (saved / "pipe.json").string() + ": a named pipe (FIFO)"), std::string::npos)
+      << r.out;
+  const auto listed = run_ironbench({"results", "list", "--db", db});
+  EXPECT_NE(listed.out.find("2 run(s)"), std::string::npos) << listed.out;
+}
+
+TEST_P(ResultsImport, AFifoADamagedDatabaseAndAnOverflowAreRefusedNamingTheFile) {
+  const temp_dir dir("ironbench_gather_cli_");
+  const auto db = fresh_store((dir / "shared.db").string(), "gather_named");
+  // A FIFO nobody writes: refused at once (it waited for a writer before).
+  const auto pipe = (dir / "pipe.json").string();
+  ASSERT_EQ(::mkfifo(pipe.c_str(), 0600), 0);
+  const auto r = run_program("timeout", {"60", ironbench_binary(), "results", "import", pipe, "--db", db});
+  EXPECT_NE(r.exit_code, 124) << "the import waited on the FIFO";
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("'" + pipe + "': it is a named pipe (FIFO)"), std::string::npos) << r.err;
+  // "schema_version": 1e400 (exit 1 without the file's name before).
+  { std::ofstream(dir / "overflow.json") << R"({"schema_version": 1e400, "cases": []})"; }
+  EXPECT_NE(import_refused({"results", "import", (dir / "overflow.json").string(), "--db", db})
+                .find((dir / "overflow.json").string()),
+            std::string::npos);
+  // A results database whose pages are damaged (exit 1 without the file's name before).
+  measure_on((dir / "node").string(), "node=x");
+  measure_on((dir / "node").string(), "node=x");
+  const auto damaged = (dir / "node" / "results.db").string();
+  {
+    std::fstream f(damaged, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(4096 + 10);
+    const std::string garbage(3000, '\x07');
+    f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+  }
+  const auto message = import_refused({"results", "import", damaged, "--db", db});
+  EXPECT_NE(message.find("cannot read results database " + damaged), std::string::npos) << message;
 }
 
 }  // namespace

@@ -123,11 +123,40 @@ TEST_P(Trend, BadSelectionsAreOneLineUsageErrors) {
         std::vector<std::string>{"trend", "bandwidth", "--db", db, "--tag", "suite=weekly"},
         std::vector<std::string>{"trend", "bandwidth", "--db", db, "--min-difference", "50 percent"},
         std::vector<std::string>{"trend", "bandwidth", "--db", db, "--since", "last week"},
+        std::vector<std::string>{"trend", "bandwidth", "--db", db, "--recent", "-1"},
         std::vector<std::string>{"report", "--db", db}}) {
     const auto r = run_ironbench(args);
     EXPECT_EQ(r.exit_code, 2) << args[1] << ": " << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }
+  // Not taken as 18446744073709551615, and said plainly.
+  const auto r = run_ironbench({"trend", "bandwidth", "--db", db, "--recent", "-1"});
+  EXPECT_NE(r.err.find("--recent: '-1' is not a count of runs (0, 1, 2 ...)"), std::string::npos) << r.err;
+}
+
+// Issue 44: a count that is 0 night after night and then 1000 has no ratio to judge; trend said
+// nothing. It is a change from zero: a regression of failed requests, exit 1.
+TEST_P(Trend, AMetricLeavingALevelOfZeroIsFlagged) {
+  const temp_dir dir("ironbench_trend_");
+  const auto db = fresh_store((dir / "nightly.db").string(), "trend_zero");
+  std::mt19937_64 random(3);
+  for (int night = 1; night <= 8; ++night) {
+    auto run = night_run(night, -1, random);
+    run["cases"][0]["metrics"].push_back({{"name", "failed"}, {"value", night < 8 ? 0 : 1000}, {"unit", "requests"}});
+    std::ofstream(dir / ("night-" + std::to_string(night) + ".json")) << run.dump();
+  }
+  ASSERT_EQ(run_ironbench({"results", "import", dir.path().string(), "--db", db}).exit_code, 0);
+  auto r = run_ironbench({"trend", "failed", "--db", db});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("REGRESSION at run 8 (2026-01-08T02:00:00Z, node-a): failed 0 -> 1000 requests (from 0: +1000 "
+                       "requests; the 7 runs before were all 0"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("from 0: +1000"), std::string::npos) << r.out;
+  r = run_ironbench({"trend", "failed", "--db", db, "--format", "json"});
+  const auto last = json::parse(r.out)[0]["runs"].back();
+  EXPECT_EQ(last["rule"], "from zero");
+  EXPECT_EQ(last["absolute_change"], 1000);
 }
 
 TEST_P(Trend, ReportDrawsTheHistoryWithTheChangeMarked) {

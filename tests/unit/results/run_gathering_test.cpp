@@ -3,9 +3,13 @@
 #include "results/run_gathering.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <sys/stat.h>
+
+#include <chrono>
 #include <fstream>
 
 #include "core/error.hpp"
@@ -276,6 +280,143 @@ PRAGMA user_version=1;
   const auto counts = import_runs(writer, gather_runs({dir / "old.json"}));
   EXPECT_EQ(counts.present, 1u);
   EXPECT_EQ(counts.added, 0u);
+}
+
+// ---- issue 44: each run stored as read, every refusal naming its file, folders' odd entries ----
+
+// import_sources into `store`, the refusals as they came.
+import_summary import_into(results_store& store, const std::vector<fs::path>& paths, int* opened = nullptr) {
+  return import_sources(paths, [&]() -> results_store& {
+    if (opened != nullptr) ++*opened;
+    return store;
+  });
+}
+
+TEST(RunGatheringStreamed, EachRunIsStoredAsItIsReadAndABadFileOnlyRefusesItself) {
+  const testing::temp_dir dir("ironbench_gather_");
+  const testing::temp_dir folder("ironbench_gather_");
+  const auto a = full_run("a", "2026-03-01T00:00:00Z", 1), c = full_run("c", "2026-03-03T00:00:00Z", 3);
+  write_json(folder / "a.json", core::to_json(a));
+  { std::ofstream(folder / "b.json") << "{\"schema_version\": 1, \"cases\": ["; }
+  write_json(folder / "c.json", core::to_json(c));
+  results_store store(dir / "store.db", store_access::write);
+  std::vector<std::string> stored_when_b_was_refused;
+  const auto summary = import_sources(
+      {folder.path()}, [&]() -> results_store& { return store; },
+      [&](const std::string&) {
+        for (const auto& r : store.list({})) stored_when_b_was_refused.push_back(r.uuid);
+      });
+  EXPECT_EQ(summary.counts.added, 2u);
+  ASSERT_EQ(summary.refused.size(), 1u);
+  EXPECT_NE(summary.refused[0].find((folder / "b.json").string() + ": not an ironbench run: not valid JSON"),
+            std::string::npos)
+      << summary.refused[0];
+  EXPECT_EQ(stored_when_b_was_refused, std::vector<std::string>{a.uuid}) << "a.json was stored before b.json was read";
+  // Stored through the path that moves the telemetry: the document read back is the one written.
+  EXPECT_EQ(json::parse(store.document(*store.find(c.uuid))), core::to_json(c));
+  // A refused source alone opens no store.
+  int opened = 0;
+  const auto refused = import_into(store, {folder / "b.json"}, &opened);
+  EXPECT_EQ(opened, 0);
+  EXPECT_EQ(refused.refused.size(), 1u);
+}
+
+TEST(RunGatheringStreamed, LoopsFifosAndDanglingLinksInAFolderArePassedOverByName) {
+  const testing::temp_dir dir("ironbench_gather_");
+  const testing::temp_dir folder("ironbench_gather_");
+  write_json(folder / "run.json", core::to_json(full_run("n", "2026-03-01T00:00:00Z", 1)));
+  fs::create_symlink("loop-b.json", folder / "loop-a.json");
+  fs::create_symlink("loop-a.json", folder / "loop-b.json");
+  fs::create_symlink("nowhere.json", folder / "dangling.json");
+  ASSERT_EQ(::mkfifo((folder / "pipe.json").c_str(), 0600), 0);
+  fs::create_directory(folder / "sub");
+  fs::create_directory_symlink(folder.path(), folder / "sub" / "up");  // a folder loop, not followed
+  results_store store(dir / "store.db", store_access::write);
+  const auto summary = import_into(store, {folder.path()});
+  EXPECT_EQ(summary.counts.added, 1u);
+  EXPECT_TRUE(summary.refused.empty()) << summary.refused.front();
+  const auto notes = fmt::format("{}", fmt::join(summary.passed_over, "\n"));
+  EXPECT_EQ(summary.passed_over.size(), 4u) << notes;
+  for (const auto& [name, why] :
+       std::vector<std::pair<std::string, std::string>>{{"loop-a.json", "a loop of symbolic links"},
+                                                        {"loop-b.json", "a loop of symbolic links"},
+                                                        {"dangling.json", "a symbolic link that leads nowhere"},
+                                                        {"pipe.json", "a named pipe (FIFO)"}}) {
+    EXPECT_NE(notes.find((folder / name).string() + ": " + why), std::string::npos) << notes;
+  }
+}
+
+TEST(RunGatheringStreamed, AFifoADamagedDatabaseAndAnOverflowingNumberAreRefusedNamingTheFile) {
+  const testing::temp_dir dir("ironbench_gather_");
+  results_store store(dir / "store.db", store_access::write);
+  const auto refusal_of = [&](const fs::path& path) {
+    const auto summary = import_into(store, {path});
+    EXPECT_EQ(summary.refused.size(), 1u) << path;
+    const auto message = summary.refused.empty() ? std::string() : summary.refused.front();
+    EXPECT_NE(message.find(path.string()), std::string::npos) << "names the file: " << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    return message;
+  };
+  // A FIFO nobody writes: refused at once, never opened (it blocked before).
+  ASSERT_EQ(::mkfifo((dir / "pipe.json").c_str(), 0600), 0);
+  const auto started = std::chrono::steady_clock::now();
+  EXPECT_NE(refusal_of(dir / "pipe.json").find("it is a named pipe (FIFO)"), std::string::npos);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
+  // "schema_version": 1e400 (the JSON parser's overflow escaped as exit 1 before).
+  { std::ofstream(dir / "overflow.json") << R"({"schema_version": 1e400, "cases": []})"; }
+  EXPECT_NE(refusal_of(dir / "overflow.json")
+                .find("overflow.json: not an ironbench run: not valid JSON: number overflow parsing '1e400'"),
+            std::string::npos)
+      << refusal_of(dir / "overflow.json");
+  // A results database whose pages are damaged (SQLite's error escaped as exit 1 before).
+  {
+    results_store node(dir / "node.db", store_access::write);
+    for (int i = 0; i < 3; ++i) (void)node.save(full_run("n", "2026-03-01T00:00:00Z", i), "");
+  }
+  {
+    std::fstream f(dir / "node.db", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(4096 + 10);
+    const std::string garbage(3000, '\x07');
+    f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+  }
+  EXPECT_NE(refusal_of(dir / "node.db").find("cannot read results database"), std::string::npos);
+  // A file over the run file limit (sparse): refused before it is read.
+  {
+    std::ofstream(dir / "huge.json") << "{";
+    fs::resize_file(dir / "huge.json", max_run_file_bytes + 1);
+  }
+  EXPECT_NE(refusal_of(dir / "huge.json").find("more than the 1024 MiB a run file may be"), std::string::npos);
+}
+
+TEST(RunGatheringStreamed, TagsAndArgvAreCheckedAsTheCommandLineChecksThem) {
+  const testing::temp_dir dir("ironbench_gather_");
+  results_store store(dir / "store.db", store_access::write);
+  const auto good = core::to_json(full_run("n", "2026-03-01T00:00:00Z", 1));
+  int n = 0;
+  const auto import_with = [&](const std::string& key, const json& value) {
+    auto document = good;
+    document["uuid"] = new_run_uuid();
+    document[key] = value;
+    const auto path = dir / fmt::format("run{}.json", n++);
+    write_json(path, document);
+    return import_into(store, {path});
+  };
+  for (const auto& tags : {json{{"env\nhost", "x"}}, json{{"a=b", "c"}}, json{{"k;rm", "x"}}, json{{"$(id)", "x"}},
+                           json{{"env", "vm\nnode=b"}}, json{{"env", 3}}, json::array({"env=vm"}), json("env=vm")}) {
+    const auto summary = import_with("tags", tags);
+    EXPECT_EQ(summary.counts.added, 0u) << tags.dump();
+    ASSERT_EQ(summary.refused.size(), 1u) << tags.dump();
+    EXPECT_NE(summary.refused[0].find("tag"), std::string::npos) << summary.refused[0];
+  }
+  for (const auto& argv : {json("ironbench run"), json::array({"ironbench", 7}), json{{"0", "ironbench"}}}) {
+    const auto summary = import_with("argv", argv);
+    ASSERT_EQ(summary.refused.size(), 1u) << argv.dump();
+    EXPECT_NE(summary.refused[0].find("'argv' is"), std::string::npos) << summary.refused[0];
+  }
+  // What --tag writes, an empty value, and no tags at all, are runs.
+  EXPECT_EQ(import_with("tags", json{{"env", "vm"}, {"gpu.kind-2_a", "MI300X (192 GB); 8 x"}}).counts.added, 1u);
+  EXPECT_EQ(import_with("tags", json{{"note", ""}}).counts.added, 1u);
+  EXPECT_EQ(import_with("tags", json::object()).counts.added, 1u);
 }
 
 }  // namespace

@@ -456,5 +456,38 @@ TEST(TrendDetection, ShortOrEmptyHistoriesAreNotJudged) {
   EXPECT_TRUE(changes(verdicts).empty());
 }
 
+// A level of 0 has no ratio: a count of failed requests or wrong elements that goes from 0 to
+// 1000 is a change from zero (issue 44: trend said nothing), a regression when lower is better and
+// an improvement when higher is; zeros before too short a history, or a zero inside a level, are
+// not.
+TEST(TrendDetection, AChangeFromALevelOfZeroIsFlaggedWithItsAbsoluteChange) {
+  for (const bool higher_is_better : {false, true}) {
+    std::vector<trend_point> points(12);
+    for (std::size_t i = 8; i < points.size(); ++i) points[i].value = 1000;
+    points[3].value = std::nan("");  // a run without a value does not break the level of 0
+    const auto verdicts = detect_changes(points, direction(higher_is_better));
+    const auto& v = verdicts[8];
+    EXPECT_EQ(v.flag, higher_is_better ? trend_flag::improvement : trend_flag::regression) << name(higher_is_better);
+    EXPECT_EQ(v.rule, trend_rule::from_zero);
+    EXPECT_DOUBLE_EQ(v.absolute_change, 1000);
+    EXPECT_DOUBLE_EQ(v.reference, 0);
+    EXPECT_DOUBLE_EQ(v.change, 0) << "no ratio to 0";
+    EXPECT_EQ(v.detected_at, 8u);
+    EXPECT_EQ(v.reference_runs, 7u);
+    EXPECT_EQ(changes(verdicts).size(), 1u) << "the runs at 1000 after it are its level";
+    for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ(verdicts[i].flag, trend_flag::history) << i;
+    EXPECT_EQ(verdicts[7].flag, trend_flag::steady) << "a 0 at the level of 0";
+  }
+  // Too few zeros before the first value: history, as any start.
+  std::vector<trend_point> short_zeros(8);
+  for (std::size_t i = 3; i < short_zeros.size(); ++i) short_zeros[i].value = 1000;
+  EXPECT_TRUE(changes(detect_changes(short_zeros, {})).empty());
+  // One 0 inside a level of 1000 is listed; the level goes on.
+  std::vector<trend_point> dip(20);
+  for (auto& p : dip) p.value = 1000;
+  dip[10].value = 0;
+  EXPECT_TRUE(changes(detect_changes(dip, {})).empty());
+}
+
 }  // namespace
 }  // namespace ironbench::results
