@@ -34,6 +34,7 @@ int execute(const serve_arguments& a, const invocation& call) {
     settings.progress_interval_s = 0;
     serve::prepare_result_dir(settings.save);
     const auto outcome = serve::run_sweep(settings, &cancel, {});
+    if (settings.ranks.rank0_says(outcome.unjudged)) return exit_unjudged;
     return settings.ranks.rank0_says(outcome.invalid) ? exit_failure : exit_ok;
   }
   const auto targets = report::parse_targets(a.outputs);
@@ -57,11 +58,13 @@ int execute(const serve_arguments& a, const invocation& call) {
   run.settings["gpu_telemetry"] = watched;
   run.telemetry = std::move(outcome.telemetry);
   const bool invalid = settings.ranks.rank0_says(outcome.invalid);
+  const bool unjudged = settings.ranks.rank0_says(outcome.unjudged);
   session::finish_run(run, host);
   if (cancel.load()) core::mark_interrupted(run, "the requests measured so far");
   core::settle_run_status(run);
   report::write_run_outputs(run, targets, a.outputs, host.fingerprint.hostname, start, std::cout, [](std::ostream&) {});
   if (run.status == core::run_status::interrupted) return exit_interrupted;
+  if (unjudged) return exit_unjudged;
   return invalid ? exit_failure : exit_ok;
 }
 

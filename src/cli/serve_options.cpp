@@ -159,7 +159,12 @@ void add_options(CLI::App& c, serve_arguments& a) {
   c.add_option("--gpus", s.gpus, "GPUs behind the endpoint(s): adds output tok/s per GPU (recorded in the settings)");
   c.add_option("--at-interactivity", s.at_interactivity,
                "Throughput at this many tok/s per user, interpolated on the sweep's Pareto frontier");
-  c.add_option("--seed", s.load.seed, "Seed of prompts and arrivals")->capture_default_str();
+  c.add_option("--seed", s.load.seed,
+               "Seed of the first point's prompts and arrivals (each later point draws its own from it)")
+      ->capture_default_str();
+  c.add_flag("--reuse-prompts", s.reuse_prompts,
+             "Send every point of a sweep the same prompts (by default each point gets its own, from the same "
+             "distribution, so that a server's prefix cache cannot serve a later point from an earlier one's)");
   c.add_option("--num-warmups", s.num_warmups, "Requests sent first and not measured")->capture_default_str();
   c.add_flag("--save-result", s.save.save_result, "Write vLLM's result JSON to --result-dir");
   c.add_flag("--save-detailed", s.save.save_detailed, "Also per-request arrays and a .requests.jsonl file");

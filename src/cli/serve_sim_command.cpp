@@ -20,6 +20,7 @@ struct sim_arguments {
   std::string fault_bytes = "50000000";
   std::string max_body_bytes = "32M";
   std::string idle_timeout = "60s";
+  std::string prefix_cache_window = "0";
   bool batch_writes = false;
   std::string lora_modules, lora_step_cost_ms = "0";
   std::string reasoning_style = "reasoning_content";
@@ -33,6 +34,8 @@ int execute(const sim_arguments& a) {
   settings.write_each_event = !a.batch_writes;
   settings.max_body_bytes = parse_size(a.max_body_bytes, "--max-body-bytes");
   settings.idle_timeout_s = parse_duration_s(a.idle_timeout, "--idle-timeout");
+  settings.prefix_cache.window_s = parse_duration_s(a.prefix_cache_window, "--prefix-cache-window");
+  if (settings.prefix_cache.block_tokens < 1) throw usage_error("--prefix-cache-block must be at least 1");
   const auto& e = settings.engine;
   if (!(e.prefill_tokens_per_s > 0) || e.decode_base_ms < 0 || e.decode_per_seq_ms < 0 || e.max_num_seqs < 1 ||
       e.kv_cache_tokens < 2 || e.jitter < 0) {
@@ -58,9 +61,13 @@ int execute(const sim_arguments& a) {
     std::cout << fmt::format(
                      "serve-sim: a simulated inference engine (not a model) at http://{}:{}/v1 (model '{}'; "
                      "prefill {} tokens/s, decode step {} ms + {} ms per sequence, {} sequences, KV cache {} tokens, "
-                     "jitter {}{})",
+                     "jitter {}{}{})",
                      settings.host, port, settings.model, e.prefill_tokens_per_s, e.decode_base_ms, e.decode_per_seq_ms,
                      e.max_num_seqs, e.kv_cache_tokens, e.jitter,
+                     settings.prefix_cache.window_s > 0
+                         ? fmt::format(", prefix cache {:g} s in blocks of {} tokens", settings.prefix_cache.window_s,
+                                       settings.prefix_cache.block_tokens)
+                         : std::string(),
                      settings.fault == serve::sim_fault::none
                          ? std::string()
                          : fmt::format("; fault {} every {} requests", serve::to_string(settings.fault),
@@ -157,6 +164,13 @@ command_action add_serve_sim_command(CLI::App& app) {
   command
       ->add_option("--lora-step-cost-ms", a->lora_step_cost_ms,
                    "Step time each adapter adds when one of its sequences runs: one cost, or one per adapter (1,2,4)")
+      ->capture_default_str();
+  command
+      ->add_option("--prefix-cache-window", a->prefix_cache_window,
+                   "Prefix cache: prompt blocks seen within this long before (e.g. 60s) are not prefilled again and "
+                   "count as vllm:prefix_cache_hits (0: no cache)")
+      ->capture_default_str();
+  command->add_option("--prefix-cache-block", s.prefix_cache.block_tokens, "Prefix cache: tokens per block")
       ->capture_default_str();
   command->add_flag("--batch-writes", a->batch_writes,
                     "Leave token events to the event loop's writes after each step (more throughput at "

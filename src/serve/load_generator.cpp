@@ -189,6 +189,12 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
   const auto host_cpu_before = platform::read_cpu_times(host_root);
   const double process_cpu_start = platform::process_cpu_seconds();
   double first_send = -1, last_end = 0;
+  // A closed loop (no rate, a concurrency limit) starts with a burst: its first requests are
+  // all due at once and leave one after another. How fast a burst leaves is no schedule kept
+  // or missed, so their lateness is not judged (nor counted); from the first completion on, a
+  // send is due when a slot frees.
+  const bool closed_loop = !traced && std::isinf(s.request_rate) && s.max_concurrency > 0;
+  bool any_finished = false;
 
   auto pick_endpoint = [&] {
     if (s.balance == balance_policy::round_robin) return round_robin++ % s.base_urls.size();
@@ -210,6 +216,7 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
     --outstanding[st->endpoint];
     const double end = t.end_s - origin;
     last_slot_freed = end;
+    any_finished = true;
     last_end = std::max(last_end, end);
     auto& r = result.records[st->index];
     r.e2el_s = end - r.sent_s;  // replaced by the last token's time when successful
@@ -292,7 +299,7 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
   auto send = [&](std::size_t i) {
     const double now = client.now() - origin;
     const double due = std::max(queue.due(i), s.max_concurrency > 0 ? last_slot_freed : 0.0);
-    lateness_ms.push_back(std::max(0.0, now - due) * 1e3);
+    if (!(closed_loop && !any_finished)) lateness_ms.push_back(std::max(0.0, now - due) * 1e3);
     if (first_send < 0) first_send = now;
     const auto endpoint = pick_endpoint();
     ++outstanding[endpoint];

@@ -88,7 +88,9 @@ struct load_settings {
   double stall_timeout_s = 120;  ///< no byte for this long fails a request
   balance_policy balance = balance_policy::round_robin;
   /// The floor of the p99 send lateness allowed before the point is INVALID; the limit grows
-  /// with the load (lateness_limit.hpp). Not judged for an all-at-once burst (rate inf, no limit).
+  /// with the load (lateness_limit.hpp). Not judged for an all-at-once burst (rate inf, no
+  /// limit), nor for a closed loop's first burst (rate inf and a limit: the sends before the
+  /// first completion, all due at once).
   double max_lateness_p99_ms = 1.0;
   double max_client_cpu = 0.95;  ///< share of one core beyond which the client is saturated
   std::string ca_file;           ///< https: CA certificates to verify servers with (empty: the system's)

@@ -227,6 +227,15 @@ std::shared_ptr<const chat::chat_template> chat_template_of(const sweep_settings
 
 }  // namespace
 
+std::uint64_t point_seed(std::uint64_t seed, std::uint64_t point) {
+  if (point == 0) return seed;
+  // splitmix64 of the seed and the point: distinct, unrelated seeds per point.
+  std::uint64_t z = seed + point * 0x9E3779B97F4A7C15ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
 sweep_outcome run_sweep(const sweep_settings& given, const std::atomic<bool>* cancel,
                         const sweep_callbacks& callbacks) {
   check_sweep_settings(given);
@@ -296,6 +305,7 @@ sweep_outcome run_sweep(const sweep_settings& given, const std::atomic<bool>* ca
   out.settings["authorization"] = authorization;
   out.settings["endpoints"] = load.base_urls;
   if (s.body.api == openai_api::chat) out.settings["chat_template"] = chat ? chat->path().string() : "none";
+  out.settings["prompts_per_point"] = s.reuse_prompts || s.loaded_reference ? "reused" : "fresh";
   return out;
 }
 

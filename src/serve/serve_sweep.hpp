@@ -53,7 +53,9 @@ struct server_metrics_settings {
 };
 
 /// Everything a sweep needs. load.request_rate, load.max_concurrency and load.tokenizer are
-/// set per point by run_sweep; load.seed seeds the prompts as well as the arrivals; one
+/// set per point by run_sweep; load.seed seeds the prompts as well as the arrivals of the
+/// first point, and each later point its own seed drawn from it (point_seed; the same seed
+/// for every point with reuse_prompts or --check-outputs); one
 /// Authorization header is sent: load.headers' own, else url_authorization, else the key in
 /// $api_key_env (authorization.hpp).
 struct sweep_settings {
@@ -67,6 +69,12 @@ struct sweep_settings {
   std::int64_t num_prompts = 1000;
   std::int64_t num_prompts_per_concurrency = 0;  ///< positive: requests per point = this x max concurrency
   int num_warmups = 0;                           ///< requests sent first at full speed, not measured
+  /// --reuse-prompts: every point sends the same prompts (the first point's seed). By default
+  /// each point draws its own from the same distribution, so that a server's prefix cache does
+  /// not serve a later point the prompts an earlier one prefilled.
+  bool reuse_prompts = false;
+  /// A point whose server-reported prefix-cache hit share exceeds this (percent) is warned of.
+  double prefix_cache_warn_percent = 50;
   /// A point in which a larger share of the requests sent failed is INVALID (point_verdict.hpp).
   double max_failed_share = default_max_failed_share;
   metric_selection selection;
@@ -152,7 +160,14 @@ struct sweep_outcome {
   /// best_under_itl_limit (index into points).
   json settings = json::object();
   bool invalid = false;  ///< a point was INVALID (the client fell behind) or no request succeeded
+  /// --search ended with no judged answer: no load met the objectives, and the lowest load
+  /// probed could not be judged (the client fell behind), so "missed" cannot be said.
+  bool unjudged = false;
 };
+
+/// The seed of the prompts and arrivals of a sweep's `point`-th set of requests (0: the first
+/// point, `seed` itself; a search's capacity estimate counts as a point).
+[[nodiscard]] std::uint64_t point_seed(std::uint64_t seed, std::uint64_t point);
 
 /// Runs every point (concurrencies outer, rates inner), writing the result files asked for;
 /// an axis of rising load stops at its first saturated point (stop_at_saturation). With

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.hpp"
@@ -110,65 +111,90 @@ void check_search_settings(const search_settings& s) {
   }
 }
 
+const char* to_string(search_verdict verdict) {
+  switch (verdict) {
+    case search_verdict::found: return "found";
+    case search_verdict::missed: return "missed";
+    case search_verdict::unjudged: return "could not judge";
+    case search_verdict::interrupted: return "interrupted";
+  }
+  return "?";
+}
+
 search_result search_limit(const search_settings& s, const std::function<probe_outcome(double)>& probe) {
   search_result r;
   const bool whole = s.axis == search_axis::concurrency;
   const double lowest = whole ? 1 : s.start / 64;
   const auto run = [&](double load) {
     r.probes.push_back({load, probe(load)});
-    return r.probes.back().outcome;
+    const auto& o = r.probes.back().outcome;
+    if (!o.measured && !o.interrupted) r.lowest_unjudged = std::min(load, r.lowest_unjudged.value_or(load));
+    return o;
+  };
+  // The verdict once the search stops: a load met, or the lowest load probed was judged (and
+  // missed), or it could not be judged.
+  const auto finish = [&](std::string ended) {
+    r.ended = std::move(ended);
+    if (r.best) {
+      r.verdict = search_verdict::found;
+    } else {
+      const auto low = std::min_element(r.probes.begin(), r.probes.end(),
+                                        [](const search_step& a, const search_step& b) { return a.load < b.load; });
+      r.verdict = low != r.probes.end() && low->outcome.measured ? search_verdict::missed : search_verdict::unjudged;
+    }
+    return r;
+  };
+  const auto interrupted = [&](const probe_outcome& o) {
+    r.ended = fmt::format("interrupted: {}", o.why);
+    r.verdict = search_verdict::interrupted;
+    return r;
+  };
+  // The lowest load above the best known not to meet the objectives or not to be judged.
+  const auto ceiling = [&] {
+    if (r.lowest_failing && r.lowest_unjudged) return std::min(*r.lowest_failing, *r.lowest_unjudged);
+    return r.lowest_failing ? *r.lowest_failing : *r.lowest_unjudged;
   };
   const auto out_of_probes = [&] { return static_cast<int>(r.probes.size()) >= s.max_probes; };
   double load = whole ? std::max(1.0, std::round(s.start)) : s.start;
-  // Bracket: up by doubling while the objectives hold, down by halving while they do not.
+  // Bracket: up by doubling while the objectives hold, down by halving while they do not (or
+  // while the probes cannot be judged).
   for (;;) {
     const auto o = run(load);
-    if (!o.measured) {
-      r.ended = fmt::format("a probe could not be judged: {}", o.why);
-      return r;
-    }
-    if (o.met) {
+    if (o.interrupted) return interrupted(o);
+    if (o.measured && o.met) {
       r.best = load;
-      if (r.lowest_failing) break;
-      if (load >= s.max) {
-        r.ended = "every probe up to --search-max met the objectives";
-        return r;
-      }
+      if (r.lowest_failing || r.lowest_unjudged) break;
+      if (load >= s.max) return finish("every probe up to --search-max met the objectives");
       load = std::min(load * 2, s.max);
     } else {
-      r.lowest_failing = load;
+      if (o.measured) r.lowest_failing = std::min(load, r.lowest_failing.value_or(load));
       if (r.best) break;
       const double lower = whole ? std::floor(load / 2) : load / 2;
       if (lower < lowest) {
-        r.ended = fmt::format("even {:g} did not meet the objectives", load);
-        return r;
+        return finish(o.measured ? fmt::format("even {:g} did not meet the objectives", load)
+                                 : fmt::format("even {:g} could not be judged: {}", load, o.why));
       }
       load = lower;
     }
-    if (out_of_probes()) {
-      r.ended = "--search-max-probes reached before the limit was bracketed";
-      return r;
-    }
+    if (out_of_probes()) return finish("--search-max-probes reached before the limit was bracketed");
   }
-  // Bisect.
+  // Bisect between the best load and the ceiling above it.
   for (;;) {
-    const double lo = *r.best, hi = *r.lowest_failing;
+    const double lo = *r.best, hi = ceiling();
+    const bool blind = !r.lowest_failing || hi < *r.lowest_failing;  // the ceiling could not be judged
     if (whole ? hi - lo <= 1 : hi <= lo * (1 + s.precision)) {
-      r.ended =
-          whole ? "bracketed between adjacent concurrencies" : fmt::format("bracketed within {:g}%", 100 * s.precision);
-      return r;
+      const auto within = whole ? std::string("bracketed between adjacent concurrencies")
+                                : fmt::format("bracketed within {:g}%", 100 * s.precision);
+      return finish(blind ? fmt::format("{}; the load above could not be judged", within) : within);
     }
     if (out_of_probes()) {
-      r.ended = "--search-max-probes reached";
-      return r;
+      return finish(blind ? "--search-max-probes reached; the lowest load above the answer could not be judged"
+                          : "--search-max-probes reached");
     }
     const double mid = whole ? std::floor((lo + hi) / 2) : (lo + hi) / 2;
     const auto o = run(mid);
-    if (!o.measured) {
-      r.ended = fmt::format("a probe could not be judged: {}", o.why);
-      return r;
-    }
-    (o.met ? r.best : r.lowest_failing) = mid;
+    if (o.interrupted) return interrupted(o);
+    if (o.measured) (o.met ? r.best : r.lowest_failing) = mid;
   }
 }
 

@@ -80,8 +80,17 @@ void check_search_settings(const search_settings& settings);
 struct probe_outcome {
   bool measured = true;  ///< false: interrupted, or the point could not be judged (client too late)
   bool met = false;
-  std::string why;  ///< why not met / not measured
+  std::string why;           ///< why not met / not measured
+  bool interrupted = false;  ///< with measured false: stopped (Ctrl-C), which ends the search
 };
+
+/// How a search ended: a judged answer (the highest load that met the objectives), every load
+/// probed missed them (the lowest judged, and missed), or no answer can be given because the
+/// lowest load probed could not be judged; or it was interrupted.
+enum class search_verdict { found, missed, unjudged, interrupted };
+
+/// "found", "missed", "could not judge", "interrupted" (the JSON's slo_search.outcome).
+[[nodiscard]] const char* to_string(search_verdict verdict);
 
 struct search_step {
   double load = 0;
@@ -89,16 +98,22 @@ struct search_step {
 };
 
 struct search_result {
-  std::vector<search_step> probes;       ///< in the order probed
-  std::optional<double> best;            ///< the highest load that met the objectives
-  std::optional<double> lowest_failing;  ///< the lowest load that did not
-  std::string ended;                     ///< why the search stopped: "bracketed within 5%", "reached --search-max" ...
+  std::vector<search_step> probes;        ///< in the order probed
+  std::optional<double> best;             ///< the highest load that met the objectives
+  std::optional<double> lowest_failing;   ///< the lowest load that did not
+  std::optional<double> lowest_unjudged;  ///< the lowest load whose probe could not be judged
+  std::string ended;                      ///< why the search stopped: "bracketed within 5%", "reached --search-max" ...
+  search_verdict verdict = search_verdict::missed;
 };
 
 /// Doubles the load from `start` until the objectives break (halving instead when the start
 /// already breaks them), then bisects between the last load that met them and the first that
 /// did not until they are within `precision` (concurrency: adjacent whole numbers), within
-/// `max_probes` points. Stops early when a probe could not be measured.
+/// `max_probes` points. A probe that could not be judged (measured false: the client fell
+/// behind) is neither met nor missed: the search treats its load as a ceiling it cannot see
+/// past and goes on below it (halving, or bisecting between the last load met and it), so it
+/// ends on a judged answer where a lower load can be judged, and with verdict unjudged (never
+/// missed) where the lowest load probed could not be. Stops at once when interrupted.
 [[nodiscard]] search_result search_limit(const search_settings& settings,
                                          const std::function<probe_outcome(double load)>& probe);
 

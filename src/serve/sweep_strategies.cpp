@@ -21,24 +21,60 @@
 #include "serve/slo_search.hpp"
 
 namespace ironbench::serve {
+namespace {
+
+// The point just measured (rank 0): its prompts' seed, and a warning when the server says it
+// served most of the point's prompt tokens from its prefix cache: its prefill is then not that
+// of a cold point, and a curve mixing the two is not comparable (docs/metrics.md).
+void note_prefix_cache(sweep_run& run, std::uint64_t seed) {
+  const auto& point = run.out.points.back();
+  auto& c = run.out.cases.back();
+  c.notes["prompt_seed"] = std::to_string(seed);
+  const auto hit = point.find("server_prefix_cache_hit_percent_mean");
+  if (hit == point.end() || !hit->is_number()) return;
+  const double percent = hit->get<double>();
+  if (!(percent > run.s.prefix_cache_warn_percent)) return;
+  const bool reused = run.s.reuse_prompts || run.s.loaded_reference != nullptr;
+  const auto why = fmt::format(
+      "{:.1f} % of the prompt tokens were served from the server's prefix cache (more than {:g} %): the point's "
+      "TTFT and throughput are those of warm prefill{}",
+      percent, run.s.prefix_cache_warn_percent,
+      reused ? ", as every point sends the same prompts (--reuse-prompts or --check-outputs) or the server saw "
+               "them before the run"
+             : "; the dataset repeats prompts, or the server saw them before this point");
+  c.notes["prefix_cache"] = why;
+  run.out.settings["prefix_cache_warnings"].push_back({{"point", run.out.points.size() - 1}, {"why", why}});
+  say(run.callbacks.console, "warning: " + why + "\n");
+}
+
+}  // namespace
+
+std::uint64_t sweep_run::next_seed() {
+  const bool reuse = s.reuse_prompts || s.loaded_reference != nullptr;
+  return point_seed(s.load.seed, reuse ? 0 : prompt_sets++);
+}
 
 bool sweep_run::measure(double concurrency, double rate, std::int64_t requests_wanted) {
   load.request_rate = rate;
   load.max_concurrency = static_cast<int>(concurrency);
+  load.seed = next_seed();
   std::int64_t count = s.num_prompts_per_concurrency > 0 && concurrency > 0
                            ? s.num_prompts_per_concurrency * static_cast<std::int64_t>(concurrency)
                            : s.num_prompts;
   if (requests_wanted > 0) count = requests_wanted;
   const bool named = !s.save.result_filename.empty() && out.points.empty() && single_point;
-  return run_point(s, load, prepare(count), named, cancel, callbacks, out);
+  const auto points_before = out.points.size();
+  const bool interrupted = run_point(s, load, prepare(count), named, cancel, callbacks, out);
+  if (out.points.size() > points_before) note_prefix_cache(*this, load.seed);
+  return interrupted;
 }
 
 std::vector<prepared_request> sweep_run::prepare(std::int64_t count) {
   const auto total = static_cast<std::size_t>(count + s.num_warmups);
-  const dataset_inputs inputs{s.datasets, s.body, s.dataset_path, total, s.load.seed, tokenizer.get(), vocab};
+  const dataset_inputs inputs{s.datasets, s.body, s.dataset_path, total, load.seed, tokenizer.get(), vocab};
   auto requests = build_point_requests(s, load, inputs);
   if (chat_template) chat::count_templated_prompts(requests, chat_template, *tokenizer);
-  add_synthetic_images(requests, s.images, s.load.seed);  // after the count: it is of the text
+  add_synthetic_images(requests, s.images, load.seed);  // after the count: it is of the text
   // --extra-body's max_tokens replaces the dataset's in every body: usage is judged by it.
   for (const char* key : {"max_tokens", "max_completion_tokens"}) {
     if (!s.body.extra.contains(key) || !s.body.extra.at(key).is_number_integer()) continue;
@@ -81,9 +117,17 @@ core::case_result limit_case(const sweep_run& run, const search_result& result) 
   c.params.set("search", std::string(by_rate ? "rate" : "concurrency"));
   c.params.set("slo", run.s.objectives.text());
   c.notes["ended"] = result.ended;
+  c.notes["outcome"] = to_string(result.verdict);
   if (!result.best) {
-    c.status = core::case_status::failed;
-    c.reason = fmt::format("no load met {}: {}", run.s.objectives.text(), result.ended);
+    // Missed: every load probed was judged down to the lowest. Could not judge: the lowest
+    // load probed was not judged, so nothing says the objectives were missed there.
+    const auto verdict = result.verdict;
+    c.status = verdict == search_verdict::missed ? core::case_status::failed : core::case_status::invalid;
+    c.reason = verdict == search_verdict::missed
+                   ? fmt::format("no load met {}: {}", run.s.objectives.text(), result.ended)
+               : verdict == search_verdict::unjudged
+                   ? fmt::format("could not judge whether any load meets {}: {}", run.s.objectives.text(), result.ended)
+                   : result.ended;
     return c;
   }
   c.metrics.push_back({by_rate ? "max_request_rate" : "max_concurrency", *result.best,
@@ -140,6 +184,7 @@ capacity_estimate run_capacity_estimate(sweep_run& run, double& elapsed_s, bool&
   const auto& s = run.s;
   const auto& search = *s.search;
   const auto& ranks = s.ranks;
+  run.load.seed = run.next_seed();
   auto requests = run.prepare(static_cast<std::int64_t>(estimate_requests(search.estimate_concurrency)));
   auto burst = run.load;
   burst.request_rate = std::numeric_limits<double>::infinity();
@@ -237,7 +282,7 @@ void run_search(sweep_run& run) {
   const double bound_s = plan.estimate_s + probes_time_bound_s(settings, plan);
   say(run.callbacks.console, plan_text(settings, plan));
   const auto probe = [&](double value) -> probe_outcome {
-    if (cancelled(run)) return {false, false, "interrupted"};
+    if (cancelled(run)) return {false, false, "interrupted", true};
     const auto count = probe_requests(settings, plan.rate_at(value));
     const double limit = probe_time_limit_s(settings, plan, value);
     const bool invalid_before = run.out.invalid;
@@ -253,7 +298,7 @@ void run_search(sweep_run& run) {
       run.cancel = user;
       cut = deadline.expired() && !(user != nullptr && user->load());
     }
-    if (s.ranks.any(interrupted && !cut)) return {false, false, "interrupted"};
+    if (s.ranks.any(interrupted && !cut)) return {false, false, "interrupted", true};
     cut = s.ranks.rank0_says(cut);
     probe_outcome o;
     const auto what =
@@ -268,8 +313,29 @@ void run_search(sweep_run& run) {
         run.out.invalid = invalid_before;  // a cut probe misses the objectives; the run is not invalid for it
         say(run.callbacks.console, fmt::format("{}: missed ({})\n", what, why));
         o = {true, false, why};
+      } else if (c.status == core::case_status::failed) {
+        // No request succeeded: the objectives (no request may fail) were missed.
+        c.notes["slo"] = "missed: " + c.reason;
+        run.out.invalid = invalid_before;  // the search judged it; the run is not invalid for it
+        say(run.callbacks.console, fmt::format("{}: missed ({})\n", what, c.reason));
+        o = {true, false, c.reason};
       } else if (c.status != core::case_status::valid) {
-        o = {false, false, c.reason};
+        // Failed requests break the objectives whatever else went wrong; otherwise an INVALID
+        // point (the client fell behind its schedule) says nothing of the server: the search
+        // goes on below this load, and the run is not invalid for it.
+        const auto verdict = judge_slo(run.out.points.back(), s.objectives);
+        const bool failures = run.out.points.back().value("failed", 0.0) > 0;
+        if (failures) {
+          c.notes["slo"] = "missed: " + verdict.why;
+          say(run.callbacks.console,
+              fmt::format("{}: missed ({}; the point is INVALID: {})\n", what, verdict.why, c.reason));
+          o = {true, false, verdict.why};
+        } else {
+          c.notes["slo"] = "could not judge: " + c.reason;
+          say(run.callbacks.console, fmt::format("{}: could not judge ({})\n", what, c.reason));
+          o = {false, false, c.reason};
+        }
+        run.out.invalid = invalid_before;
       } else {
         const auto verdict = judge_slo(run.out.points.back(), s.objectives);
         c.notes["slo"] = verdict.met ? "met" : "missed: " + verdict.why;
@@ -287,12 +353,15 @@ void run_search(sweep_run& run) {
   if (s.ranks.rank != 0) return;
   json probes = json::array();
   for (const auto& p : result.probes) {
+    const auto& o = p.outcome;
+    const char* outcome = o.interrupted ? "interrupted" : !o.measured ? "could not judge" : o.met ? "met" : "missed";
     probes.push_back({{"load", p.load},
                       {"requests", probe_requests(settings, plan.rate_at(p.load))},
                       {"time_limit_s", probe_time_limit_s(settings, plan, p.load)},
-                      {"met", p.outcome.met},
-                      {"measured", p.outcome.measured},
-                      {"why", p.outcome.why}});
+                      {"met", o.met},
+                      {"measured", o.measured},
+                      {"outcome", outcome},
+                      {"why", o.why}});
   }
   json estimated = nullptr;
   if (estimate) {
@@ -321,18 +390,39 @@ void run_search(sweep_run& run) {
       {"probes", probes},
       {"best", result.best ? json(*result.best) : json(nullptr)},
       {"lowest_failing", result.lowest_failing ? json(*result.lowest_failing) : json(nullptr)},
+      {"lowest_unjudged", result.lowest_unjudged ? json(*result.lowest_unjudged) : json(nullptr)},
+      {"outcome", to_string(result.verdict)},
       {"ended", result.ended},
       {"elapsed_s", elapsed_s}};
   run.out.cases.push_back(limit_case(run, result));
-  if (!result.best) run.out.invalid = true;
+  // Missed: exit code 1; could not judge: its own exit code (serve_command); interrupted: 130.
+  if (result.verdict == search_verdict::missed) run.out.invalid = true;
+  if (result.verdict == search_verdict::unjudged) run.out.unjudged = true;
   const auto unit = by_rate ? " requests/s" : " in flight";
-  say(run.callbacks.console,
-      result.best ? fmt::format("SLO search ({}): highest load meeting {}: {:.4g}{}; {} ({} probes, "
-                                "{:.1f} s of at most {:.0f} s)\n",
-                                by_rate ? "rate" : "concurrency", s.objectives.text(), *result.best, unit, result.ended,
-                                result.probes.size(), elapsed_s, bound_s)
-                  : fmt::format("SLO search ({}): no load met {}: {} ({:.1f} s)\n", by_rate ? "rate" : "concurrency",
-                                s.objectives.text(), result.ended, elapsed_s));
+  const auto axis = by_rate ? "rate" : "concurrency";
+  std::string line;
+  switch (result.verdict) {
+    case search_verdict::found:
+      line = fmt::format(
+          "SLO search ({}): highest load meeting {}: {:.4g}{}; {} ({} probes, {:.1f} s of at most "
+          "{:.0f} s)\n",
+          axis, s.objectives.text(), *result.best, unit, result.ended, result.probes.size(), elapsed_s, bound_s);
+      break;
+    case search_verdict::missed:
+      line = fmt::format("SLO search ({}): missed: no load met {}: {} ({:.1f} s)\n", axis, s.objectives.text(),
+                         result.ended, elapsed_s);
+      break;
+    case search_verdict::unjudged:
+      line = fmt::format(
+          "SLO search ({}): could not judge: no probe met {} and the lowest load probed could not be judged: {} "
+          "({:.1f} s); lower the load (--search-start) or give the client more room (--max-lateness-ms)\n",
+          axis, s.objectives.text(), result.ended, elapsed_s);
+      break;
+    case search_verdict::interrupted:
+      line = fmt::format("SLO search ({}): {} ({:.1f} s)\n", axis, result.ended, elapsed_s);
+      break;
+  }
+  say(run.callbacks.console, line);
 }
 
 }  // namespace ironbench::serve

@@ -25,12 +25,18 @@ struct sweep_run {
   std::shared_ptr<const chat::chat_template> chat_template;  ///< chat prompts counted through it (or none)
   bool single_point = false;
   sweep_outcome out;
+  std::uint64_t prompt_sets = 0;  ///< sets of requests drawn so far (each point's seed: point_seed)
+
+  /// The seed of the next set of requests: --seed for the first, then point_seed's (--seed
+  /// again for every set with --reuse-prompts or --check-outputs, which compares the same prompts).
+  std::uint64_t next_seed();
 
   /// One point at `concurrency` x `rate` of `requests` requests (0: --num-prompts, or
   /// --num-prompts-per-concurrency x concurrency); true when it was interrupted.
   bool measure(double concurrency, double rate, std::int64_t requests = 0);
-  /// A point's requests: `count` of them after --num-warmups more, from the dataset, counted,
-  /// each with its prompt identity where one is needed (--save-detailed, --check-outputs).
+  /// A point's requests: `count` of them after --num-warmups more, from the dataset (seeded by
+  /// load.seed), counted, each with its prompt identity where one is needed (--save-detailed,
+  /// --check-outputs).
   std::vector<prepared_request> prepare(std::int64_t count);
 };
 

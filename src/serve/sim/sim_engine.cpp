@@ -33,7 +33,8 @@ std::optional<sim_step> sim_engine::next_step() {
     const auto need = next.prompt_tokens + next.max_tokens;
     if (kv_used_ + need > settings_.kv_cache_tokens) break;  // FIFO: later requests wait too
     kv_used_ += need;
-    prefill_tokens += static_cast<double>(next.prompt_tokens);
+    prefill_tokens +=
+        static_cast<double>(next.prompt_tokens - std::clamp<std::int64_t>(next.cached_tokens, 0, next.prompt_tokens));
     running_.push_back({next, 0});
     waiting_.pop_front();
     ++step.admitted;

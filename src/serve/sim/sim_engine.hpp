@@ -4,7 +4,9 @@
 // engine step prefills the requests admitted in it and decodes one token for every running
 // sequence; the step lasts prefill tokens / prefill rate + decode_base + decode_per_seq x
 // running sequences (optionally with random jitter), plus each LoRA adapter's step cost once
-// for every distinct adapter among the running sequences. Tokens are emitted at the end of a step.
+// for every distinct adapter among the running sequences. A request's prompt tokens found in
+// the prefix cache (sim_prefix_cache.hpp) are not prefilled: they cost no step time, though
+// they still take KV-cache room. Tokens are emitted at the end of a step.
 // With no jitter the times are exact, so a client's measurements can be checked against them:
 // a lone request with P prompt tokens sees TTFT = P / prefill_rate + base + per_seq and then
 // one token every base + per_seq.
@@ -35,7 +37,8 @@ struct sim_request {
   std::uint64_t id = 0;
   std::int64_t prompt_tokens = 0;
   std::int64_t max_tokens = 1;
-  int adapter = -1;  ///< the LoRA adapter it uses (-1: the base model)
+  int adapter = -1;                ///< the LoRA adapter it uses (-1: the base model)
+  std::int64_t cached_tokens = 0;  ///< prompt tokens found in the prefix cache: not prefilled
 };
 
 /// A token produced at the end of a step.

@@ -55,7 +55,7 @@ std::string sim_metrics_text(const sim_metrics_state& s) {
   family("vllm:prefix_cache_queries", "counter", "Prefix cache queries, in terms of number of queried tokens.");
   sample("vllm:prefix_cache_queries_total", "", static_cast<double>(c.prefix_queries));
   family("vllm:prefix_cache_hits", "counter", "Prefix cache hits, in terms of number of cached tokens.");
-  sample("vllm:prefix_cache_hits_total", "", 0);
+  sample("vllm:prefix_cache_hits_total", "", static_cast<double>(c.prefix_hits));
   family("vllm:request_success", "counter", "Count of successfully processed requests.");
   sample("vllm:request_success_total", R"(,finished_reason="length")", static_cast<double>(c.succeeded));
   const auto histogram = [&](const char* name, const char* help, const sim_histogram& h) {

@@ -23,7 +23,8 @@ struct sim_histogram {
 struct sim_counters {
   std::int64_t prompt_tokens = 0;      ///< of requests that got their first token
   std::int64_t generation_tokens = 0;  ///< tokens emitted
-  std::int64_t prefix_queries = 0;     ///< prompt tokens looked up in the (absent) prefix cache
+  std::int64_t prefix_queries = 0;     ///< prompt tokens looked up in the prefix cache
+  std::int64_t prefix_hits = 0;        ///< of those, tokens found there (not prefilled)
   std::uint64_t succeeded = 0;         ///< requests finished
   sim_histogram e2e_latency;           ///< arrival to last token, of finished requests
   // Observed when a request finishes, as vLLM's V1 engine does:
@@ -42,7 +43,8 @@ struct sim_metrics_state {
 
 /// The /metrics answer: vllm:num_requests_running / _waiting, vllm:kv_cache_usage_perc,
 /// vllm:prompt_tokens_total, vllm:generation_tokens_total, vllm:num_preemptions_total (0),
-/// vllm:prefix_cache_queries_total / _hits_total (0 hits), vllm:request_success_total and the
+/// vllm:prefix_cache_queries_total / _hits_total (as vLLM counts them: prompt tokens of requests
+/// that got their first token, and of those the tokens found in the cache), vllm:request_success_total and the
 /// histograms vllm:e2e_request_latency_seconds, vllm:request_queue_time_seconds,
 /// vllm:request_prefill_time_seconds and vllm:request_decode_time_seconds, labelled
 /// {engine="0",model_name=...}.

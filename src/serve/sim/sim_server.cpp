@@ -31,6 +31,7 @@
 #include "serve/sim/sim_images.hpp"
 #include "serve/sim/sim_metrics.hpp"
 #include "serve/sim/sim_pooling.hpp"
+#include "serve/sim/sim_prefix_cache.hpp"
 #include "serve/sim/sim_request_body.hpp"
 #include "serve/text_units.hpp"
 
@@ -49,7 +50,8 @@ struct active_request {
   bool include_usage = false;
   std::int64_t prompt_tokens = 0;
   std::int64_t max_tokens = 0;
-  std::string text;  // non-streaming replies collect it (streams send each token at once)
+  std::int64_t cached_tokens = 0;  // prompt tokens found in the prefix cache (sim_prefix_cache.hpp)
+  std::string text;                // non-streaming replies collect it (streams send each token at once)
   std::string id;
   long long created = 0;
   sim_fault fault = sim_fault::none;
@@ -74,7 +76,7 @@ std::int64_t monotonic_now_ns() {
 class sim_server {
  public:
   explicit sim_server(const sim_server_settings& s)
-      : settings_(s), json_model_(core::json_text(json(s.model))), engine_(s.engine) {
+      : settings_(s), json_model_(core::json_text(json(s.model))), engine_(s.engine), prefix_cache_(s.prefix_cache) {
     // First, so that a log that cannot be written leaves nothing of libevent's behind.
     if (!s.request_log.empty()) {
       request_log_.open(s.request_log);
@@ -345,6 +347,14 @@ class sim_server {
     }
     a.adapter = *adapter;
     a.log_extra += model_field;
+    if (pooling == sim_pooling_kind::none && prefix_cache_.enabled()) {
+      // Looked up on arrival: a prompt whose blocks arrived before within the window (docs/metrics.md, serve-sim).
+      const auto now_s = static_cast<double>(arrived_ns) * 1e-9;
+      const auto salt = std::hash<std::string>{}(model);
+      a.cached_tokens =
+          std::min(a.prompt_tokens, prefix_cache_.lookup_and_insert(sim_prompt_token_ids(j), salt, now_s));
+      a.log_extra += fmt::format(R"(,"cached_tokens":{})", a.cached_tokens);
+    }
     if (pooling == sim_pooling_kind::none && settings_.reasoning.tokens > 0) {
       a.reasoning_tokens = sim_reasoning_tokens(settings_.reasoning, a.max_tokens);
       a.log_extra += fmt::format(R"(,"reasoning_tokens":{})", a.reasoning_tokens);
@@ -353,7 +363,7 @@ class sim_server {
     a.created = static_cast<long long>(unix_seconds());
     a.fault = fault;
     a.arrived_ns = arrived_ns;
-    if (!engine_.submit({number, a.prompt_tokens, a.max_tokens, a.adapter})) {
+    if (!engine_.submit({number, a.prompt_tokens, a.max_tokens, a.adapter, a.cached_tokens})) {
       return reply_error(request, 400, "Bad Request",
                          fmt::format("prompt ({}) + max_tokens ({}) exceed the KV cache ({} tokens)", a.prompt_tokens,
                                      a.max_tokens, settings_.engine.kv_cache_tokens));
@@ -465,7 +475,8 @@ class sim_server {
     if (a.first_token_ns == 0) {
       a.first_token_ns = monotonic_now_ns();
       counters_.prompt_tokens += a.prompt_tokens;
-      counters_.prefix_queries += a.prompt_tokens;  // no prefix caching: queried, never hit
+      counters_.prefix_queries += a.prompt_tokens;
+      counters_.prefix_hits += a.cached_tokens;
     }
     if (a.pooling.kind != sim_pooling_kind::none) return reply_pooling(it);
     ++counters_.generation_tokens;
@@ -677,6 +688,7 @@ class sim_server {
   std::ofstream state_log_;
   std::string json_model_;  // the model name as a JSON string
   sim_engine engine_;
+  sim_prefix_cache prefix_cache_;
   event_base* base_ = nullptr;
   evhttp* http_ = nullptr;
   event* step_timer_ = nullptr;

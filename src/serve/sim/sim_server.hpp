@@ -17,6 +17,7 @@
 #include "serve/sim/sim_adapters.hpp"
 #include "serve/sim/sim_engine.hpp"
 #include "serve/sim/sim_metrics.hpp"
+#include "serve/sim/sim_prefix_cache.hpp"
 #include "serve/sim/sim_reasoning.hpp"
 
 namespace ironbench::serve {
@@ -94,6 +95,10 @@ struct sim_server_settings {
   /// LoRA adapters served by name beside `model` (sim_adapters.hpp); their step costs go to
   /// engine.adapter_step_cost_ms. A request naming another model gets vLLM's HTTP 404.
   std::vector<sim_adapter> adapters;
+  /// The prefix cache (sim_prefix_cache.hpp; window 0: none). Completions and chat prompts
+  /// are looked up on arrival; their cached tokens are not prefilled, /metrics counts them in
+  /// vllm:prefix_cache_hits_total and --request-log gives each request's "cached_tokens".
+  sim_prefix_cache_settings prefix_cache;
 };
 
 /// Serves until `stop` becomes true (checked every 50 ms). `on_listening` gets the bound port

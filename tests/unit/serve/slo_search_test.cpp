@@ -82,11 +82,76 @@ TEST(SloSearch, StopsAtItsBoundsAndAtAProbeItCannotJudge) {
   r = search_limit(s, [](double load) { return below(load, 100); });
   EXPECT_EQ(r.probes.size(), 3U);
   EXPECT_EQ(r.ended, "--search-max-probes reached before the limit was bracketed");
-  r = search_limit(search_settings{}, [](double load) {
-    return load < 4 ? below(load, 10) : probe_outcome{false, false, "the client fell behind"};
+  EXPECT_EQ(r.verdict, search_verdict::found);
+  r = search_limit(s, [](double load) { return load < 2 ? below(load, 0) : probe_outcome{false, false, "x", true}; });
+  EXPECT_EQ(r.verdict, search_verdict::missed);  // 1 missed, 1/2 missed, 1/4 missed: out of probes
+  r = search_limit(search_settings{}, [](double) { return probe_outcome{false, false, "stopped", true}; });
+  EXPECT_EQ(r.verdict, search_verdict::interrupted);
+  EXPECT_EQ(r.probes.size(), 1U);
+  EXPECT_EQ(r.ended, "interrupted: stopped");
+}
+
+// A client that falls behind from `late` up: those probes cannot be judged.
+probe_outcome behind_from(double load, double late, double limit) {
+  return load >= late ? probe_outcome{false, false, "the client fell behind"} : below(load, limit);
+}
+
+TEST(SloSearch, AProbeItCannotJudgeIsBisectedAroundNotTakenForAMiss) {
+  // Met at 1 and 2, unjudged from 4 up: the search bisects between 2 and 4 and its answer is
+  // the highest load judged and met, the ceiling one it could not judge.
+  auto r = search_limit(search_settings{}, [](double load) { return behind_from(load, 3, 10); });
+  ASSERT_TRUE(r.best) << r.ended;
+  EXPECT_EQ(r.verdict, search_verdict::found);
+  EXPECT_LT(*r.best, 3);
+  EXPECT_GE(*r.best, 3 / 1.05 / 1.05);
+  EXPECT_FALSE(r.lowest_failing);
+  ASSERT_TRUE(r.lowest_unjudged);
+  EXPECT_GE(*r.lowest_unjudged, 3);
+  EXPECT_EQ(r.ended, "bracketed within 5%; the load above could not be judged");
+  // The start cannot be judged: the search goes down until it can, and finds the limit below.
+  search_settings high;
+  high.start = 16;
+  r = search_limit(high, [](double load) { return behind_from(load, 5, 3); });
+  ASSERT_TRUE(r.best) << r.ended;
+  EXPECT_LE(*r.best, 3);
+  ASSERT_TRUE(r.lowest_failing);
+  EXPECT_GT(*r.lowest_failing, 3);
+  EXPECT_EQ(r.probes.at(0).outcome.measured, false);
+  // Missed below an unjudged load is a judged miss: nothing lower met.
+  r = search_limit(high, [](double load) { return behind_from(load, 12, 0); });
+  EXPECT_FALSE(r.best);
+  EXPECT_EQ(r.verdict, search_verdict::missed);
+  EXPECT_EQ(r.ended, "even 0.25 did not meet the objectives");
+}
+
+TEST(SloSearch, WhenTheLowestLoadCannotBeJudgedTheVerdictIsUnjudgedNeverMissed) {
+  // Every probe unjudged: down to the lowest load, then "could not judge".
+  auto r = search_limit(search_settings{}, [](double) {
+    return probe_outcome{false, false, "the client fell behind"};
   });
+  EXPECT_FALSE(r.best);
+  EXPECT_FALSE(r.lowest_failing);
+  EXPECT_EQ(r.verdict, search_verdict::unjudged);
+  EXPECT_EQ(r.ended, "even 0.015625 could not be judged: the client fell behind");
+  EXPECT_STREQ(to_string(r.verdict), "could not judge");
+  // Misses above, unjudged below: still unjudged (the lower loads might meet).
+  search_settings s;
+  s.start = 8;
+  s.max_probes = 3;
+  r = search_limit(s, [](double load) {
+    return load >= 8 ? below(load, 0) : probe_outcome{false, false, "the client fell behind"};
+  });
+  EXPECT_EQ(r.probes.size(), 3U);  // 8 missed, 4 and 2 unjudged
+  EXPECT_EQ(*r.lowest_failing, 8);
+  EXPECT_EQ(r.verdict, search_verdict::unjudged);
+  // Concurrency: the same, in whole numbers.
+  search_settings c;
+  c.axis = search_axis::concurrency;
+  c.start = 4;
+  r = search_limit(c, [](double load) { return behind_from(load, 3, 10); });
   EXPECT_EQ(*r.best, 2);
-  EXPECT_EQ(r.ended, "a probe could not be judged: the client fell behind");
+  EXPECT_EQ(*r.lowest_unjudged, 3);
+  EXPECT_EQ(r.ended, "bracketed between adjacent concurrencies; the load above could not be judged");
 }
 
 json point(double throughput, double ttft) { return {{"output_throughput", throughput}, {"median_ttft_ms", ttft}}; }
