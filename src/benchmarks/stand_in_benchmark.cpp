@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #include "benchmarks/case_costs.hpp"
@@ -90,6 +91,35 @@ void sleep_s(double seconds) {
   if (seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
 }
 
+// The number at `key` of `j` where `j` is an object that has one.
+std::optional<double> stand_in_number(const json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return std::nullopt;
+  return j[key].get<double>();
+}
+
+// A normal stand-in's repetition where it models a measured rate (the stand-in's
+// measured_share of the device's peak, device/stand_in_gpus.hpp): GEMM's FLOPs, STREAM's bytes.
+std::optional<double> measured_repetition(const std::string& benchmark, const core::case_cost& cost,
+                                          const parameter_set& params, const device_info& device) {
+  const auto& props = device.properties;
+  const auto& shares = props.at("stand_in").value("measured_share", json::object());
+  if (benchmark == "gemm" && params.contains("dtype")) {
+    const auto share = stand_in_number(shares.value("gemm", json::object()), params.string("dtype").c_str());
+    const auto peak = stand_in_number(
+        props.value("peak_flops", json::object()).value(params.string("dtype"), json::object()), "flops_per_second");
+    if (share && peak && *share > 0 && *peak > 0) {
+      return std::max(cost.work.flops / (*peak * *share), cost_calibration::gpu_launch_s);
+    }
+  } else if (benchmark == "stream") {
+    const auto share = stand_in_number(shares, "stream");
+    const auto peak = stand_in_number(props.value("peak_bandwidth", json::object()), "bytes_per_second");
+    if (share && peak && *share > 0 && *peak > 0) {
+      return std::max(cost.work.bytes() / (*peak * *share), cost_calibration::gpu_launch_s);
+    }
+  }
+  return std::nullopt;
+}
+
 class stand_in_benchmark final : public core::benchmark {
  public:
   stand_in_benchmark(std::string name, const gpu_planning& planning) : name_(std::move(name)), planning_(planning) {}
@@ -139,12 +169,12 @@ class stand_in_benchmark final : public core::benchmark {
 
     // The modelled repetition; a link of unknown speed is taken as a PCIe 5 x16 (50 GB/s) host
     // link or an NVLink (400 GB/s) peer link.
-    double repetition = cost.repetition_s;
+    double repetition = measured_repetition(name_, cost, params, device).value_or(cost.repetition_s);
     if (repetition <= 0) {
       const bool peer = !planning_.footprint(params).other_devices.empty();
       repetition = std::max(cost.work.bytes(), 1.0) / (peer ? 400e9 : 50e9);
     }
-    if (behaviour == "slow") repetition /= device::stand_in_slow_share;
+    if (behaviour == "slow") repetition /= stand_in.value("rate_share", device::stand_in_slow_share);
     auto& settings = state.mutable_settings();
     if (cost.aimed_reps > 0) {
       std::size_t fit = cost.aimed_reps;

@@ -41,6 +41,12 @@ stand_in_behaviour stand_in_spec::behaviour_of(const std::string& id) const {
   return it == behaviours.end() ? stand_in_behaviour::normal : it->second;
 }
 
+double stand_in_spec::rate_share_of(const std::string& id) const {
+  if (behaviour_of(id) != stand_in_behaviour::slow) return 1;
+  const auto it = slow_shares.find(id);
+  return it == slow_shares.end() ? stand_in_slow_share : it->second;
+}
+
 stand_in_spec parse_stand_in_spec(std::string_view gpus, std::string_view time_scale) {
   stand_in_spec spec;
   const auto items = split(gpus);
@@ -52,16 +58,26 @@ stand_in_spec parse_stand_in_spec(std::string_view gpus, std::string_view time_s
     const auto& item = items[i];
     const auto equals = item.find('=');
     const auto id = trim_copy(std::string_view(item).substr(0, equals));
-    const auto behaviour =
-        equals == std::string::npos ? std::nullopt : behaviour_named(trim(std::string_view(item).substr(equals + 1)));
+    auto named = equals == std::string::npos ? std::string_view() : trim(std::string_view(item).substr(equals + 1));
+    std::optional<double> share;  // slow:SHARE
+    if (named.substr(0, 5) == "slow:") {
+      share = parse_number(named.substr(5), gpus_variable);
+      if (!(*share > 0 && *share < 1)) {
+        throw usage_error(fmt::format("{}: the share of slow:SHARE must be above 0 and below 1, not '{}'",
+                                      gpus_variable, named.substr(5)));
+      }
+      named = named.substr(0, 4);
+    }
+    const auto behaviour = equals == std::string::npos ? std::nullopt : behaviour_named(named);
     if (!behaviour) {
-      throw usage_error(fmt::format("{}: '{}' is not ID=normal|slow|fail|wrong|hang", gpus_variable, item));
+      throw usage_error(fmt::format("{}: '{}' is not ID=normal|slow|slow:SHARE|fail|wrong|hang", gpus_variable, item));
     }
     bool known = false;
     for (int d = 0; d < spec.count; ++d) known = known || id == fmt::format("cuda:{}", d);
     if (!known)
       throw usage_error(fmt::format("{}: no stand-in '{}' among cuda:0..cuda:{}", gpus_variable, id, spec.count - 1));
     spec.behaviours[id] = *behaviour;
+    if (share) spec.slow_shares[id] = *share;
   }
   if (!trim(time_scale).empty()) {
     spec.time_scale = parse_number(time_scale, "IRONBENCH_STAND_IN_TIME_SCALE");
@@ -78,6 +94,8 @@ std::optional<stand_in_spec> stand_in_gpus_from_environment() {
   const char* scale = std::getenv("IRONBENCH_STAND_IN_TIME_SCALE");
   return parse_stand_in_spec(gpus, scale == nullptr ? "" : scale);
 }
+
+std::string stand_in_pci_bus_id(int index) { return fmt::format("00FF:{:02X}:00.0", index); }
 
 std::vector<core::device_info> stand_in_gpus(const stand_in_spec& spec) {
   gpu_peak_inputs h200;
@@ -110,9 +128,17 @@ std::vector<core::device_info> stand_in_gpus(const stand_in_spec& spec) {
                         {"peers", std::move(peers)},
                         {"peak_flops", gpu_peak_flops(h200)},
                         {"peak_bandwidth", gpu_peak_bandwidth(h200)},
+                        {"pci_bus_id", stand_in_pci_bus_id(i)},
                         {"stand_in",
                          {{"behaviour", name_of(spec.behaviour_of(d.id))},
+                          {"rate_share", spec.rate_share_of(d.id)},
                           {"time_scale", spec.time_scale},
+                          {"measured_share",
+                           {{"gemm",
+                             {{"bf16", stand_in_h200_bf16_share},
+                              {"fp16", stand_in_h200_fp16_share},
+                              {"fp8", stand_in_h200_fp8_share}}},
+                            {"stream", stand_in_h200_stream_share}}},
                           {"source", fmt::format("{} (no GPU is measured)", gpus_variable)}}}};
     out.push_back(std::move(d));
   }

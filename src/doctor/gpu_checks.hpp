@@ -1,5 +1,5 @@
 // The GPUs' checks, for both vendors: clocks below the maximum during a case and why, power
-// limit below the default, ECC errors and retired or remapped memory, PCIe link below the
+// limit below the default (critical below 90 % of it), ECC errors and retired or remapped memory, PCIe link below the
 // device's maximum, persistence mode, MIG or compute/memory partitions, a GPU and the RDMA NICs
 // on different NUMA nodes, and the IOMMU translating DMA. Clocks held back only by power capping
 // (sw_power_cap) at the default power limit are no finding: a GPU under dense work sits at its

@@ -105,7 +105,10 @@ check_row case_row(const core::case_result& c, const core::run_result& run, cons
   row.check = check_name(c);
   row.device = c.device;
   const auto* device = device_named(run, c.device);
-  if (device != nullptr && core::is_gpu(*device) && c.benchmark == "gemm") row.evidence = gpu_evidence(c, *device);
+  // A skipped case measured nothing: the clock and power of its setup are no evidence.
+  if (device != nullptr && core::is_gpu(*device) && c.benchmark == "gemm" && c.status != core::case_status::skipped) {
+    row.evidence = gpu_evidence(c, *device);
+  }
   switch (c.status) {
     case core::case_status::skipped:
       row.result = verdict::skip;
@@ -284,6 +287,7 @@ json to_json(const validation_report& report) {
               {"exit_code", exit_code_of(report.overall)},
               {"rules", rules_json(report.rules)},
               {"expectations", report.expectations},
+              {"decided_by", deciding_checks(report.rows)},
               {"checks", checks}};
   if (!report.burn_in.is_null()) out["burn_in"] = report.burn_in;
   return out;

@@ -1,6 +1,7 @@
 #include "validate/validation_output.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -45,12 +46,22 @@ report::text_table table_of(const validation_report& r, bool with_rule) {
   return t;
 }
 
+// "validation quick: FAIL (exit code 2): 42 checks: ...; FAIL from gemm bf16 ... on cuda:1, ...":
+// the counts and, for a WARN or FAIL, the checks it comes from (the first 8, then how many more).
 std::string summary_line(const validation_report& r) {
   std::map<verdict, int> counts;
   for (const auto& row : r.rows) ++counts[row.result];
-  return fmt::format("validation {}: {} (exit code {}): {} checks: {} PASS, {} WARN, {} FAIL, {} SKIP",
-                     to_string(r.lvl), to_string(r.overall), exit_code_of(r.overall), r.rows.size(),
-                     counts[verdict::pass], counts[verdict::warn], counts[verdict::fail], counts[verdict::skip]);
+  auto line = fmt::format("validation {}: {} (exit code {}): {} checks: {} PASS, {} WARN, {} FAIL, {} SKIP",
+                          to_string(r.lvl), to_string(r.overall), exit_code_of(r.overall), r.rows.size(),
+                          counts[verdict::pass], counts[verdict::warn], counts[verdict::fail], counts[verdict::skip]);
+  const auto deciding = deciding_checks(r.rows);
+  constexpr std::size_t named = 8;
+  if (!deciding.empty()) {
+    const std::vector<std::string> first(deciding.begin(), deciding.begin() + std::min(named, deciding.size()));
+    line += fmt::format("; {} from {}", to_string(r.overall), fmt::join(first, ", "));
+    if (deciding.size() > named) line += fmt::format(" and {} more", deciding.size() - named);
+  }
+  return line;
 }
 
 }  // namespace

@@ -39,6 +39,18 @@ verdict summary_verdict(const std::vector<check_row>& rows) {
   return worst;
 }
 
+std::vector<std::string> deciding_checks(const std::vector<check_row>& rows) {
+  const auto overall = summary_verdict(rows);
+  std::vector<std::string> out;
+  if (overall == verdict::pass) return out;
+  for (const auto& r : rows) {
+    if (r.result != overall) continue;
+    auto name = r.device.empty() ? r.check : r.check + " on " + r.device;
+    out.push_back(r.node.empty() ? std::move(name) : r.node + ": " + name);
+  }
+  return out;
+}
+
 int exit_code_of(verdict v) {
   switch (v) {
     case verdict::fail: return 2;

@@ -42,6 +42,10 @@ void judge(check_row& row, const verdict_rules& rules);
 /// The worst verdict of `rows` (skips do not count); pass when there is none.
 [[nodiscard]] verdict summary_verdict(const std::vector<check_row>& rows);
 
+/// The checks the summary verdict of `rows` comes from: each row at that verdict, as "CHECK on
+/// DEVICE" (the node's "NODE: " before it), in order; empty when the verdict is PASS.
+[[nodiscard]] std::vector<std::string> deciding_checks(const std::vector<check_row>& rows);
+
 /// 0 for pass, 1 for warn, 2 for fail.
 [[nodiscard]] int exit_code_of(verdict v);
 

@@ -155,7 +155,7 @@ TEST(DoctorChecks, GpuHealthAndSettingsFromTheManagementLibrary) {
                   {"mig_mode", "enabled"}};
   f.gpus.push_back(g);
   EXPECT_EQ(checks_of(diagnose(f)),
-            (std::vector<std::string>{"memory_errors", "power_limit", "memory_errors", "persistence", "partitions"}));
+            (std::vector<std::string>{"power_limit", "memory_errors", "memory_errors", "persistence", "partitions"}));
   f.gpus[0].management = {{"power_limit_w", 700.0},        {"default_power_limit_w", 700.0},
                           {"ecc_uncorrected_volatile", 0}, {"remapped_rows_pending", false},
                           {"persistence_mode", "enabled"}, {"mig_mode", "disabled"},

@@ -140,7 +140,7 @@ TEST(DoctorGather, GpuLinkNumaNicsAndIommuFromSys) {
   EXPECT_EQ(facts.gpus[0].link_speed_gts, 16.0);
   EXPECT_EQ(facts.gpus[0].max_link_width, 16);
   EXPECT_EQ(facts.iommu, "translated");
-  EXPECT_EQ(found_checks(facts), (std::vector<std::string>{"memory_errors", "pcie_link", "power_limit", "gpu_nic_numa",
+  EXPECT_EQ(found_checks(facts), (std::vector<std::string>{"power_limit", "memory_errors", "pcie_link", "gpu_nic_numa",
                                                            "iommu", "pcie_link", "partitions"}));
 
   fake_root good;
@@ -179,7 +179,7 @@ TEST(DoctorGather, GpuHealthThroughTheManagementLibrary) {
     unsetenv(name);
   }
   EXPECT_EQ(found_checks(facts),
-            (std::vector<std::string>{"memory_errors", "power_limit", "memory_errors", "persistence", "partitions"}));
+            (std::vector<std::string>{"power_limit", "memory_errors", "memory_errors", "persistence", "partitions"}));
 }
 
 }  // namespace
