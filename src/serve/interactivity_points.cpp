@@ -89,7 +89,7 @@ interactivity_outcome interactivity_curve(const std::vector<core::case_result>& 
     for (const auto& p : frontier) settings["frontier"].push_back(curve_point_json(p, cases));
     std::string text = fmt::format(
         "Throughput vs interactivity: {} of {} points on the Pareto frontier ({} against median tok/s/user{})\n",
-        frontier.size(), points.size(), unit, per_gpu ? fmt::format(", {} GPUs", *gpus) : "");
+        frontier.size(), points.size(), unit, per_gpu ? fmt::format(", {} GPU{}", *gpus, *gpus == 1 ? "" : "s") : "");
     for (const auto& p : frontier) {
       text += fmt::format("  {:>10.2f} tok/s/user  {:>12.2f} {}  ({})\n", p.interactivity, p.throughput,
                           per_gpu ? "tok/s/GPU" : "tok/s", curve_point_label(cases.at(p.index)));

@@ -61,6 +61,16 @@
   }
 
   const axisTitle = (text) => ({ display: true, text: text });
+  // A log axis ticked at the values swept, each labelled (a concurrency sweep's 1, 2, 4, 8, 16):
+  // Chart.js's own log ticks label only 1, 2 and 5 of each decade.
+  const sweptAxis = (text, values) => {
+    const ticks = [...new Set(values.filter((v) => typeof v === 'number' && v > 0))].sort((a, b) => a - b);
+    return {
+      type: 'logarithmic', title: axisTitle(text),
+      afterBuildTicks: (axis) => { if (ticks.length > 0) axis.ticks = ticks.map((v) => ({ value: v })); },
+      ticks: { callback: (value) => String(Number(value)) },
+    };
+  };
   const unitOf = (found, metric) => {
     for (const f of found) if (f.c.units[metric]) return f.c.units[metric];
     return '';
@@ -87,7 +97,7 @@
     addChart(title, subtitle, {
       type: 'scatter',
       data: { datasets: datasets },
-      options: { scales: { x: { type: 'logarithmic', title: axisTitle(xTitle) },
+      options: { scales: { x: sweptAxis(xTitle, datasets.flatMap((d) => d.data.map((p) => p.x))),
                            y: { beginAtZero: true, title: axisTitle(metric + ' (' + unitOf(found, metric) + ')') } } },
     });
   }
@@ -189,7 +199,7 @@
                        borderDash: dashes[i % dashes.length], data: points });
       });
     }
-    const logX = { type: 'logarithmic', title: axisTitle(xTitle) };
+    const logX = sweptAxis(xTitle, [...sides.values()].flat().map((f) => xOf(f.c)));
     addChart('Serving throughput vs ' + xTitle, 'output tokens/s as vLLM bench serve defines it', {
       type: 'scatter', data: { datasets: throughput },
       options: { scales: { x: logX, y: { beginAtZero: true, title: axisTitle('output tokens/s') } } } });

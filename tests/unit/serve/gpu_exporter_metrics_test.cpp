@@ -128,6 +128,11 @@ TEST(RemoteGpuTelemetry, ConstantPowerGivesItsEnergyPerTokenAndAGapMakesItInvali
   EXPECT_DOUBLE_EQ(s.at("energy_coverage").get<double>(), 1);
   EXPECT_NEAR(s.at("energy_largest_gap_s").get<double>(), 0.25, 1e-9);
   EXPECT_EQ(s.at("gpus").at("h/0").at("exporter"), "dcgm");
+  // One GPU is "1 GPU"; two are "2 GPUs".
+  EXPECT_NE(remote_gpu_text(s).find(" GPU exporter (1 GPU) "), std::string::npos) << remote_gpu_text(s);
+  auto two = s;
+  two["gpus"]["h/1"] = s.at("gpus").at("h/0");
+  EXPECT_NE(remote_gpu_text(two).find(" GPU exporter (2 GPUs) "), std::string::npos) << remote_gpu_text(two);
   // The exporter stops answering after 0.65 s of the point: a third covered, invalid.
   const auto cut = summarize_remote_gpus(constant_power_rounds(400, 0.25, 10, 4), {"http://h:9400/metrics"},
                                          static_cast<std::int64_t>(1e9), 2.0, 0.25, 1000);

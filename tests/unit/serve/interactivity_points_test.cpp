@@ -78,6 +78,11 @@ TEST(InteractivityPoints, CurveFrontierAndReadingOfASweep) {
   EXPECT_NE(out.at_case->reason.find("not extrapolated"), std::string::npos) << out.at_case->reason;
   EXPECT_EQ(out.settings.at("at").at("status"), "above_range");
 
+  // The GPU count in the heading: "4 GPUs", but "1 GPU".
+  EXPECT_NE(out.console.find("median tok/s/user, 4 GPUs)"), std::string::npos) << out.console;
+  const auto one = interactivity_curve(cases, 1, std::nullopt);
+  EXPECT_NE(one.console.find("median tok/s/user, 1 GPU)"), std::string::npos) << one.console;
+
   // No --at-interactivity: the curve alone; no serve point: nothing.
   EXPECT_FALSE(interactivity_curve(cases, 4, std::nullopt).at_case);
   EXPECT_TRUE(interactivity_curve({}, std::nullopt, std::nullopt).settings.is_null());
