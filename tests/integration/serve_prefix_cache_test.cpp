@@ -17,7 +17,7 @@ namespace {
 
 // Two points (max concurrency 1 and 2) of 6 prompts of 64 random token ids, 2 output tokens,
 // the server's /metrics scraped every 0.1 s. stderr holds the console (--json -).
-process_result sweep(const std::string& url, const std::vector<std::string>& extra = {}) {
+process_result prefix_sweep(const std::string& url, const std::vector<std::string>& extra = {}) {
   std::vector<std::string> args = {"serve",
                                    "--no-save",
                                    "--json",
@@ -42,31 +42,32 @@ process_result sweep(const std::string& url, const std::vector<std::string>& ext
   return run_ironbench(args);
 }
 
-const json* find_metric(const json& c, const std::string& name) {
+const json* prefix_case_metric(const json& c, const std::string& name) {
   for (const auto& m : c.at("metrics")) {
     if (m.at("name") == name) return &m.at("value");
   }
   return nullptr;
 }
 
-double hit_percent(const json& c) {
-  const auto* v = find_metric(c, "server_prefix_cache_hit_percent_mean");
+double prefix_hit_percent(const json& c) {
+  const auto* v = prefix_case_metric(c, "server_prefix_cache_hit_percent_mean");
   EXPECT_NE(v, nullptr) << c.dump(1);
   return v != nullptr ? v->get<double>() : -1;
 }
 
-double median_ttft_ms(const json& c) {
+double point_median_ttft_ms(const json& c) {
   const auto result = json::parse(c.at("notes").at("result").get<std::string>());
   return result.at("median_ttft_ms").get<double>();
 }
 
 // Prefill 1,000 tokens/s: a cold 64-token prompt takes 64 ms to prefill, a cached one 1 ms.
-const std::vector<std::string> cached_server = {"--prefix-cache-window", "600s", "--prefill-tokens-per-s", "1000"};
+const std::vector<std::string> prefix_cached_server = {"--prefix-cache-window", "600s", "--prefill-tokens-per-s",
+                                                       "1000"};
 
 TEST(ServePrefixCache, EachPointGetsPromptsOfItsOwnAndTheCacheServesNoneOfThem) {
-  sim_process sim(cached_server);
+  sim_process sim(prefix_cached_server);
   ASSERT_GT(sim.port(), 0);
-  const auto r = sweep(sim.url());
+  const auto r = prefix_sweep(sim.url());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto run = json::parse(r.out);
   EXPECT_EQ(run.at("settings").at("prompts_per_point"), "fresh");
@@ -77,17 +78,17 @@ TEST(ServePrefixCache, EachPointGetsPromptsOfItsOwnAndTheCacheServesNoneOfThem) 
   EXPECT_NE(cases.at(1).at("notes").at("prompt_seed"), "0");
   for (const auto& c : cases) {
     // Random ids from a 31,900-word vocabulary: no 16-token block of one point is another's.
-    EXPECT_EQ(hit_percent(c), 0) << c.dump(1);
+    EXPECT_EQ(prefix_hit_percent(c), 0) << c.dump(1);
     EXPECT_FALSE(c.at("notes").contains("prefix_cache")) << c.dump(1);
   }
   EXPECT_FALSE(run.at("settings").contains("prefix_cache_warnings"));
   EXPECT_EQ(r.err.find("prefix cache (more than"), std::string::npos) << r.err;
 }
 
-TEST(ServePrefixCache, ReusedPromptsAreServedFromTheCacheAndThePointIsWarnedOf) {
-  sim_process sim(cached_server);
+TEST(ServePrefixCacheTimed, ReusedPromptsAreServedFromTheCacheAndThePointIsWarnedOf) {
+  sim_process sim(prefix_cached_server);
   ASSERT_GT(sim.port(), 0);
-  const auto r = sweep(sim.url(), {"--reuse-prompts"});
+  const auto r = prefix_sweep(sim.url(), {"--reuse-prompts"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto run = json::parse(r.out);
   EXPECT_EQ(run.at("settings").at("prompts_per_point"), "reused");
@@ -96,8 +97,8 @@ TEST(ServePrefixCache, ReusedPromptsAreServedFromTheCacheAndThePointIsWarnedOf) 
   EXPECT_EQ(cases.at(1).at("notes").at("prompt_seed"), "0");
   // Point 1 prefilled every prompt; point 2 found 4 whole blocks of each, less the last token
   // (always prefilled): 63 of 64.
-  EXPECT_EQ(hit_percent(cases.at(0)), 0);
-  EXPECT_DOUBLE_EQ(hit_percent(cases.at(1)), 100.0 * 63 / 64);
+  EXPECT_EQ(prefix_hit_percent(cases.at(0)), 0);
+  EXPECT_DOUBLE_EQ(prefix_hit_percent(cases.at(1)), 100.0 * 63 / 64);
   EXPECT_FALSE(cases.at(0).at("notes").contains("prefix_cache"));
   ASSERT_TRUE(cases.at(1).at("notes").contains("prefix_cache")) << cases.at(1).dump(1);
   const auto warnings = run.at("settings").at("prefix_cache_warnings");
@@ -108,17 +109,17 @@ TEST(ServePrefixCache, ReusedPromptsAreServedFromTheCacheAndThePointIsWarnedOf) 
       << r.err;
   // The cache is cheaper: a cached prompt skips 63 ms of prefill. Half of that is the margin.
   expect_time_not_above("median TTFT of the cached point below the cold one's less 31.5 ms",
-                        median_ttft_ms(cases.at(1)), median_ttft_ms(cases.at(0)) - 63, 31.5);
+                        point_median_ttft_ms(cases.at(1)), point_median_ttft_ms(cases.at(0)) - 63, 31.5);
 }
 
 TEST(ServePrefixCache, AServerWithoutACacheIsNeverWarnedOf) {
   sim_process sim;  // no prefix cache: queried, never hit
   ASSERT_GT(sim.port(), 0);
-  const auto r = sweep(sim.url(), {"--reuse-prompts"});
+  const auto r = prefix_sweep(sim.url(), {"--reuse-prompts"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto run = json::parse(r.out);
   for (const auto& c : run.at("cases")) {
-    EXPECT_EQ(hit_percent(c), 0);
+    EXPECT_EQ(prefix_hit_percent(c), 0);
     EXPECT_FALSE(c.at("notes").contains("prefix_cache"));
   }
   EXPECT_FALSE(run.at("settings").contains("prefix_cache_warnings"));

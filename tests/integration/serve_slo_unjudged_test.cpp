@@ -19,9 +19,9 @@ namespace {
 // serve-sim with no step time: each request ends within a fraction of a millisecond, so the
 // lateness a schedule allows (2 % of the median end-to-end latency, at a floor of 0.1 us) is
 // microseconds, which no client's sends keep: the client is behind on every timed probe.
-const std::vector<std::string> instant_server = {"--decode-base-ms", "0", "--decode-per-seq-ms", "0"};
+const std::vector<std::string> unjudged_instant_server = {"--decode-base-ms", "0", "--decode-per-seq-ms", "0"};
 
-process_result search(const std::string& url, const std::vector<std::string>& extra) {
+process_result unjudged_search(const std::string& url, const std::vector<std::string>& extra) {
   std::vector<std::string> args = {"serve",
                                    "--no-save",
                                    "--json",
@@ -48,7 +48,7 @@ process_result search(const std::string& url, const std::vector<std::string>& ex
 
 // Whatever the probes came to, an unjudged probe is never called missed, and the search's
 // outcome, its case and the exit code agree.
-void expect_consistent(const process_result& r, std::size_t& unjudged_probes) {
+void expect_unjudged_consistent(const process_result& r, std::size_t& unjudged_probes) {
   ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 3) << "exit " << r.exit_code << "\n" << r.err;
   const auto run = json::parse(r.out);
   const auto& search = run.at("settings").at("slo_search");
@@ -92,11 +92,12 @@ void expect_consistent(const process_result& r, std::size_t& unjudged_probes) {
 }
 
 TEST(ServeSloUnjudged, ARateSearchWithAClientBehindNeverSaysMissed) {
-  sim_process sim(instant_server);
+  sim_process sim(unjudged_instant_server);
   ASSERT_GT(sim.port(), 0);
-  const auto r = search(sim.url(), {"--max-lateness-ms", "0.0001", "--search", "rate", "--search-start", "200"});
+  const auto r =
+      unjudged_search(sim.url(), {"--max-lateness-ms", "0.0001", "--search", "rate", "--search-start", "200"});
   std::size_t unjudged = 0;
-  expect_consistent(r, unjudged);
+  expect_unjudged_consistent(r, unjudged);
   // The client cannot keep a microsecond schedule: at least the first probe was not judged
   // (before, the search stopped there with "no load met" and exit code 1).
   EXPECT_GE(unjudged, 1U) << r.err;
@@ -104,11 +105,11 @@ TEST(ServeSloUnjudged, ARateSearchWithAClientBehindNeverSaysMissed) {
 }
 
 TEST(ServeSloUnjudged, AClientThatKeepsItsScheduleIsJudged) {
-  // The same search with the default lateness floor (1 ms) and a server with 5 ms steps: every
+  // The same search with a lateness floor of 1 s and a server with 5 ms steps: every
   // probe is judged and met, and the search finds its answer.
   sim_process sim({"--decode-base-ms", "5"});
   ASSERT_GT(sim.port(), 0);
-  const auto r = search(
+  const auto r = unjudged_search(
       sim.url(), {"--max-lateness-ms", "1000", "--search", "rate", "--search-start", "20", "--search-max", "40"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto search_json = json::parse(r.out).at("settings").at("slo_search");
