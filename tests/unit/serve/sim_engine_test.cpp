@@ -95,7 +95,7 @@ TEST(SimEngine, CachedPromptTokensAreNotPrefilled) {
   EXPECT_NEAR(cold.next_step()->duration_s, 0.100 + 0.011, 1e-12);
 }
 
-std::vector<std::uint64_t> ids(std::uint64_t first, std::size_t count) {
+std::vector<std::uint64_t> consecutive_ids(std::uint64_t first, std::size_t count) {
   std::vector<std::uint64_t> out;
   for (std::size_t i = 0; i < count; ++i) out.push_back(first + i);
   return out;
@@ -103,35 +103,35 @@ std::vector<std::uint64_t> ids(std::uint64_t first, std::size_t count) {
 
 TEST(SimPrefixCache, LeadingWholeBlocksSeenWithinTheWindowAreCached) {
   sim_prefix_cache cache({10, 4, 1000});
-  EXPECT_EQ(cache.lookup_and_insert(ids(0, 10), 0, 0), 0);  // first sight
+  EXPECT_EQ(cache.lookup_and_insert(consecutive_ids(0, 10), 0, 0), 0);  // first sight
   // The same 10 tokens: 2 whole blocks of 4 (the last 2 tokens are no whole block).
-  EXPECT_EQ(cache.lookup_and_insert(ids(0, 10), 0, 1), 8);
+  EXPECT_EQ(cache.lookup_and_insert(consecutive_ids(0, 10), 0, 1), 8);
   // The same prompt exactly 8 tokens long: every token cached but the last, always prefilled.
-  EXPECT_EQ(cache.lookup_and_insert(ids(0, 8), 0, 2), 7);
+  EXPECT_EQ(cache.lookup_and_insert(consecutive_ids(0, 8), 0, 2), 7);
   // A shared first block, then a different one: only the first.
-  auto branch = ids(0, 8);
+  auto branch = consecutive_ids(0, 8);
   branch[5] = 99;
   EXPECT_EQ(cache.lookup_and_insert(branch, 0, 3), 4);
   // The same tokens behind another prefix match nothing (a block is known by what precedes it).
-  auto shifted = ids(0, 8);
+  auto shifted = consecutive_ids(0, 8);
   shifted[0] = 77;
   EXPECT_EQ(cache.lookup_and_insert(shifted, 0, 4), 0);
   // Another model (salt) shares nothing.
-  EXPECT_EQ(cache.lookup_and_insert(ids(0, 10), 1, 5), 0);
+  EXPECT_EQ(cache.lookup_and_insert(consecutive_ids(0, 10), 1, 5), 0);
   // Past the window (last seen at 3 s for the first block, 2 s for the second): forgotten.
-  EXPECT_EQ(cache.lookup_and_insert(ids(0, 10), 0, 13.5), 0);
-  EXPECT_EQ(cache.lookup_and_insert(ids(0, 10), 0, 14), 8);  // seen again at 13.5 s
+  EXPECT_EQ(cache.lookup_and_insert(consecutive_ids(0, 10), 0, 13.5), 0);
+  EXPECT_EQ(cache.lookup_and_insert(consecutive_ids(0, 10), 0, 14), 8);  // seen again at 13.5 s
 }
 
 TEST(SimPrefixCache, NoWindowIsNoCacheAndMemoryIsBounded) {
   sim_prefix_cache off({0, 4, 1000});
   EXPECT_FALSE(off.enabled());
-  EXPECT_EQ(off.lookup_and_insert(ids(0, 8), 0, 0), 0);
-  EXPECT_EQ(off.lookup_and_insert(ids(0, 8), 0, 1), 0);
+  EXPECT_EQ(off.lookup_and_insert(consecutive_ids(0, 8), 0, 0), 0);
+  EXPECT_EQ(off.lookup_and_insert(consecutive_ids(0, 8), 0, 1), 0);
   sim_prefix_cache small({1000, 4, 3});
-  for (std::uint64_t p = 0; p < 10; ++p) (void)small.lookup_and_insert(ids(p * 100, 8), 0, 0);
+  for (std::uint64_t p = 0; p < 10; ++p) (void)small.lookup_and_insert(consecutive_ids(p * 100, 8), 0, 0);
   EXPECT_LE(small.blocks(), 3U);
-  EXPECT_EQ(small.lookup_and_insert(ids(0, 8), 0, 1), 0);  // the oldest forgotten first
+  EXPECT_EQ(small.lookup_and_insert(consecutive_ids(0, 8), 0, 1), 0);  // the oldest forgotten first
 }
 
 TEST(SimPrefixCache, PromptTokensAreTheWordsOrIdsSimCounts) {
