@@ -4,6 +4,7 @@
 #include <pcre2.h>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <functional>
@@ -14,7 +15,6 @@
 #include <unordered_map>
 #include <utility>
 
-#include <nlohmann/json.hpp>
 #include "core/bounded_file.hpp"
 #include "core/error.hpp"
 #include "core/json_text.hpp"
@@ -295,7 +295,8 @@ std::vector<std::pair<std::size_t, std::size_t>> char_matches(std::string_view t
 }
 
 // The ranges to keep of `spans` under `behavior` (Removed drops the matches).
-std::vector<std::pair<std::size_t, std::size_t>> apply_behavior(std::vector<span> spans, split_behavior behavior) {
+std::vector<std::pair<std::size_t, std::size_t>> apply_behavior(const std::vector<span>& spans,
+                                                                split_behavior behavior) {
   std::vector<std::pair<std::size_t, std::size_t>> out;
   switch (behavior) {
     case split_behavior::removed:
@@ -331,13 +332,14 @@ std::vector<std::pair<std::size_t, std::size_t>> apply_behavior(std::vector<span
     }
     case split_behavior::merged_with_next: {
       bool previous_match = false;
-      for (auto it = spans.rbegin(); it != spans.rend(); ++it) {
-        if (it->match && !previous_match && !out.empty()) {
-          out.back().first = it->begin;
+      for (std::size_t k = spans.size(); k-- > 0;) {
+        const auto& s = spans[k];
+        if (s.match && !previous_match && !out.empty()) {
+          out.back().first = s.begin;
         } else {
-          out.emplace_back(it->begin, it->end);
+          out.emplace_back(s.begin, s.end);
         }
-        previous_match = it->match;
+        previous_match = s.match;
       }
       std::reverse(out.begin(), out.end());
       break;
@@ -358,7 +360,7 @@ void split_piece(const piece& p, const std::vector<std::pair<std::size_t, std::s
   auto spans = spans_of(p.text, matches);
   if (invert)
     for (auto& s : spans) s.match = !s.match;
-  for (const auto& [begin, end] : apply_behavior(std::move(spans), behavior)) {
+  for (const auto& [begin, end] : apply_behavior(spans, behavior)) {
     if (end > begin) out.push_back({p.text.substr(begin, end - begin), p.at_start && begin == 0});
   }
 }
