@@ -11,6 +11,7 @@
 #include "core/result_json.hpp"
 #include "core/statistics.hpp"
 #include "results/significance.hpp"
+#include "schema/serving.hpp"
 
 namespace ironbench::results {
 namespace {
@@ -33,9 +34,14 @@ const std::vector<std::string> preferred_metrics = {
     "tokens_per_s", "samples_per_s", "throughput", "request_throughput", "latency_ms",
     "time_us"};
 
+// A serving point's prompt count says how long it measured, not what: it is no part of the
+// case, so sweeps run with different --num-prompts align point by point.
 param_list params_of(const core::case_result& c) {
   param_list params;
-  for (const auto& [name, value] : c.params.entries()) params.emplace_back(name, core::to_string(value));
+  for (const auto& [name, value] : c.params.entries()) {
+    if (c.benchmark == schema::serving_benchmark && name == schema::vllm_key::num_prompts) continue;
+    params.emplace_back(name, core::to_string(value));
+  }
   return params;
 }
 

@@ -1,5 +1,6 @@
 #include "results/comparison.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -209,6 +210,34 @@ TEST(CompareSides, AlignsOnSharedParametersAndKeepsTheBest) {
   comparison_options ignore_m;
   ignore_m.ignored_params = {"M"};
   EXPECT_EQ(compare_sides({{"mine", {a}}, {"ref", {ref}}}, ignore_m).cases.at(0).key, "dtype=bf16");
+}
+
+// Two serving sweeps run with different --num-prompts compare point by point: the prompt count
+// is no part of a serving case. Another benchmark's parameter of that name still is.
+TEST(CompareSides, ServingPointsAlignWhateverTheirPromptCount) {
+  const auto sweep = [](const std::string& prompts, double scale) {
+    std::vector<case_spec> specs;
+    for (const int c : {1, 2, 4}) {
+      specs.push_back({"serve",
+                       {{"max_concurrency", std::to_string(c)}, {"request_rate", "inf"}, {"num_prompts", prompts}},
+                       "output_throughput",
+                       100 * c * scale,
+                       {},
+                       "http://a",
+                       "tok/s"});
+    }
+    specs.push_back({"other", {{"num_prompts", prompts}}, "throughput", 10 * scale, {}, "x", "tok/s"});
+    return run_of(specs);
+  };
+  const auto c = compare_sides({{"A", {sweep("100", 1)}}, {"B", {sweep("500", 1.5)}}}, {});
+  ASSERT_EQ(c.cases.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(c.cases[i].benchmark, "serve");
+    EXPECT_EQ(c.cases[i].key, fmt::format("max_concurrency={} request_rate=inf", 1 << i));
+    EXPECT_NEAR(c.cases[i].speedup[1], 1.5, 1e-12);
+  }
+  EXPECT_EQ(c.only_in[0], std::vector<std::string>{"other num_prompts=100"});
+  EXPECT_EQ(c.only_in[1], std::vector<std::string>{"other num_prompts=500"});
 }
 
 TEST(CompareSides, PoolsRunsOfOneSideAndSplitsByDevice) {
