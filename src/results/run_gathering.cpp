@@ -175,7 +175,7 @@ std::optional<gathered_run> read_run_file(const fs::path& path, bool strict) {
 
 /// Every run of the database at `location`, one at a time.
 void read_database(const store_location& location, const gathering_visitor& visit) {
-  const auto name = location.display();
+  const auto& name = location.display();
   try {
     const results_store source(location, store_access::read);  // refuses another program's file and a newer schema
     auto runs = source.list({});
