@@ -80,12 +80,13 @@ void add_options(CLI::App& command, collectives_arguments& a) {
   command
       .add_option("--pairs", a.pairs,
                   "Bandwidth between every pair of nodes (nodes, the default) or ranks (ranks), in rounds of "
-                  "disjoint pairs; names the slow node or link (--inject-fault slow@RANK[:MS] and "
-                  "slow-link@RANK-RANK[:MS] delay its exchanges)")
+                  "disjoint pairs; names the slow node or link (--inject-fault slow@RANK[:MS|:xK] and "
+                  "slow-link@RANK-RANK[:MS|:xK] delay its exchanges, or make them K times as long)")
       ->expected(0, 1);
   command
       .add_option("--pair-outlier-factor", a.pair_outlier_factor,
-                  "--pairs: a link below this times the median link is low")
+                  "--pairs: a link below this times the reference (the links' upper quartile) is a suspect, "
+                  "named when below it again measured again")
       ->capture_default_str();
   add_quiet_flag(command, a.quiet);
   add_output_options(command, a.outputs);

@@ -20,6 +20,13 @@
 #include "report/pairwise_report.hpp"
 #include "session/run_setup.hpp"
 #if IRONBENCH_WITH_MPI
+// MPI's C API only (no deprecated C++ bindings).
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+
+#include <thread>
+
 #include "comm/mpi/mpi_communicator.hpp"
 #include "comm/mpi/mpi_peer_exchange.hpp"
 #endif
@@ -27,7 +34,7 @@
 namespace ironbench::cli {
 namespace {
 
-// MPI's 32-bit counts, and memory: two buffers of the largest size per measuring rank.
+// MPI's 32-bit counts, and memory: three buffers of the largest size per measuring rank.
 constexpr std::size_t largest_pair_bytes = std::size_t{1} << 30;
 
 // MPI's world for the sweep, or usage_error before MPI starts where it cannot run.
@@ -45,6 +52,57 @@ std::shared_ptr<comm::bootstrap> pairs_world() {
                   launch.rank, launch.size, launch.launcher));
 #endif
 }
+
+#if IRONBENCH_WITH_MPI
+// The sweep's world, whose barriers and votes wait without spinning. Most ranks spend most of a
+// sweep in them (the ranks that do not measure, and all but two while suspects are measured
+// again), and where a node has fewer cores than ranks, a rank spinning in MPI_Barrier takes the
+// core a measuring rank needs: it sleeps between tests of a non-blocking barrier instead.
+class unhurried_world final : public comm::bootstrap {
+ public:
+  explicit unhurried_world(std::shared_ptr<comm::bootstrap> inner) : inner_(std::move(inner)) {}
+  [[nodiscard]] int rank() const override { return inner_->rank(); }
+  [[nodiscard]] int size() const override { return inner_->size(); }
+  [[nodiscard]] std::string description() const override { return inner_->description(); }
+  void barrier() override {
+    MPI_Request request = MPI_REQUEST_NULL;
+    check(MPI_Ibarrier(MPI_COMM_WORLD, &request), "MPI_Ibarrier");
+    wait(request);
+  }
+  [[nodiscard]] double sum(double value) override { return inner_->sum(value); }
+  [[nodiscard]] double max(double value) override {
+    double result = 0;
+    MPI_Request request = MPI_REQUEST_NULL;
+    check(MPI_Iallreduce(&value, &result, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD, &request), "MPI_Iallreduce");
+    wait(request);
+    return result;
+  }
+  [[nodiscard]] double min(double value) override { return inner_->min(value); }
+  [[nodiscard]] std::vector<std::string> gather(const std::string& text) override { return inner_->gather(text); }
+  void broadcast_bytes(void* data, std::size_t bytes) override { inner_->broadcast_bytes(data, bytes); }
+  void all_gather_bytes(const void* send, void* receive, std::size_t bytes_per_rank) override {
+    inner_->all_gather_bytes(send, receive, bytes_per_rank);
+  }
+
+ private:
+  static void check(int code, const char* call) {
+    if (code != MPI_SUCCESS) throw error(fmt::format("{} failed (MPI error {})", call, code));
+  }
+  // Tests `request` every 20 us at first, every millisecond after a while.
+  static void wait(MPI_Request& request) {
+    auto pause = std::chrono::microseconds(20);
+    for (;;) {
+      int done = 0;
+      check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+      if (done != 0) return;
+      std::this_thread::sleep_for(pause);
+      pause = std::min(pause * 2, std::chrono::microseconds(1000));
+    }
+  }
+
+  std::shared_ptr<comm::bootstrap> inner_;
+};
+#endif
 
 }  // namespace
 
@@ -70,7 +128,9 @@ comm::pairwise_settings pairwise_settings_of(const pairs_request& r) {
         fmt::format("--pair-outlier-factor takes a number above 0 and at most 1, not {:g}", r.outlier_factor));
   }
   s.outlier_factor = r.outlier_factor;
-  s.fault = comm::parse_fault(r.inject_fault);
+  const auto fault = comm::parse_pair_fault(r.inject_fault);
+  s.fault = fault.fault;
+  s.slowdown = fault.slowdown;
   if (r.backend != "auto" && r.backend != "mpi") {
     throw usage_error(
         fmt::format("--pairs measures with MPI on host memory: --backend auto or mpi, not '{}'", r.backend));
@@ -84,7 +144,8 @@ comm::pairwise_result run_pairwise_on_job(const comm::pairwise_settings& setting
   const auto world = pairs_world();
 #if IRONBENCH_WITH_MPI
   comm::watchdog guard(std::chrono::duration<double>(timeout_s), world->rank());
-  if (world->rank() == 0 && rank0_on_hang) guard.on_hang(rank0_on_hang);
+  // Rank 0 writes the run on a hang or a death; the lowest rank alive when rank 0 died.
+  if (rank0_on_hang) guard.on_hang(rank0_on_hang);
   // Every rank enters each round: a hang names the ranks that never did.
   guard.watch_ranks(*world, comm::this_host_name());
   auto s = settings;
@@ -93,7 +154,8 @@ comm::pairwise_result run_pairwise_on_job(const comm::pairwise_settings& setting
     if (outer) outer(step);
   };
   const auto peers = comm::mpi_peer_exchange();
-  return comm::run_pairwise(*world, *peers, comm::this_host_name(), s, cancel);
+  unhurried_world unhurried(world);
+  return comm::run_pairwise(unhurried, *peers, comm::this_host_name(), s, cancel);
 #else
   (void)settings, (void)timeout_s, (void)cancel, (void)world, (void)rank0_on_hang;
   throw usage_error("--pairs needs MPI, and this build has none");

@@ -40,8 +40,8 @@ struct pairs_request {
 /// of `timeout_s`; usage_error, on every rank alike, where the job cannot run it (one rank, one
 /// node in nodes mode), and before MPI starts where there is no launcher or no MPI in the build.
 /// Runs the sweep on every rank of the MPI job under a watchdog of `timeout_s` that, on a hang,
-/// names the ranks the job waits for (comm/watchdog.hpp) and on rank 0 calls `rank0_on_hang`
-/// (when set) before the process ends.
+/// names the ranks the job waits for (comm/watchdog.hpp) and on rank 0 (or on the lowest rank
+/// alive when rank 0 died) calls `rank0_on_hang` (when set) before the process ends.
 [[nodiscard]] comm::pairwise_result run_pairwise_on_job(
     const comm::pairwise_settings& settings, double timeout_s, const std::atomic<bool>* cancel,
     const std::function<void(const comm::hang_verdict&)>& rank0_on_hang = {});

@@ -1,24 +1,50 @@
-// What a pairwise sweep's matrix says: the median link, the links below a factor of it, and
-// whether the low links point at a node (most of its links low: the node is at fault) or at
-// single links. Pure: a matrix of numbers in, findings out (docs/multinode.md, "Finding the
-// bad node or link").
+// What a pairwise sweep's matrices say: each link's value (the slower of its two directions,
+// each the best of several trials) against a reference link, the links below a factor of it
+// (suspects), which of them are slow again when measured a second time (low), and whether the
+// low links point at a node (half of its links low or more: the node is at fault) or at single links.
+// Pure: matrices of numbers in, findings out (docs/multinode.md, "Finding the bad node or link").
 #pragma once
 
+#include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/json.hpp"
 
 namespace ironbench::comm {
 
-/// Default of --pair-outlier-factor: a link below 0.8 x the median link is low.
-inline constexpr double default_pair_outlier_factor = 0.8;
+/// Default of --pair-outlier-factor: a link below 0.5 x the reference link is a suspect, and
+/// low when below it again measured again. A link 3x slower than the others sits near 0.33 on a
+/// quiet machine; on a loaded two-core one, healthy links came out as low as 0.33 in a sweep and
+/// at 0.51 or above measured again, a 3x slower node's links as high as 0.55 and 0.63
+/// (docs/benchmarks.md, "pairwise sweep: false blame and detection").
+inline constexpr double default_pair_outlier_factor = 0.5;
 
-/// A link below the factor.
-struct low_link {
+/// One size's one-way matrix: one_way[a][b] is the bandwidth a -> b in GB/s (NaN or <= 0 where
+/// not measured; the diagonal is ignored).
+struct size_matrix {
+  std::size_t bytes = 0;
+  std::vector<std::vector<double>> one_way;
+};
+
+/// One link's value at one size: the slower of its two directions, GB/s.
+struct link_value {
   int a = 0, b = 0;  ///< participant indices, a < b
-  double value = 0;  ///< the link's bandwidth (the slower direction), GB/s
-  double ratio = 0;  ///< value / median
+  double value = 0;
+};
+
+/// A link below the factor, or one that was.
+struct low_link {
+  int a = 0, b = 0;       ///< participant indices, a < b
+  double value = 0;       ///< GB/s at `bytes`: the slower direction, at the size of its lowest ratio
+  double ratio = 0;       ///< its lowest ratio to the reference over the judged sizes
+  std::size_t bytes = 0;  ///< the size of that ratio
+  /// Measured again: its highest ratio over the sizes to the control links measured with it,
+  /// and its value at that size; NaN when it was not measured again.
+  double confirm_value = 0;
+  double confirm_ratio = 0;
+  bool confirmed = false;  ///< below the factor again (only then is it low)
 };
 
 /// A node (participant) most of whose links are low.
@@ -29,36 +55,90 @@ struct low_node {
 };
 
 struct pair_findings {
-  double factor = default_pair_outlier_factor;
-  int links = 0;         ///< links with a measured value
-  double median = 0;     ///< of every measured link's value (0 when none)
-  double threshold = 0;  ///< factor x median
-  bool judged = false;   ///< false when too few links to compare (reason says why)
+  double factor = 0;
+  int links = 0;  ///< links with a measured value
+  /// Per judged size (ascending): its bytes and the reference link there, GB/s: the upper
+  /// quartile of the links (reference_link).
+  std::vector<std::size_t> judged_bytes;
+  std::vector<double> references;
+  double median = 0;            ///< the reference at the largest judged size (0 when none)
+  double threshold = 0;         ///< factor x median
+  bool judged = false;          ///< false when too few links to compare (reason says why)
+  std::vector<int> node_links;  ///< per participant, its measured links
   std::string reason;
-  std::vector<low_link> low;        ///< every link below the threshold, lowest first
+  /// Whether the suspects were measured a second time (confirm_suspects); until then the low
+  /// links are the suspects.
+  bool confirmation = false;
+  /// Per judged size, the reference of the second measurement: the upper quartile of the links
+  /// measured again, suspects and controls (the sweep's reference where fewer than 2 were).
+  std::vector<double> confirm_references;
+  /// The nodes with enough links below the factor in the sweep to be named: all their links
+  /// are suspects.
+  std::vector<int> suspect_nodes;
+  /// Every link below the factor in the sweep, and every link of a suspect node; lowest ratio
+  /// first.
+  std::vector<low_link> suspects;
+  /// The links named: the suspects below the factor, or after confirmation those below it again.
+  std::vector<low_link> low;
   std::vector<low_node> nodes;      ///< the nodes at fault ("the node")
   std::vector<low_link> bad_links;  ///< low links not explained by a node at fault ("the link")
 };
 
-/// The number of low links that names a node with `links` measured links: at least three
-/// quarters of them (rounded up) and at least 2; a node with fewer than 2 links is never named.
+/// The number of low links that names a node with `links` measured links: at least half of
+/// them (rounded up) and at least 2 (2 of 3 with 4 nodes, 4 of 7 with 8); a node with fewer
+/// than 2 links is never named.
 [[nodiscard]] int low_links_naming_a_node(int links);
 
-/// Findings of `matrix` (N x N; matrix[a][b] the bandwidth a -> b, NaN or <= 0 where not
-/// measured; the diagonal is ignored): a link's value is the slower of its two directions
-/// (either one where only one was measured). Judged with at least 3 links (3 nodes); below
-/// that, `reason` says why nothing is named. Throws std::invalid_argument when the matrix is
-/// not square or the factor is not in (0, 1].
+/// The reference link of one size's link values (value > 0): their upper quartile (the 75th
+/// percentile, interpolated between the two values around it; 0 without links). Load from
+/// elsewhere only ever slows a link, so what a healthy link can do shows in the faster links;
+/// slow links do not pull the quartile down until they are more than three quarters of the
+/// links: one slow node among 4 or more (3 of 6 links with 4 nodes, 7 of 28 with 8) or one slow
+/// link among 3 or more leaves it at a healthy link's value.
+[[nodiscard]] double reference_link(const std::vector<link_value>& links);
+
+/// Suspects of `sizes` (square matrices of one participant count; at least one size): at each
+/// size a link's value is the slower of its two directions (either one where only one was
+/// measured) and its ratio that value over the size's reference; a link is a suspect when its
+/// ratio (the lowest over the sizes) is below `factor`, or when it is a link of a node with
+/// low_links_naming_a_node of its links below it. Judged with at least 3 links (3 nodes);
+/// below that, `reason` says why
+/// nothing is named. Until confirm_suspects, the suspects below `factor` are low and named (as
+/// the node or the link). Throws std::invalid_argument when a matrix is
+/// not square, the sizes disagree on the participants, or the factor is not in (0, 1].
+[[nodiscard]] pair_findings analyse_pairs(const std::vector<size_matrix>& sizes,
+                                          double factor = default_pair_outlier_factor);
+
+/// analyse_pairs of one matrix (bytes 0).
 [[nodiscard]] pair_findings analyse_pairs(const std::vector<std::vector<double>>& matrix,
                                           double factor = default_pair_outlier_factor);
 
-/// One line naming what was found with `labels` (one per participant): "node b (3 of 3 links
-/// below 0.8 x median 9.1 GB/s)", "link a <-> c (2.1 GB/s, 0.23 x median)"; "no link below
-/// 0.8 x the median 9.1 GB/s" when nothing; the reason when not judged.
+/// The links to measure again with the suspects, as their controls: for each suspect (lowest
+/// ratio first) and each of its two ends, the first link of that end that is neither a suspect
+/// nor already chosen, 6 at most. A slow node's suspects get links among its peers; a slow
+/// link's, a link of each end.
+[[nodiscard]] std::vector<std::pair<int, int>> control_links(const pair_findings& findings);
+
+/// The suspects' second measurement: `again` holds the matrices of the judged sizes measured
+/// again, the suspects and their controls (NaN where not measured). At each size the reference
+/// is reference_link of every link measured again there, suspects and controls (the sweep's
+/// reference where fewer than 2 were): where every link was a suspect, the healthy ones set it;
+/// a suspect stays low when its ratio to it is below the factor at every size measured again
+/// (its highest ratio there, confirm_ratio).
+/// Only those are low and named; a suspect not measured again is not. Recomputes the nodes and
+/// links named from them.
+[[nodiscard]] pair_findings confirm_suspects(pair_findings findings, const std::vector<size_matrix>& again);
+
+/// One line naming what was found with `labels` (one per participant): "node b (3 of its 3
+/// links below 0.5 x the reference 9.1 GB/s, confirmed)", "link a <-> c (2.1 GB/s, 0.23 x the
+/// reference 9.1 GB/s, confirmed)"; "no link below 0.5 x the reference 9.1 GB/s (6 links)" when
+/// nothing, with the suspects that were not confirmed; the reason when not judged.
 [[nodiscard]] std::string describe(const pair_findings& findings, const std::vector<std::string>& labels);
 
-/// {"factor", "links", "median_gbs", "threshold_gbs", "judged", "reason", "low_links": [{"a",
-/// "b", "gbs", "ratio"}], "bad_nodes": [{"node", "low_links", "links"}], "bad_links": [...],
+/// {"factor", "links", "judged_bytes", "references_gbs", "median_gbs", "threshold_gbs",
+/// "judged", "reason", "confirmation", "confirm_references_gbs", "suspect_nodes", "suspects":
+/// [{"a", "b", "gbs", "ratio", "bytes", "confirm_gbs", "confirm_ratio", "confirmed"}],
+/// "low_links": [...], "bad_nodes": [{"node", "low_links", "links"}], "bad_links": [...],
 /// "summary"}; nodes and links by label.
 [[nodiscard]] json to_json(const pair_findings& findings, const std::vector<std::string>& labels);
 

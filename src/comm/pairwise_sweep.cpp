@@ -47,83 +47,221 @@ std::string measuring_ranks(const std::vector<pair_participant>& participants) {
   return text;
 }
 
-// One pair's exchanges at every size, from this rank's side; what it timed, as JSON records.
+// This rank's exchanges with its partners, each timed alone, kept per (partner, size) until
+// taken as JSON records.
 class pair_measurer {
  public:
   pair_measurer(peer_exchange& peers, const pairwise_settings& s, int me_rank, std::size_t largest)
-      : peers_(peers), s_(s), me_(me_rank), send_(largest), receive_(largest) {}
+      : peers_(peers),
+        s_(s),
+        me_(me_rank),
+        passes_(std::max(1, std::min(s.passes, s.iterations))),
+        per_pass_((s.iterations + passes_ - 1) / passes_),
+        send_(largest),
+        receive_(largest),
+        expected_(largest) {}
 
-  /// Measures with `peer` (whose participant index is `peer_index`); `lower` is whether this
-  /// rank's participant index is the lower of the pair (it sends first).
-  json measure(int peer, int peer_index, bool lower, int round) {
-    json records = json::array();
-    const double delay_ms = delays_exchange(s_.fault, me_, peer) ? s_.fault.delay_ms : 0;
-    for (std::size_t k = 0; k < s_.sizes.size(); ++k) {
+  [[nodiscard]] int passes() const { return passes_; }
+  [[nodiscard]] int per_pass() const { return per_pass_; }
+
+  /// Pass `t` with `peer` (whose participant index is `peer_index`) at the sizes
+  /// `size_indices` of the settings: `warmup` untimed exchanges, then per_pass() exchanges both
+  /// ways at once (when `both_ways`) and as many each way alone, each timed alone. `lower`:
+  /// whether this rank's participant index is the lower of the pair. `pattern` numbers the data
+  /// (the same in every exchange of a pair and size; the receive buffer is cleared before the
+  /// pass's last exchange of each kind, and checked after it).
+  void pass(int peer, int peer_index, bool lower, std::uint64_t pattern, const std::vector<std::size_t>& size_indices,
+            int t, int warmup, bool both_ways) {
+    const bool faulty = delays_exchange(s_.fault, me_, peer);
+    const double delay_ms = faulty && !(s_.slowdown > 1) ? s_.fault.delay_ms : 0;
+    const double slowdown = faulty ? s_.slowdown : 1;
+    for (const auto k : size_indices) {
       const auto bytes = s_.sizes[k];
-      const std::uint64_t seed = (static_cast<std::uint64_t>(round) << 32) | (k << 4);
-      std::int64_t wrong = 0;
-      // Warm-up: both ways at once, untimed.
+      const std::uint64_t seed = (pattern << 32) | (static_cast<std::uint64_t>(k) << 8);
+      auto& kept = kept_[{peer_index, k}];
       fill_pair_pattern(send_.data(), bytes, me_, peer, seed);
-      for (int i = 0; i < s_.warmup_iterations; ++i) peers_.send_receive(peer, send_.data(), receive_.data(), bytes);
-      // Both ways at once.
-      fill_pair_pattern(send_.data(), bytes, me_, peer, seed + 1);
-      std::memset(receive_.data(), 0, bytes);
-      synchronize(peer);
-      auto start = pair_clock::now();
-      for (int i = 0; i < s_.iterations; ++i) {
-        pause(delay_ms);
-        peers_.send_receive(peer, send_.data(), receive_.data(), bytes);
-      }
-      const double both_s = seconds_since(start);
-      wrong += count_pattern_mismatches(receive_.data(), bytes, peer, me_, seed + 1);
-      // Each way alone: the lower participant sends first.
-      double send_s = 0;
-      for (const bool lower_sends : {true, false}) {
-        const bool sending = lower_sends == lower;
-        const std::uint64_t one_way = seed + (lower_sends ? 2 : 3);
-        if (sending) {
-          fill_pair_pattern(send_.data(), bytes, me_, peer, one_way);
-        } else {
-          std::memset(receive_.data(), 0, bytes);
+      fill_pair_pattern(expected_.data(), bytes, peer, me_, seed);
+      for (int i = 0; i < warmup; ++i) peers_.send_receive(peer, send_.data(), receive_.data(), bytes);
+      for (int e = 0; e < per_pass_; ++e) {
+        const bool last = e + 1 == per_pass_;
+        // Both ways at once.
+        if (both_ways) {
+          if (last) std::memset(receive_.data(), 0, bytes);
+          synchronize(peer);
+          const auto start = pair_clock::now();
+          timed([&] { peers_.send_receive(peer, send_.data(), receive_.data(), bytes); }, delay_ms, slowdown);
+          kept.both_s.push_back(seconds_since(start));
+          if (last) kept.wrong += mismatches(bytes);
         }
-        synchronize(peer);
-        start = pair_clock::now();
-        unsigned char ack = 0;
-        if (sending) {
-          for (int i = 0; i < s_.iterations; ++i) {
-            pause(delay_ms);
-            peers_.send(peer, send_.data(), bytes);
+        // Each way alone (the sender's time up to the receiver's acknowledgement), the lower
+        // participant first in even exchanges, the higher in odd ones.
+        const bool even = (t * per_pass_ + e) % 2 == 0;
+        for (const bool lower_sends : {even, !even}) {
+          const bool sending = lower_sends == lower;
+          if (!sending && last) std::memset(receive_.data(), 0, bytes);
+          synchronize(peer);
+          const auto start = pair_clock::now();
+          unsigned char ack = 0;
+          if (sending) {
+            // The fault slows the whole timed span, the acknowledgement included.
+            timed(
+                [&] {
+                  peers_.send(peer, send_.data(), bytes);
+                  peers_.receive(peer, &ack, 1);
+                },
+                delay_ms, slowdown);
+            kept.send_s.push_back(seconds_since(start));
+          } else {
+            timed([&] { peers_.receive(peer, receive_.data(), bytes); }, delay_ms, 1);
+            peers_.send(peer, &ack, 1);
+            if (last) kept.wrong += mismatches(bytes);
           }
-          peers_.receive(peer, &ack, 1);
-          send_s = seconds_since(start);
-        } else {
-          for (int i = 0; i < s_.iterations; ++i) {
-            pause(delay_ms);
-            peers_.receive(peer, receive_.data(), bytes);
-          }
-          peers_.send(peer, &ack, 1);
-          wrong += count_pattern_mismatches(receive_.data(), bytes, peer, me_, one_way);
         }
       }
-      records.push_back({{"peer", peer_index}, {"size", k}, {"send_s", send_s}, {"both_s", both_s}, {"wrong", wrong}});
     }
+  }
+
+  /// What the passes since the last call timed: [{"peer", "size", "send_s": [per exchange],
+  /// "both_s": [...], "wrong"}], and their wrong bytes added to `wrong`.
+  json take_records(std::int64_t& wrong) {
+    json records = json::array();
+    for (const auto& [key, kept] : kept_) {
+      records.push_back({{"peer", key.first},
+                         {"size", key.second},
+                         {"send_s", kept.send_s},
+                         {"both_s", kept.both_s},
+                         {"wrong", kept.wrong}});
+      wrong += kept.wrong;
+    }
+    kept_.clear();
     return records;
   }
 
  private:
+  struct kept_times {
+    std::vector<double> send_s, both_s;
+    std::int64_t wrong = 0;
+  };
+
+  // Before each timed exchange: a short sleep, then a handshake, so that the exchange starts
+  // with both ends running. A rank waking from a sleep gets a busy core back at once, where one
+  // that spins waits for its turn, and so does its exchange (by milliseconds on a loaded one).
   void synchronize(int peer) {
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
     unsigned char out = 1, in = 0;
     peers_.send_receive(peer, &out, &in, 1);
   }
-  static void pause(double ms) {
-    if (ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
+  static void pause_s(double seconds) {
+    if (seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  }
+  // One exchange with the injected fault: a sleep of `delay_ms` before it, or `slowdown` - 1
+  // times its own length after it, spent as a rank waits on a slow transfer in MPI: polling,
+  // yielding the core (as Open MPI's mpi_yield_when_idle does) rather than sleeping, which on a
+  // busy machine would earn the rank the scheduler's favour over the ranks it is compared with.
+  template <class Exchange>
+  static void timed(const Exchange& exchange, double delay_ms, double slowdown) {
+    pause_s(delay_ms / 1e3);
+    const auto start = pair_clock::now();
+    exchange();
+    if (slowdown > 1) {
+      const auto until = start + std::chrono::duration_cast<pair_clock::duration>(
+                                     std::chrono::duration<double>(slowdown * seconds_since(start)));
+      while (pair_clock::now() < until) std::this_thread::yield();
+    }
+  }
+  std::int64_t mismatches(std::size_t bytes) const {
+    if (std::memcmp(receive_.data(), expected_.data(), bytes) == 0) return 0;
+    std::int64_t wrong = 0;
+    for (std::size_t i = 0; i < bytes; ++i) wrong += receive_[i] != expected_[i] ? 1 : 0;
+    return wrong;
   }
 
   peer_exchange& peers_;
   const pairwise_settings& s_;
   int me_;
-  std::vector<unsigned char> send_, receive_;
+  int passes_, per_pass_;
+  std::vector<unsigned char> send_, receive_, expected_;
+  std::map<std::pair<int, std::size_t>, kept_times> kept_;
 };
+
+// Rank 0: the measurements of `pairs` (participant pairs, each once) from every rank's records
+// ((participant, peer, size index) -> record).
+std::vector<pair_measurement> measurements_of(const std::map<std::tuple<int, int, std::size_t>, json>& records,
+                                              const std::vector<participant_pair>& pairs,
+                                              const std::vector<std::size_t>& sizes) {
+  std::vector<pair_measurement> out;
+  const auto rate = [](double moved, double seconds) { return seconds > 0 ? moved / seconds * 1e-9 : no_value; };
+  const auto best = [](const std::vector<double>& v) {
+    double b = no_value;
+    for (const double x : v) {
+      if (std::isfinite(x) && !(x <= b)) b = x;
+    }
+    return b;
+  };
+  for (const auto& [a, b] : pairs) {
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
+      const auto ab = records.find({a, b, k}), ba = records.find({b, a, k});
+      if (ab == records.end() || ba == records.end()) continue;  // not measured (interrupted, or not this size)
+      pair_measurement m;
+      m.a = a;
+      m.b = b;
+      m.bytes = sizes[k];
+      const double moved = static_cast<double>(m.bytes);
+      std::vector<double> a_to_b, b_to_a;
+      for (const auto& t : ab->second.at("send_s")) a_to_b.push_back(rate(moved, t.get<double>()));
+      for (const auto& t : ba->second.at("send_s")) b_to_a.push_back(rate(moved, t.get<double>()));
+      const auto& both_a = ab->second.at("both_s");
+      const auto& both_b = ba->second.at("both_s");
+      std::vector<double> both;
+      for (std::size_t t = 0; t < std::min(both_a.size(), both_b.size()); ++t) {
+        both.push_back(rate(2 * moved, std::max(both_a[t].get<double>(), both_b[t].get<double>())));
+      }
+      m.a_to_b_gbs = best(a_to_b);
+      m.b_to_a_gbs = best(b_to_a);
+      m.both_gbs = best(both);
+      m.wrong_bytes = ab->second.at("wrong").get<std::int64_t>() + ba->second.at("wrong").get<std::int64_t>();
+      out.push_back(std::move(m));
+    }
+  }
+  return out;
+}
+
+// Rank 0: (participant, peer, size index) -> record, from every rank's gathered records.
+std::map<std::tuple<int, int, std::size_t>, json> records_of(const std::vector<std::string>& texts) {
+  std::map<std::tuple<int, int, std::size_t>, json> records;
+  for (const auto& text : texts) {
+    const auto doc = json::parse(text);
+    const int who = doc.at("participant").get<int>();
+    for (const auto& rec : doc.at("records")) {
+      records[{who, rec.at("peer").get<int>(), rec.at("size").get<std::size_t>()}] = rec;
+    }
+  }
+  return records;
+}
+
+std::vector<std::vector<double>> matrix_of(const std::vector<pair_measurement>& pairs, std::size_t n, std::size_t bytes,
+                                           const std::string& kind) {
+  std::vector<std::vector<double>> m(n, std::vector<double>(n, no_value));
+  for (const auto& p : pairs) {
+    if (p.bytes != bytes) continue;
+    const auto a = static_cast<std::size_t>(p.a), b = static_cast<std::size_t>(p.b);
+    if (a >= n || b >= n) continue;
+    if (kind == "both") {
+      m[a][b] = m[b][a] = p.both_gbs;
+    } else {
+      m[a][b] = p.a_to_b_gbs;
+      m[b][a] = p.b_to_a_gbs;
+    }
+  }
+  return m;
+}
+
+std::vector<size_matrix> judged_matrices(const std::vector<pair_measurement>& pairs, std::size_t n,
+                                         const std::vector<std::size_t>& judged) {
+  std::vector<size_matrix> out;
+  for (const auto bytes : judged) out.push_back({bytes, matrix_of(pairs, n, bytes, "one_way")});
+  return out;
+}
 
 }  // namespace
 
@@ -137,6 +275,34 @@ const char* to_string(pair_mode mode) { return mode == pair_mode::nodes ? "nodes
 
 std::vector<std::size_t> default_pair_sizes() {
   return {std::size_t{64} << 10, std::size_t{1} << 20, std::size_t{16} << 20};
+}
+
+std::vector<std::size_t> judged_pair_sizes(const std::vector<std::size_t>& sizes) {
+  if (sizes.empty()) return {};
+  return {*std::max_element(sizes.begin(), sizes.end())};
+}
+
+pair_fault parse_pair_fault(const std::string& text) {
+  const auto at = text.find('@');
+  const auto x = text.find(":x");
+  const auto name = text.substr(0, std::min(at, text.size()));
+  if (at == std::string::npos || x == std::string::npos || x < at || (name != "slow" && name != "slow-link")) {
+    return {parse_fault(text), 1};
+  }
+  pair_fault f;
+  f.fault = parse_fault(text.substr(0, x));
+  const auto factor = text.substr(x + 2);
+  f.slowdown = parse_number(factor, "--inject-fault slowdown (xK)");
+  if (!(f.slowdown > 1 && f.slowdown <= 100)) {
+    throw usage_error(
+        fmt::format("--inject-fault {}: the slowdown xK takes K above 1 and at most 100, not '{}'", text, factor));
+  }
+  return f;
+}
+
+std::string to_string(const pair_fault& f) {
+  if (!(f.slowdown > 1)) return to_string(f.fault);
+  return fmt::format("{}:x{:g}", to_string(f.fault), f.slowdown);
 }
 
 std::vector<pair_participant> select_participants(pair_mode mode, const std::vector<std::string>& hosts) {
@@ -158,6 +324,11 @@ std::vector<pair_participant> select_participants(pair_mode mode, const std::vec
 
 void check_fault_applies(const injected_fault& fault, const std::vector<pair_participant>& participants,
                          pair_mode mode) {
+  check_fault_applies(pair_fault{fault, 1}, participants, mode);
+}
+
+void check_fault_applies(const pair_fault& pair, const std::vector<pair_participant>& participants, pair_mode mode) {
+  const auto& fault = pair.fault;
   if (fault.kind != fault_kind::slow && fault.kind != fault_kind::slow_link) return;
   const auto takes_part = [&](int rank) {
     return std::any_of(participants.begin(), participants.end(),
@@ -166,24 +337,20 @@ void check_fault_applies(const injected_fault& fault, const std::vector<pair_par
   for (const int rank : {fault.rank, fault.peer}) {
     if (rank < 0 || takes_part(rank)) continue;
     throw usage_error(fmt::format("--inject-fault {}: rank {} takes no part in --pairs {} (the ranks that measure: {})",
-                                  to_string(fault), rank, to_string(mode), measuring_ranks(participants)));
+                                  to_string(pair), rank, to_string(mode), measuring_ranks(participants)));
   }
 }
 
 std::vector<std::vector<double>> pair_matrix(const pairwise_result& r, std::size_t bytes, const std::string& kind) {
+  return matrix_of(r.pairs, r.participants.size(), bytes, kind);
+}
+
+pair_findings judge_pairs(const pairwise_result& r, double factor) {
   const auto n = r.participants.size();
-  std::vector<std::vector<double>> m(n, std::vector<double>(n, no_value));
-  for (const auto& p : r.pairs) {
-    if (p.bytes != bytes) continue;
-    const auto a = static_cast<std::size_t>(p.a), b = static_cast<std::size_t>(p.b);
-    if (kind == "both") {
-      m[a][b] = m[b][a] = p.both_gbs;
-    } else {
-      m[a][b] = p.a_to_b_gbs;
-      m[b][a] = p.b_to_a_gbs;
-    }
-  }
-  return m;
+  const auto judged = r.judged_sizes.empty() ? judged_pair_sizes(r.sizes) : r.judged_sizes;
+  if (judged.empty()) return analyse_pairs(matrix_of({}, n, 0, "one_way"), factor);
+  return confirm_suspects(analyse_pairs(judged_matrices(r.pairs, n, judged), factor),
+                          judged_matrices(r.confirmations, n, judged));
 }
 
 std::vector<std::string> participant_labels(const pairwise_result& r) {
@@ -199,11 +366,13 @@ pairwise_result run_pairwise(bootstrap& world, peer_exchange& peers, const std::
   result.mode = s.mode;
   result.ranks = world.size();
   result.sizes = s.sizes;
+  result.judged_sizes = judged_pair_sizes(s.sizes);
   result.iterations = s.iterations;
   result.warmup_iterations = s.warmup_iterations;
-  result.fault = to_string(s.fault);
-  if (s.sizes.empty() || s.iterations < 1 || s.warmup_iterations < 0) {
-    throw usage_error("--pairs needs at least one size, --iters >= 1 and --warmup_iters >= 0");
+  const pair_fault fault{s.fault, s.slowdown};
+  result.fault = to_string(fault);
+  if (s.sizes.empty() || s.iterations < 1 || s.warmup_iterations < 0 || s.passes < 1) {
+    throw usage_error("--pairs needs at least one size, --iters >= 1, --warmup_iters >= 0 and at least one pass");
   }
   const auto hosts = every_node_name(world, host_name);
   result.participants = select_participants(s.mode, hosts);
@@ -217,7 +386,7 @@ pairwise_result run_pairwise(bootstrap& world, peer_exchange& peers, const std::
                     "its node's name in IRONBENCH_NODE_NAME, or use --pairs ranks",
                     world.size(), hosts.front()));
   }
-  check_fault_applies(s.fault, result.participants, s.mode);
+  check_fault_applies(fault, result.participants, s.mode);
   const int rank = world.rank();
   enact_start_fault(s.fault, rank);
   int me = -1;
@@ -227,64 +396,117 @@ pairwise_result run_pairwise(bootstrap& world, peer_exchange& peers, const std::
   const auto rounds = pairwise_rounds(n);
   result.rounds = static_cast<int>(rounds.size());
   pair_measurer measurer(peers, s, rank, me >= 0 ? *std::max_element(s.sizes.begin(), s.sizes.end()) : 0);
-  json mine = json::array();
-  std::int64_t wrong = 0;
-  for (std::size_t r = 0; r < rounds.size(); ++r) {
-    // Every rank enters each round (the watchdog's operations) before the vote on stopping.
-    if (s.progress) s.progress(fmt::format("pairs round {}/{}", r + 1, rounds.size()));
-    if (cancel != nullptr && world.max(cancel->load() ? 1.0 : 0.0) > 0) {
-      result.interrupted = true;
-      break;
+  result.passes = measurer.passes();
+  result.exchanges_per_pass = measurer.per_pass();
+  std::vector<std::size_t> every_size, judged_indices;
+  for (std::size_t k = 0; k < s.sizes.size(); ++k) {
+    every_size.push_back(k);
+    if (std::find(result.judged_sizes.begin(), result.judged_sizes.end(), s.sizes[k]) != result.judged_sizes.end()) {
+      judged_indices.push_back(k);
     }
-    const int partner = me >= 0 ? partner_in(rounds[r], me) : -1;
-    if (partner >= 0) {
-      const int peer = result.participants[static_cast<std::size_t>(partner)].rank;
-      for (auto& record : measurer.measure(peer, partner, me < partner, static_cast<int>(r))) {
-        wrong += record.at("wrong").get<std::int64_t>();
-        mine.push_back(std::move(record));
+  }
+  // Every rank enters each step (the watchdog's operations) before the vote on stopping.
+  const auto step = [&](const std::string& name) {
+    if (s.progress) s.progress(name);
+    if (cancel != nullptr && world.max(cancel->load() ? 1.0 : 0.0) > 0) result.interrupted = true;
+    return !result.interrupted;
+  };
+  // The passes go over all of `steps` (each a set of disjoint pairs), so that a pair's exchanges
+  // are spread over the whole sweep and a moment of load elsewhere on the machine (or the
+  // network) slows a few exchanges of many pairs rather than every exchange of one.
+  const auto measure_steps = [&](const std::vector<std::vector<participant_pair>>& steps, const std::string& what,
+                                 std::size_t first_pattern, const std::vector<std::size_t>& size_indices,
+                                 bool both_ways) {
+    for (int t = 0; t < result.passes; ++t) {
+      for (std::size_t r = 0; r < steps.size(); ++r) {
+        if (!step(fmt::format("{} {}/{} of pass {}/{}", what, r + 1, steps.size(), t + 1, result.passes))) return;
+        const int partner = me >= 0 ? partner_in(steps[r], me) : -1;
+        if (partner >= 0) {
+          const int peer = result.participants[static_cast<std::size_t>(partner)].rank;
+          measurer.pass(peer, partner, me < partner, first_pattern + r, size_indices, t,
+                        t == 0 ? s.warmup_iterations : std::min(1, s.warmup_iterations), both_ways);
+        }
+        world.barrier();
       }
     }
-    world.barrier();
+  };
+  std::int64_t wrong = 0;
+  measure_steps(rounds, "pairs round", 0, every_size, true);
+  auto texts = world.gather(core::json_text(json{{"participant", me}, {"records", measurer.take_records(wrong)}}));
+  result.rounds_seconds = seconds_since(start);
+
+  // Rank 0 judges the rounds; every suspect is measured again with its control links, one pair
+  // at a time, at the judged sizes (only the suspects slow again against the controls are named).
+  std::vector<participant_pair> all_pairs;
+  for (const auto& round : rounds) all_pairs.insert(all_pairs.end(), round.begin(), round.end());
+  std::vector<std::int32_t> suspect_data;
+  if (rank == 0) {
+    result.pairs = measurements_of(records_of(texts), all_pairs, s.sizes);
+    result.findings = judge_pairs(result, s.outlier_factor);
+    // Each suspect followed by its controls (those at its ends not yet listed), so that the two
+    // are measured close together.
+    auto controls = control_links(result.findings);
+    for (const auto& l : result.findings.suspects) {
+      suspect_data.push_back(l.a);
+      suspect_data.push_back(l.b);
+      for (auto c = controls.begin(); c != controls.end();) {
+        if (c->first != l.a && c->second != l.a && c->first != l.b && c->second != l.b) {
+          ++c;
+          continue;
+        }
+        suspect_data.push_back(c->first);
+        suspect_data.push_back(c->second);
+        c = controls.erase(c);
+      }
+    }
   }
+  std::int32_t count = static_cast<std::int32_t>(suspect_data.size());
+  world.broadcast_bytes(&count, sizeof count);
+  suspect_data.resize(static_cast<std::size_t>(count));
+  if (count > 0) world.broadcast_bytes(suspect_data.data(), suspect_data.size() * sizeof(std::int32_t));
+  std::vector<participant_pair> again;  // the suspects, each followed by its controls
+  std::vector<std::vector<participant_pair>> one_at_a_time;
+  for (std::size_t i = 0; i + 1 < suspect_data.size(); i += 2) {
+    again.emplace_back(suspect_data[i], suspect_data[i + 1]);
+    one_at_a_time.push_back({again.back()});
+  }
+  const auto confirm_start = pair_clock::now();
+  if (!result.interrupted && !again.empty()) {
+    measure_steps(one_at_a_time, "pairs measured again", rounds.size(), judged_indices, false);
+  }
+  const auto again_records = measurer.take_records(wrong);
+  texts = again.empty() ? std::vector<std::string>{}
+                        : world.gather(core::json_text(json{{"participant", me}, {"records", again_records}}));
   result.wrong_bytes = static_cast<std::int64_t>(world.sum(static_cast<double>(wrong)));
-  const auto texts = world.gather(core::json_text(json{{"participant", me}, {"records", mine}}));
+  result.confirm_seconds = seconds_since(confirm_start);
   result.seconds = seconds_since(start);
   if (rank != 0) return result;
-
-  // (participant, peer, size) -> record, from every rank's records.
-  std::map<std::tuple<int, int, std::size_t>, json> records;
-  for (const auto& text : texts) {
-    const auto doc = json::parse(text);
-    const int who = doc.at("participant").get<int>();
-    for (const auto& rec : doc.at("records")) {
-      records[{who, rec.at("peer").get<int>(), rec.at("size").get<std::size_t>()}] = rec;
-    }
+  if (!again.empty()) {
+    result.confirmations = measurements_of(records_of(texts), again, s.sizes);
   }
-  const auto iterations = static_cast<double>(s.iterations);
-  for (const auto& round : rounds) {
-    for (const auto& [a, b] : round) {
-      for (std::size_t k = 0; k < s.sizes.size(); ++k) {
-        const auto ab = records.find({a, b, k}), ba = records.find({b, a, k});
-        if (ab == records.end() || ba == records.end()) continue;  // interrupted before this round
-        pair_measurement m;
-        m.a = a;
-        m.b = b;
-        m.bytes = s.sizes[k];
-        const double bytes = static_cast<double>(m.bytes) * iterations;
-        const auto rate = [](double moved, double seconds) { return seconds > 0 ? moved / seconds * 1e-9 : no_value; };
-        m.a_to_b_gbs = rate(bytes, ab->second.at("send_s").get<double>());
-        m.b_to_a_gbs = rate(bytes, ba->second.at("send_s").get<double>());
-        m.both_gbs =
-            rate(2 * bytes, std::max(ab->second.at("both_s").get<double>(), ba->second.at("both_s").get<double>()));
-        m.wrong_bytes = ab->second.at("wrong").get<std::int64_t>() + ba->second.at("wrong").get<std::int64_t>();
-        result.pairs.push_back(m);
-      }
-    }
-  }
-  const auto largest = *std::max_element(s.sizes.begin(), s.sizes.end());
-  result.findings = analyse_pairs(pair_matrix(result, largest, "one_way"), s.outlier_factor);
+  result.findings = judge_pairs(result, s.outlier_factor);
   return result;
 }
+
+namespace {
+
+// The decision rule of `r`'s findings, in words (the run JSON's "statistic").
+std::string pair_statistic(const pairwise_result& r) {
+  std::string sizes;
+  for (const auto bytes : r.judged_sizes.empty() ? judged_pair_sizes(r.sizes) : r.judged_sizes) {
+    sizes += (sizes.empty() ? "" : " and ") + format_bytes(static_cast<double>(bytes));
+  }
+  return fmt::format(
+      "each direction: its fastest of {} exchanges, each timed alone ({} in each of {} passes over the rounds); a "
+      "link: its slower direction at {}; the reference: the upper quartile of the links; "
+      "a suspect: a link below the factor x the reference, or any link of a node with half of its links (rounded up, "
+      "at least 2) below it; low: a suspect below the factor x the "
+      "upper quartile of the links measured again (the suspects and up to 6 control links at their ends) again, one "
+      "pair at a time, each way alone",
+      r.passes * r.exchanges_per_pass, r.exchanges_per_pass, r.passes, sizes.empty() ? "no size" : sizes);
+}
+
+}  // namespace
 
 json to_json(const pairwise_result& r) {
   const auto matrix_json = [](const std::vector<std::vector<double>>& m) {
@@ -296,7 +518,7 @@ json to_json(const pairwise_result& r) {
     }
     return rows;
   };
-  json participants = json::array(), matrices = json::array();
+  json participants = json::array(), matrices = json::array(), again = json::array();
   for (const auto& p : r.participants) {
     participants.push_back(
         {{"label", p.label}, {"rank", p.rank}, {"host", p.host}, {"ranks_on_node", p.ranks_on_node}});
@@ -306,7 +528,23 @@ json to_json(const pairwise_result& r) {
                         {"one_way_gbs", matrix_json(pair_matrix(r, bytes, "one_way"))},
                         {"both_gbs", matrix_json(pair_matrix(r, bytes, "both"))}});
   }
+  const auto labels = participant_labels(r);
+  const auto label = [&](int i) {
+    return i >= 0 && static_cast<std::size_t>(i) < labels.size() ? labels[static_cast<std::size_t>(i)]
+                                                                 : fmt::format("#{}", i);
+  };
+  for (const auto& m : r.confirmations) {
+    const bool suspect = std::any_of(r.findings.suspects.begin(), r.findings.suspects.end(),
+                                     [&](const low_link& l) { return l.a == m.a && l.b == m.b; });
+    again.push_back({{"a", label(m.a)},
+                     {"b", label(m.b)},
+                     {"bytes", m.bytes},
+                     {"control", !suspect},
+                     {"a_to_b_gbs", m.a_to_b_gbs},
+                     {"b_to_a_gbs", m.b_to_a_gbs}});
+  }
   const auto n = static_cast<int>(r.participants.size());
+  const auto judged = r.judged_sizes.empty() ? judged_pair_sizes(r.sizes) : r.judged_sizes;
   return {{"mode", to_string(r.mode)},
           {"ranks", r.ranks},
           {"participants", participants},
@@ -315,18 +553,27 @@ json to_json(const pairwise_result& r) {
           {"sizes", r.sizes},
           {"iterations", r.iterations},
           {"warmup_iterations", r.warmup_iterations},
+          {"passes", r.passes},
+          {"exchanges_per_pass", r.exchanges_per_pass},
           {"seconds", r.seconds},
+          {"rounds_seconds", r.rounds_seconds},
+          {"confirm_seconds", r.confirm_seconds},
           {"wrong_bytes", r.wrong_bytes},
           {"interrupted", r.interrupted},
           {"fault", r.fault},
-          {"judged_at_bytes", r.sizes.empty() ? 0 : *std::max_element(r.sizes.begin(), r.sizes.end())},
+          {"judged_at_bytes", judged.empty() ? 0 : judged.back()},
+          {"judged_sizes", judged},
+          {"statistic", pair_statistic(r)},
           {"matrices", matrices},
-          {"findings", to_json(r.findings, participant_labels(r))}};
+          {"measured_again", again},
+          {"findings", to_json(r.findings, labels)}};
 }
 
 std::vector<core::case_result> pairwise_cases(const pairwise_result& r) {
   std::vector<core::case_result> cases;
   const auto labels = participant_labels(r);
+  const int exchanges = r.passes * r.exchanges_per_pass;
+  const auto best_of = fmt::format("the fastest of {} exchange{}", exchanges, exchanges == 1 ? "" : "s");
   for (const auto& p : r.pairs) {
     core::case_result c;
     c.benchmark = "pairwise";
@@ -339,12 +586,12 @@ std::vector<core::case_result> pairwise_cases(const pairwise_result& r) {
       c.metrics.push_back({name, value, unit, what});
     };
     metric("a_to_b_gbs", p.a_to_b_gbs, "GB/s",
-           fmt::format("{} sending to {} alone", labels[static_cast<std::size_t>(p.a)],
-                       labels[static_cast<std::size_t>(p.b)]));
+           fmt::format("{} sending to {} alone, {}", labels[static_cast<std::size_t>(p.a)],
+                       labels[static_cast<std::size_t>(p.b)], best_of));
     metric("b_to_a_gbs", p.b_to_a_gbs, "GB/s",
-           fmt::format("{} sending to {} alone", labels[static_cast<std::size_t>(p.b)],
-                       labels[static_cast<std::size_t>(p.a)]));
-    metric("both_gbs", p.both_gbs, "GB/s", "both sending at once, bytes of both directions");
+           fmt::format("{} sending to {} alone, {}", labels[static_cast<std::size_t>(p.b)],
+                       labels[static_cast<std::size_t>(p.a)], best_of));
+    metric("both_gbs", p.both_gbs, "GB/s", "both sending at once, bytes of both directions, " + best_of);
     metric("wrong_bytes", static_cast<double>(p.wrong_bytes), "B", "received bytes that differ from the exact pattern");
     c.work.bytes_written = static_cast<double>(p.bytes);
     c.notes["verification"] = "every byte received, both ways, against the exact pattern of its sender";

@@ -45,7 +45,7 @@ std::vector<std::string> pairwise_finding_lines(const json& p) {
     lines.push_back("not judged: " + f.value("reason", std::string()));
     return lines;
   }
-  lines.push_back(fmt::format("median link {:.3g} GB/s (one way, {}); low: below {:g} x the median = {:.3g} GB/s",
+  lines.push_back(fmt::format("reference link {:.3g} GB/s (one way, {}); low: below {:g} x the reference = {:.3g} GB/s",
                               f.value("median_gbs", 0.0), format_bytes(p.value("judged_at_bytes", 0.0)),
                               f.value("factor", 0.0), f.value("threshold_gbs", 0.0)));
   for (const auto& node : f.value("bad_nodes", json::array())) {
@@ -53,10 +53,15 @@ std::vector<std::string> pairwise_finding_lines(const json& p) {
                                 node.value("low_links", 0), node.value("links", 0)));
   }
   for (const auto& l : f.value("bad_links", json::array())) {
-    lines.push_back(fmt::format("the link: {} <-> {} ({:.3g} GB/s, {:.2f} x the median)", l.value("a", ""),
+    lines.push_back(fmt::format("the link: {} <-> {} ({:.3g} GB/s, {:.2f} x the reference)", l.value("a", ""),
                                 l.value("b", ""), l.value("gbs", 0.0), l.value("ratio", 0.0)));
   }
-  if (f.value("low_links", json::array()).empty()) lines.push_back("no low link");
+  if (f.value("low_links", json::array()).empty()) {
+    const auto cleared = f.value("suspects", json::array()).size();
+    lines.push_back(cleared == 0 ? std::string("no low link")
+                                 : fmt::format("no low link ({} suspect{} not slow again when measured again)", cleared,
+                                               cleared == 1 ? "" : "s"));
+  }
   return lines;
 }
 

@@ -36,7 +36,7 @@ TEST(ValidatePairwise, VerdictsNameTheNodeOrTheLink) {
 
   const auto fine = pairwise_check_row(sweep({}));
   EXPECT_EQ(fine.result, validate::verdict::pass);
-  EXPECT_NE(fine.rule.find("no link below 0.8 x the median"), std::string::npos);
+  EXPECT_NE(fine.rule.find("no link below 0.5 x the reference"), std::string::npos);
 
   auto wrong = sweep({});
   wrong.wrong_bytes = 5;

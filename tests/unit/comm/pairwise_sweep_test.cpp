@@ -129,6 +129,109 @@ TEST(PairwiseSweep, MatricesOfAResult) {
   EXPECT_EQ(cases[2].status, core::case_status::invalid) << "3 wrong bytes";
   EXPECT_DOUBLE_EQ(cases[2].find_metric("wrong_bytes")->value, 3);
   EXPECT_DOUBLE_EQ(cases[1].find_metric("b_to_a_gbs")->value, 7);
+  EXPECT_NE(cases[1].find_metric("b_to_a_gbs")->description.find("the fastest of"), std::string::npos);
+}
+
+TEST(PairwiseSweep, TheLargestSizeIsJudged) {
+  EXPECT_EQ(judged_pair_sizes(default_pair_sizes()), (std::vector<std::size_t>{16 << 20}));
+  EXPECT_EQ(judged_pair_sizes({65536, 262144}), (std::vector<std::size_t>{262144}));
+  EXPECT_EQ(judged_pair_sizes({4 << 20, 1 << 20, 4 << 20}), (std::vector<std::size_t>{4 << 20}));
+  EXPECT_TRUE(judged_pair_sizes({}).empty());
+}
+
+TEST(PairwiseSweep, AProportionalSlowdownIsAFault) {
+  const auto node = parse_pair_fault("slow@3:x3");
+  EXPECT_EQ(node.fault.kind, fault_kind::slow);
+  EXPECT_EQ(node.fault.rank, 3);
+  EXPECT_DOUBLE_EQ(node.slowdown, 3);
+  EXPECT_EQ(to_string(node), "slow@3:x3");
+  const auto link = parse_pair_fault("slow-link@4-1:x2.5");
+  EXPECT_EQ(link.fault.kind, fault_kind::slow_link);
+  EXPECT_EQ(link.fault.rank, 1);
+  EXPECT_EQ(link.fault.peer, 4);
+  EXPECT_EQ(to_string(link), "slow-link@1-4:x2.5");
+  // The forms in milliseconds, and the others, as parse_fault reads them.
+  const auto ms = parse_pair_fault("slow@2:150");
+  EXPECT_DOUBLE_EQ(ms.slowdown, 1);
+  EXPECT_DOUBLE_EQ(ms.fault.delay_ms, 150);
+  EXPECT_EQ(to_string(ms), "slow@2:150");
+  EXPECT_EQ(parse_pair_fault("hang@1").fault.kind, fault_kind::hang);
+  EXPECT_EQ(parse_pair_fault("").fault.kind, fault_kind::none);
+  for (const char* bad :
+       {"slow@2:x1", "slow@2:x0.5", "slow@2:x", "slow@2:xfast", "slow@2:x101", "hang@1:x3", "slow@x:x3"}) {
+    EXPECT_THROW((void)parse_pair_fault(bad), usage_error) << bad;
+  }
+  try {
+    (void)parse_pair_fault("slow@2:x0.5");
+    FAIL();
+  } catch (const usage_error& e) {
+    EXPECT_STREQ(e.what(), "--inject-fault slow@2:x0.5: the slowdown xK takes K above 1 and at most 100, not '0.5'");
+  }
+  const auto nodes = select_participants(pair_mode::nodes, {"a", "a", "b", "b"});
+  try {
+    check_fault_applies(parse_pair_fault("slow@1:x3"), nodes, pair_mode::nodes);
+    FAIL();
+  } catch (const usage_error& e) {
+    EXPECT_STREQ(e.what(),
+                 "--inject-fault slow@1:x3: rank 1 takes no part in --pairs nodes (the ranks that measure: 0, 2)");
+  }
+}
+
+// 4 nodes at 64 KiB, 1 MiB and 16 MiB, every direction 10 GB/s (5 below 16 MiB) but those of link a <-> d
+// (0 and 3) at `slow` x that.
+pairwise_result four_nodes(double slow) {
+  pairwise_result r;
+  r.participants = select_participants(pair_mode::nodes, {"a", "b", "c", "d"});
+  r.sizes = default_pair_sizes();
+  r.judged_sizes = judged_pair_sizes(r.sizes);
+  r.passes = 5;
+  r.exchanges_per_pass = 4;
+  for (const auto bytes : r.sizes) {
+    const double good = bytes >= (16 << 20) ? 10 : 5;
+    for (int a = 0; a < 4; ++a) {
+      for (int b = a + 1; b < 4; ++b) {
+        const double v = a == 0 && b == 3 ? slow * good : good;
+        r.pairs.push_back({a, b, bytes, v, v, 2 * v, 0});
+      }
+    }
+  }
+  return r;
+}
+
+TEST(PairwiseSweep, TheSuspectsMeasuredAgainDecide) {
+  // Slow in the rounds, not measured again: a suspect, not named.
+  auto r = four_nodes(0.3);
+  auto f = judge_pairs(r, default_pair_outlier_factor);
+  ASSERT_EQ(f.suspects.size(), 1u);
+  EXPECT_TRUE(f.bad_links.empty());
+  // Slow again: named.
+  r.confirmations = {{0, 3, 1 << 20, 1.6, 1.7, 3, 0}, {0, 3, 16 << 20, 3.2, 3.1, 6, 0}};
+  f = judge_pairs(r, default_pair_outlier_factor);
+  ASSERT_EQ(f.bad_links.size(), 1u);
+  EXPECT_NEAR(f.bad_links[0].confirm_ratio, 0.31, 1e-12);
+  r.findings = f;
+  const auto j = to_json(r);
+  EXPECT_EQ(j.at("judged_sizes"), json::array({16 << 20}));
+  EXPECT_EQ(j.at("judged_at_bytes"), 16 << 20);
+  EXPECT_EQ(j.at("passes"), 5);
+  EXPECT_EQ(j.at("exchanges_per_pass"), 4);
+  EXPECT_EQ(j.at("measured_again").size(), 2u);
+  EXPECT_EQ(j.at("measured_again")[1].at("a"), "a");
+  EXPECT_EQ(j.at("measured_again")[1].at("b"), "d");
+  EXPECT_NE(
+      j.at("statistic").get<std::string>().find("its fastest of 20 exchanges, each timed alone (4 in each of 5 passes"),
+      std::string::npos);
+  EXPECT_NE(j.at("statistic").get<std::string>().find("its slower direction at 16 MiB"), std::string::npos);
+  EXPECT_FALSE(j.at("measured_again")[1].at("control").get<bool>());
+  // Fast when measured again against its controls a <-> b and b <-> d: not named.
+  EXPECT_EQ(control_links(f), (std::vector<std::pair<int, int>>{{0, 1}, {1, 3}}));
+  r.confirmations = {{0, 3, 1 << 20, 5, 5, 10, 0},    {0, 3, 16 << 20, 9, 10, 19, 0}, {0, 1, 1 << 20, 6, 6, 12, 0},
+                     {0, 1, 16 << 20, 11, 11, 22, 0}, {1, 3, 1 << 20, 5, 5, 10, 0},   {1, 3, 16 << 20, 10, 10, 20, 0}};
+  f = judge_pairs(r, default_pair_outlier_factor);
+  EXPECT_TRUE(f.bad_links.empty());
+  EXPECT_TRUE(f.low.empty());
+  // At 0.6 x no link is a suspect.
+  EXPECT_TRUE(judge_pairs(four_nodes(0.6), default_pair_outlier_factor).suspects.empty());
 }
 
 }  // namespace
