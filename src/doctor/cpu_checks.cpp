@@ -174,6 +174,7 @@ std::vector<finding> check_steal(const doctor_facts& facts) {
   if (!facts.window || !facts.window->steal_share) return {};
   const double share = *facts.window->steal_share;
   if (share < 0.02) return {};
+  if (facts.window->steal_ticks && *facts.window->steal_ticks < min_steal_ticks) return {};
   return {make_finding(
       share >= 0.10 ? severity::critical : severity::warning,
       fmt::format("the hypervisor took {:.1f} % of this VM's CPU time during the run (steal)", share * 100),

@@ -50,7 +50,13 @@ struct run_window_facts {
   std::optional<std::int64_t> throttled_periods;  ///< growth of cpu.stat nr_throttled
   std::optional<std::int64_t> periods;            ///< growth of cpu.stat nr_periods
   std::optional<double> throttled_s;              ///< growth of throttled_usec (v2) / throttled_time (v1)
+  std::optional<double> steal_ticks;              ///< steal ticks of the window, all CPUs (USER_HZ, 100 a second)
 };
+
+/// The steal a finding needs besides its share: 10 ticks (0.1 s of one CPU). A run shorter than
+/// a second on two vCPUs has 40 ticks or so, where one stolen tick is 2.5 %: a share that a
+/// tick's rounding decides is no finding.
+inline constexpr double min_steal_ticks = 10;
 
 struct gpu_facts {
   std::string id;      ///< "cuda:0"

@@ -269,7 +269,10 @@ run_window_facts window_between(const host_counters& before, const host_counters
   w.duration_s = after.time_s - before.time_s;
   if (before.cpu && after.cpu) {
     const double ticks = after.cpu->total() - before.cpu->total();
-    if (ticks > 0) w.steal_share = (after.cpu->steal - before.cpu->steal) / ticks;
+    if (ticks > 0) {
+      w.steal_ticks = after.cpu->steal - before.cpu->steal;
+      w.steal_share = *w.steal_ticks / ticks;
+    }
   }
   if (before.nr_throttled && after.nr_throttled) w.throttled_periods = *after.nr_throttled - *before.nr_throttled;
   if (before.nr_periods && after.nr_periods) w.periods = *after.nr_periods - *before.nr_periods;

@@ -109,15 +109,30 @@ TEST(DoctorChecks, CpusetQuotaAndMemory) {
   EXPECT_TRUE(check_memory(f).empty());
 }
 
+TEST(DoctorChecks, StealOfAFewTicksIsNoFinding) {
+  auto f = avx512_host();
+  // A 0.2 s run on two vCPUs: 40 ticks, one of them stolen (2.5 %): rounding, not a finding.
+  f.window = run_window_facts{0.2, 0.025, 0, 20, 0, 1};
+  EXPECT_TRUE(check_steal(f).empty());
+  f.window = run_window_facts{0.2, 0.225, 0, 20, 0, 9};  // 9 of 40 ticks: still under 10 ticks
+  EXPECT_TRUE(check_steal(f).empty());
+  // The same share over a longer window is a finding: 10 of 400 ticks.
+  f.window = run_window_facts{2, 0.025, 0, 20, 0, 10};
+  const auto found = check_steal(f);
+  ASSERT_EQ(found.size(), 1U);
+  EXPECT_EQ(found[0].level, severity::warning);
+  EXPECT_NE(found[0].summary.find("2.5 %"), std::string::npos) << found[0].summary;
+}
+
 TEST(DoctorChecks, StealAndThrottlingDuringTheRun) {
   auto f = avx512_host();
-  f.window = run_window_facts{30, 0.05, 120, 300, 4.5};
+  f.window = run_window_facts{30, 0.05, 120, 300, 4.5, 300};
   auto found = diagnose(f);
   EXPECT_EQ(checks_of(found), (std::vector<std::string>{"cgroup_throttling", "steal"}));  // 40 % throttled: critical
   EXPECT_EQ(found[0].level, severity::critical);
   EXPECT_EQ(found[1].level, severity::warning);
   EXPECT_NE(found[1].summary.find("5.0 %"), std::string::npos);
-  f.window = run_window_facts{30, 0.001, 0, 300, 0};
+  f.window = run_window_facts{30, 0.001, 0, 300, 0, 6};
   EXPECT_TRUE(diagnose(f).empty());
 }
 
