@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/option_groups.hpp"
 #include "core/error.hpp"
 #include "report/output.hpp"
 #include "report/text_table.hpp"
@@ -167,10 +168,7 @@ int list_baselines() {
   return exit_ok;
 }
 
-void add_database_option(CLI::App& command, results_arguments& a) {
-  command.add_option("--db", a.database,
-                     "Results database (default: $IRONBENCH_DB or ~/.local/share/ironbench/results.db)");
-}
+void add_database_option(CLI::App& command, results_arguments& a) { add_database_option(command, a.database); }
 
 }  // namespace
 

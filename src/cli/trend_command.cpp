@@ -162,8 +162,7 @@ command_action add_trend_command(CLI::App& app) {
   auto a = std::make_shared<trend_command_arguments>();
   command->add_option("metric", a->selection.metric, "The metric followed (bandwidth, tflops, output_throughput ...)")
       ->required();
-  command->add_option("--db", a->selection.database,
-                      "Results database (default: $IRONBENCH_DB or ~/.local/share/ironbench/results.db)");
+  add_database_option(*command, a->selection.database);
   add_trend_selection(*command, a->selection);
   command
       ->add_option("--recent", a->recent,
