@@ -168,7 +168,7 @@ int list_baselines() {
   return exit_ok;
 }
 
-void add_database_option(CLI::App& command, results_arguments& a) { add_database_option(command, a.database); }
+void add_database_option(CLI::App& command, results_arguments& a) { cli::add_database_option(command, a.database); }
 
 }  // namespace
 
