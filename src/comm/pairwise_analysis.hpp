@@ -17,7 +17,7 @@ namespace ironbench::comm {
 /// Default of --pair-outlier-factor: a link below 0.5 x the reference link is a suspect, and
 /// low when below it again measured again. A link 3x slower than the others sits near 0.33 on a
 /// quiet machine; on a loaded two-core one, healthy links came out as low as 0.33 in a sweep and
-/// at 0.51 or above measured again, a 3x slower node's links as high as 0.55 and 0.63
+/// at 0.50 or above measured again, a 3x slower node's links as high as 0.55 and 0.63
 /// (docs/benchmarks.md, "pairwise sweep: false blame and detection").
 inline constexpr double default_pair_outlier_factor = 0.5;
 
