@@ -21,7 +21,7 @@
 namespace ironbench::testing {
 namespace {
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool input_contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 struct measured_run {
   process_result result;
@@ -122,7 +122,7 @@ TEST(ResultsImportMemory, AFolderOfLargeRunsCostsTheMemoryOfItsLargestOne) {
   const auto baseline = run_measured({"--version"});
   const auto m = run_measured({"results", "import", folder.string(), "--db", (dir.path() / "all.db").string()});
   ASSERT_EQ(m.result.exit_code, 0) << m.result.err;
-  EXPECT_TRUE(contains(m.result.out, "3 added")) << m.result.out;
+  EXPECT_TRUE(input_contains(m.result.out, "3 added")) << m.result.out;
   // Measured: 4.5 times the largest file over the baseline (three 34 MB runs, 151 MiB); the
   // three held at once took 3 times that at least, at the old cost 30 times.
   const auto largest_mib = static_cast<double>(largest) / (1 << 20);
@@ -154,8 +154,8 @@ TEST(RecipeValues, PastTheirBoundsAreRefusedBeforeAnythingStarts) {
       }
       const auto r = run_ironbench(args);
       EXPECT_EQ(r.exit_code, 2) << verb << ": " << r.out << r.err;
-      EXPECT_TRUE(contains(r.err, message)) << r.err;
-      EXPECT_TRUE(contains(r.err, recipe + ":")) << "names the file: " << r.err;
+      EXPECT_TRUE(input_contains(r.err, message)) << r.err;
+      EXPECT_TRUE(input_contains(r.err, recipe + ":")) << "names the file: " << r.err;
       EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     }
   }
