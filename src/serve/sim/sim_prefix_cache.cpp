@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string_view>
 
+#include "core/json_text.hpp"
+
 namespace ironbench::serve {
 namespace {
 
@@ -81,7 +83,7 @@ std::vector<std::uint64_t> sim_prompt_token_ids(const json& body) {
     } else if (ids->is_array()) {
       for (const auto& id : *ids) {
         out.push_back(id.is_number_integer() ? prefix_chain(1, static_cast<std::uint64_t>(id.get<std::int64_t>()))
-                                             : prefix_fnv1a(id.dump()));
+                                             : prefix_fnv1a(core::json_text(id)));
       }
     }
     return out;
