@@ -18,32 +18,6 @@ bool is_key_character(char c) {
          c == '-' || c == '%';
 }
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// %XX decoded; a '%' not followed by two hexadecimal digits is kept as it is.
-std::string percent_decoded(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size()) {
-      const int high = hex_value(text[i + 1]);
-      const int low = hex_value(text[i + 2]);
-      if (high >= 0 && low >= 0) {
-        out.push_back(static_cast<char>(high * 16 + low));
-        i += 2;
-        continue;
-      }
-    }
-    out.push_back(text[i]);
-  }
-  return out;
-}
-
 // How a value's end is found: by libpq's URL query rules (after '?' or '&': up to an '&' that
 // starts another NAME=), by its connection-string rules (at the start or after white space: up
 // to white space before another NAME =), or, where the text does not say which, by the one that

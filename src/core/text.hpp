@@ -32,6 +32,10 @@ namespace ironbench {
 /// `text` with its ASCII letters in lower case (other bytes, UTF-8 included, unchanged).
 [[nodiscard]] std::string ascii_lower(std::string_view text);
 
+/// `text` with every %XX (two hexadecimal digits) decoded to its byte; a '%' not followed by
+/// two hexadecimal digits is kept as it is (URLs, libpq's connection URLs).
+[[nodiscard]] std::string percent_decoded(std::string_view text);
+
 /// Whether `key` may name a tag (`--tag KEY=VALUE`, a recipe's `tags`): letters, digits, '_',
 /// '-' and '.', at least one (no '/', no space: `../../x` is none).
 [[nodiscard]] bool is_tag_key(std::string_view key);
