@@ -142,8 +142,10 @@ TEST_P(ResultsImport, AFolderIsImportedFileByFileItsBadEntriesNamed) {
   measure_on(node, "node=a");
   measure_on(node, "node=a");
   const auto saved = fs::path(node) / "saved";
-  { std::ofstream(saved / "cut.json") << R"({"schema_version": 1, "cases": [{"benchmark": "st)"; }
+  // One of the measured runs, read before anything else is in the folder (a directory's order
+  // is the file system's: the first entry could be any file written later).
   auto tagged = json::parse(read_file(fs::directory_iterator(saved)->path().string()));
+  { std::ofstream(saved / "cut.json") << R"({"schema_version": 1, "cases": [{"benchmark": "st)"; }
   tagged["uuid"] = "0192abcd-0000-4000-8000-000000000001";
   tagged["tags"] = {{"env\nnode", "b"}};
   { std::ofstream(saved / "tagged.json") << tagged.dump(); }
