@@ -30,6 +30,7 @@ serve::sweep_settings to_settings(const serve_arguments& a) {
   s.pooling.inputs_per_request = serve::parse_inputs_per_request(a.inputs_per_request);
   if (!a.image_size.empty()) serve::parse_image_size(a.image_size, s.images);
   if (!a.lora_modules.empty()) s.lora = serve::parse_lora_modules(a.lora_modules);
+  serve::set_lora_route(s.lora, a.lora_by, s.check_adapters);
   load.timeout_s = parse_duration_s(a.timeout, "--timeout");
   load.stall_timeout_s = parse_duration_s(a.stall_timeout, "--stall-timeout");
   load.max_response_bytes = parse_size(a.max_response_bytes, "--max-response-bytes");
@@ -101,6 +102,11 @@ void add_options(CLI::App& c, serve_arguments& a) {
                "weights from --seed (a:3,b:1); each point reports every adapter's metrics");
   c.add_flag("--no-adapter-check{false}", s.check_adapters,
              "Send --lora-modules adapters the server's GET /v1/models does not list (one it loads on demand)");
+  c.add_option("--lora-by", a.lora_by,
+               "How a request names its --lora-modules adapter: model (its model name: vLLM, SGLang), lora-field "
+               "(llama.cpp's \"lora\": [{\"id\": N, \"scale\": 1}], the id from GET /lora-adapters; an adapter is "
+               "named by id, path or file name) or auto (lora-field when the server answers GET /lora-adapters)")
+      ->capture_default_str();
   c.add_option("--tokenizer", s.tokenizer, "A Hugging Face tokenizer.json (or its directory): counts output tokens");
   c.add_option("--chat-template", s.chat_template,
                "Chat prompts are counted through this chat template (auto: the tokenizer's "

@@ -29,6 +29,7 @@ struct serve_arguments {
   std::string metrics_interval = "1s";
   std::string backend = "auto", inputs_per_request = "1", image_size;
   std::string lora_modules;  ///< --lora-modules as typed
+  std::string lora_by = "auto";
   std::string slo, search, gpu_telemetry = "auto";
   serve::search_settings search_bounds;
   std::string search_probe_duration = "60s", search_estimate_duration = "10s";

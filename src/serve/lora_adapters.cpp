@@ -43,6 +43,30 @@ lora_selection parse_lora_modules(const std::string& text) {
   return out;
 }
 
+void set_lora_route(lora_selection& selection, const std::string& text, bool checked) {
+  if (text == "auto") {
+    selection.route = checked ? lora_route::automatic : lora_route::model_name;
+  } else if (text == "model") {
+    selection.route = lora_route::model_name;
+  } else if (text == "lora-field") {
+    selection.route = lora_route::lora_field;
+  } else {
+    throw usage_error(fmt::format("--lora-by takes auto, model or lora-field, not '{}'", text));
+  }
+  if (selection.route != lora_route::lora_field || checked) return;
+  for (auto& adapter : selection.adapters) {
+    const auto& name = adapter.name;
+    const bool digits = !name.empty() && name.size() < 7 && name.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits) {
+      throw usage_error(fmt::format(
+          "--lora-by lora-field with --no-adapter-check takes the server's adapter ids (0,1 as GET /lora-adapters "
+          "lists them), not '{}'",
+          name));
+    }
+    adapter.server_id = std::stoi(name);
+  }
+}
+
 std::vector<std::size_t> assign_adapters(std::size_t units, const lora_selection& selection, std::uint64_t seed) {
   std::vector<std::size_t> out(units, 0);
   const auto& adapters = selection.adapters;
@@ -76,6 +100,13 @@ std::string body_with_model(const std::string& body, const std::string& model) {
   return core::json_text(j);
 }
 
+std::string body_with_lora(const std::string& body, int id) {
+  auto j = json::parse(body, nullptr, false);
+  IRONBENCH_CHECK(!j.is_discarded() && j.is_object(), "a request body is not a JSON object");
+  j["lora"] = json::array({{{"id", id}, {"scale", 1.0}}});
+  return core::json_text(j);
+}
+
 void apply_lora_adapters(std::vector<prepared_request>& requests, const lora_selection& selection, std::uint64_t seed) {
   if (!selection.enabled()) return;
   // One unit per request, or per conversation (its turns follow each other in the list).
@@ -93,15 +124,20 @@ void apply_lora_adapters(std::vector<prepared_request>& requests, const lora_sel
     }
   }
   const auto chosen = assign_adapters(units, selection, seed);
+  const bool by_field = selection.route == lora_route::lora_field;
   for (std::size_t i = 0; i < requests.size(); ++i) {
     auto& r = requests[i];
-    const auto& name = selection.adapters[chosen[unit[i]]].name;
-    r.adapter = name;
-    r.body = body_with_model(r.body, name);
+    const auto& adapter = selection.adapters[chosen[unit[i]]];
+    IRONBENCH_CHECK(!by_field || adapter.server_id >= 0, "a LoRA adapter without the server's id");
+    const auto name_it = [by_field, name = adapter.name, id = adapter.server_id](const std::string& body) {
+      return by_field ? body_with_lora(body, id) : body_with_model(body, name);
+    };
+    r.adapter = adapter.name;
+    r.body = name_it(r.body);
     if (r.body_for_answers) {
-      r.body_for_answers = [inner = std::move(r.body_for_answers), name](const std::vector<std::string>& answers) {
+      r.body_for_answers = [inner = std::move(r.body_for_answers), name_it](const std::vector<std::string>& answers) {
         auto turn = inner(answers);
-        turn.body = body_with_model(turn.body, name);
+        turn.body = name_it(turn.body);
         return turn;
       };
     }

@@ -255,7 +255,8 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
   const auto breakdown =
       pooled ? ttft_breakdown{}
              : summarize_ttft_breakdown(server_rounds, scrape_urls, s.server_metrics.roles,
-                                        metrics.value("mean_ttft_ms", 0.0), metrics.value("mean_e2el_ms", 0.0));
+                                        metrics.value("mean_ttft_ms", 0.0), metrics.value("mean_e2el_ms", 0.0),
+                                        metrics.value("completed", 0.0));
   if (!breakdown.summary.is_null()) vllm["ttft_breakdown"] = breakdown.summary;
   for (const auto& [name, value] : breakdown.values) vllm[name] = value;
   if (!remote_gpus.summary.is_null()) vllm["remote_gpu_telemetry"] = remote_gpus.summary;

@@ -45,6 +45,11 @@ void write_server_metrics_summary(std::ostream& out, const json& summary) {
                    summary.value("interval_s", 0.0)));
   for (const auto& [name, m] : summary.at("metrics").items()) {
     const auto unit = m.value("unit", "");
+    // A row of nothing but "-" says only that the server lacks the feature: left out.
+    const bool empty = m.contains("increase")
+                           ? !m.at("rate_per_s_mean").is_number() && !m.at("rate_per_s_max").is_number()
+                           : !m.value("mean", json()).is_number() && !m.value("max", json()).is_number();
+    if (empty) continue;
     if (m.contains("increase")) {
       line(out, fmt::format("{} ({}/s mean / max):", name, unit),
            fmt::format("{} / {}", number_text(m.at("rate_per_s_mean")), number_text(m.at("rate_per_s_max"))));
@@ -52,6 +57,10 @@ void write_server_metrics_summary(std::ostream& out, const json& summary) {
       line(out, fmt::format("{} ({} mean / max):", name, unit),
            fmt::format("{} / {}", number_text(m.at("mean")), number_text(m.at("max"))));
     }
+  }
+  if (!summary.value("stage_data", true)) {
+    fmt::print(out, "Server stage times: none ({} publishes no per-request queue, prefill or decode time)\n",
+               engine.get<std::string>());
   }
 }
 

@@ -49,10 +49,15 @@ const std::vector<engine_series>& engine_series_table() {
       {"tgi", "waiting_requests", s::gauge_sum, "tgi_queue_size", "", "", 1},
       {"tgi", "prompt_tokens", s::counter, "tgi_request_input_length_sum", "", "", 1},
       {"tgi", "generation_tokens", s::counter, "tgi_request_generated_tokens_sum", "", "", 1},
-      // llama.cpp's llama-server (--metrics).
+      // llama.cpp's llama-server (--metrics). Its builds of 2025-26 export no KV-cache usage
+      // (kv_cache_usage_ratio and kv_cache_tokens were removed; n_tokens_max is a high-water
+      // mark of one sequence, not a usage): the row serves the older builds that have it.
+      // prompt_tokens_total counts the prompt tokens processed, the cached ones apart.
       {"llama.cpp", "running_requests", s::gauge_sum, "llamacpp:requests_processing", "", "", 1},
       {"llama.cpp", "waiting_requests", s::gauge_sum, "llamacpp:requests_deferred", "", "", 1},
       {"llama.cpp", "kv_cache_usage_percent", s::gauge_mean, "llamacpp:kv_cache_usage_ratio", "", "", 100},
+      {"llama.cpp", "prefix_cache_hit_percent", s::counter_share, "llamacpp:prompt_tokens_cached_total", "",
+       "llamacpp:prompt_tokens_total", 100},
       {"llama.cpp", "spec_decode_acceptance_percent", s::counter_ratio,
        "llamacpp:spec_decode_num_accepted_tokens_total", "", "llamacpp:spec_decode_num_draft_tokens_total", 100},
       {"llama.cpp", "prompt_tokens", s::counter, "llamacpp:prompt_tokens_total", "", "", 1},
@@ -76,6 +81,17 @@ const std::vector<engine_histogram>& engine_histogram_table() {
       {"sglang", "queue", "sglang:queue_time_seconds"},
       // Hugging Face TGI: the queue only (its inference duration is prefill and decode together).
       {"tgi", "queue", "tgi_request_queue_duration"},
+  };
+  return table;
+}
+
+const std::vector<engine_stage_counter>& engine_stage_counter_table() {
+  static const std::vector<engine_stage_counter> table = {
+      // llama.cpp's server: the prompt seconds are the wall time of the batches that held prompt
+      // tokens (prompts batched together count once); the generation seconds are each request's
+      // time from the end of its prompt to its last token, added up.
+      {"llama.cpp", "prefill", "llamacpp:prompt_seconds_total"},
+      {"llama.cpp", "decode", "llamacpp:tokens_predicted_seconds_total"},
   };
   return table;
 }

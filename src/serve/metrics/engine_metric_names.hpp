@@ -15,6 +15,10 @@ enum class series_source {
   gauge_mean,     ///< a gauge, averaged over its label sets (and endpoints): a usage fraction
   counter,        ///< a monotonic counter, summed: reported as its increase and rate
   counter_ratio,  ///< the increase of one counter over the increase of another: a hit rate
+  /// the increase of one counter over the sum of its and another's increases: llama.cpp's
+  /// cached prompt tokens against cached + processed ones (its prompt_tokens_total leaves the
+  /// cached ones out)
+  counter_share,
 };
 
 /// A metric of the common schema.
@@ -35,7 +39,7 @@ struct engine_series {
   series_source source;
   const char* series;       ///< the sample name (a counter's with its _total suffix)
   const char* selector;     ///< "label=value" the samples must carry, or ""
-  const char* denominator;  ///< counter_ratio: the counter divided by; else ""
+  const char* denominator;  ///< counter_ratio: the counter divided by; counter_share: the other part; else ""
   double scale;             ///< multiplies the value (fractions to percent: 100)
 };
 
@@ -56,5 +60,18 @@ struct engine_histogram {
 
 /// Every engine's stage histograms (only those the engine's documentation names).
 [[nodiscard]] const std::vector<engine_histogram>& engine_histogram_table();
+
+/// A counter of the seconds an engine spent in one stage, summed over its requests, for an
+/// engine without stage histograms (llama.cpp's server): the counter's increase over the point
+/// divided by the requests the point completed is the stage's mean time per request (a mean,
+/// no percentiles). ttft_breakdown.hpp reads them.
+struct engine_stage_counter {
+  const char* engine;  ///< llama.cpp
+  const char* stage;   ///< prefill, decode
+  const char* series;  ///< the counter (seconds), with its _total suffix
+};
+
+/// Every engine's stage-seconds counters.
+[[nodiscard]] const std::vector<engine_stage_counter>& engine_stage_counter_table();
 
 }  // namespace ironbench::serve

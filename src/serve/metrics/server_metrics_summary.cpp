@@ -162,9 +162,13 @@ metric_result counter_metric(const std::vector<scrape_round>& rounds, const engi
   return r;
 }
 
+// counter_ratio: num / den; counter_share: num / (num + den).
 metric_result ratio_metric(const std::vector<scrape_round>& rounds, const engine_series& row) {
   const auto num = counter_increases(rounds, row.series, row.selector);
-  const auto den = counter_increases(rounds, row.denominator, row.selector);
+  auto den = counter_increases(rounds, row.denominator, row.selector);
+  if (row.source == series_source::counter_share) {
+    for (std::size_t i = 0; i < den.size(); ++i) den[i] += num[i];
+  }
   metric_result r{json::object(), std::vector<double>(rounds.size(), nan)};
   double num_total = 0, den_total = 0, max = nan;
   for (std::size_t i = 1; i < rounds.size(); ++i) {
@@ -178,6 +182,14 @@ metric_result ratio_metric(const std::vector<scrape_round>& rounds, const engine
   r.summary["mean"] = den_total > 0 ? json(row.scale * num_total / den_total) : json(nullptr);
   r.summary["max"] = number_or_null(max);
   return r;
+}
+
+// A metric of a feature the server does not use over the point: a ratio whose denominator
+// never rose (a server without speculative decoding drafts no tokens, yet llama.cpp's
+// exports the draft counters at 0) or a gauge never read as a number.
+bool feature_unused(const json& summary) {
+  if (summary.contains("increase")) return false;  // a counter at 0 is a reading: nothing was done
+  return summary.at("mean").is_null() && summary.at("max").is_null();
 }
 
 json timeline_array(const std::vector<double>& values) {
@@ -201,6 +213,23 @@ json raw_series(const std::vector<scrape_round>& rounds, std::size_t urls) {
   json out = json::object();
   for (const auto& [key, values] : series) out[key] = timeline_array(values);
   return out;
+}
+
+// Whether any answer holds a stage histogram (its _count) or a stage-seconds counter of `engine`.
+bool has_stage_data(const std::vector<scrape_round>& rounds, const std::string& engine) {
+  std::vector<std::string> names;
+  for (const auto& h : engine_histogram_table())
+    if (h.engine == engine) names.push_back(std::string(h.series) + "_count");
+  for (const auto& c : engine_stage_counter_table())
+    if (c.engine == engine) names.emplace_back(c.series);
+  for (const auto& round : rounds) {
+    for (const auto& e : round.endpoints) {
+      for (const auto& sample : e.samples) {
+        if (std::find(names.begin(), names.end(), sample.name) != names.end()) return true;
+      }
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -233,6 +262,7 @@ json summarize_server_metrics(const std::vector<scrape_round>& rounds, const std
   if (!problem.empty()) out["first_problem"] = problem;
   const auto engine = detect_engine(rounds);
   out["engine"] = engine ? json(*engine) : json(nullptr);
+  if (engine) out["stage_data"] = has_stage_data(rounds, *engine);
   json metrics = json::object(), timeline = {{"t_s", t_s}};
   if (engine) {
     const auto rows = rows_of(rounds, *engine);
@@ -245,10 +275,14 @@ json summarize_server_metrics(const std::vector<scrape_round>& rounds, const std
         case series_source::gauge_sum:
         case series_source::gauge_mean: r = gauge_metric(rounds, row); break;
         case series_source::counter: r = counter_metric(rounds, row); break;
-        case series_source::counter_ratio: r = ratio_metric(rounds, row); break;
+        case series_source::counter_ratio:
+        case series_source::counter_share: r = ratio_metric(rounds, row); break;
       }
+      if (feature_unused(r.summary)) continue;
       r.summary["unit"] = metric.unit;
-      r.summary["series"] = row.denominator[0] != '\0'
+      r.summary["series"] = row.source == series_source::counter_share
+                                ? fmt::format("{0} / ({0} + {1})", row.series, row.denominator)
+                            : row.denominator[0] != '\0'
                                 ? fmt::format("{} / {}", row.series, row.denominator)
                                 : std::string(row.series) +
                                       (row.selector[0] != '\0' ? fmt::format("{{{}}}", row.selector) : std::string());

@@ -18,8 +18,12 @@ namespace ironbench::serve {
 ///   urls, interval_s, origin_monotonic_ns (time 0 of t_s), scrapes, failed_scrapes, error
 ///   (the first failure), rejected_lines / first_problem (lines the parser could not read),
 ///   engine (detected: vllm, sglang, tgi, llama.cpp, tensorrt-llm; null when none matched),
+///   stage_data (with an engine): whether the servers publish any per-request stage time
+///   (engine_histogram_table, engine_stage_counter_table; ttft_breakdown.hpp reads them),
 ///   metrics: {name: {unit, series, mean, max}} for gauges and ratios (ratio mean: over the
-///            whole point), {unit, series, increase, rate_per_s_mean, rate_per_s_max} for counters,
+///            whole point), {unit, series, increase, rate_per_s_mean, rate_per_s_max} for counters;
+///            a ratio whose denominator never rose (speculative decoding off: no drafts) and a
+///            gauge never read as a number are left out: the server does not use that feature,
 ///   timeline: {t_s: [...], name: [...]}: gauges as scraped, counters as the rate over the
 ///             interval before, ratios over the interval before (null where unknown),
 ///   raw: {t_s: [...], series: {"name{labels}": [...]}} every series except histogram buckets

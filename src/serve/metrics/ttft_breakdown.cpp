@@ -22,7 +22,8 @@ std::vector<prometheus_sample> all_samples(const endpoint_scrape& scrape) {
 
 struct stage_increase {
   const char* series = nullptr;
-  histogram_reading increase;
+  histogram_reading increase;  // a stage-seconds counter: its increase as the sum, count 0
+  bool from_counter = false;
 };
 
 struct endpoint_stages {
@@ -52,13 +53,39 @@ std::optional<endpoint_stages> stages_of(const std::vector<scrape_round>& rounds
     }
     if (!out.stages.empty()) return out;
   }
+  // No histogram: the stage-seconds counters of an engine that has them (llama.cpp's server).
+  for (const auto& engine : known_engines()) {
+    endpoint_stages out{engine, {}};
+    for (const auto& row : engine_stage_counter_table()) {
+      if (row.engine != engine) continue;
+      const auto value = [&](const std::vector<prometheus_sample>& samples) -> std::optional<double> {
+        for (const auto& sample : samples)
+          if (sample.name == row.series && std::isfinite(sample.value)) return sample.value;
+        return std::nullopt;
+      };
+      const auto b = value(before);
+      const auto a = value(after);
+      if (!b || !a) continue;
+      stage_increase stage{row.series, {}, true};
+      stage.increase.sum = *a >= *b ? *a - *b : *a;  // below the first reading: the server restarted
+      out.stages[row.stage] = stage;
+    }
+    if (!out.stages.empty()) return out;
+  }
   return std::nullopt;
 }
 
 json number_or_null(std::optional<double> v) { return v && std::isfinite(*v) ? json(*v) : json(nullptr); }
 
+// A counter stage: its seconds over the requests the point completed (no percentiles).
+json counter_stage_json(const stage_increase& s, double requests) {
+  json j = {{"series", s.series}, {"requests", requests}, {"source", "counter"}};
+  j["mean_ms"] = requests > 0 ? json(s.increase.sum / requests * 1000) : json(nullptr);
+  return j;
+}
+
 json stage_json(const stage_increase& s) {
-  json j = {{"series", s.series}, {"requests", s.increase.count}};
+  json j = {{"series", s.series}, {"requests", s.increase.count}, {"source", "histogram"}};
   const auto mean = histogram_mean(s.increase);
   j["mean_ms"] = number_or_null(mean ? std::optional<double>(*mean * 1000) : std::nullopt);
   for (const double p : ttft_breakdown_percentiles) {
@@ -72,7 +99,7 @@ json stage_json(const stage_increase& s) {
 
 ttft_breakdown summarize_ttft_breakdown(const std::vector<scrape_round>& rounds, const std::vector<std::string>& urls,
                                         const std::vector<std::string>& roles, double client_mean_ttft_ms,
-                                        double client_mean_e2el_ms) {
+                                        double client_mean_e2el_ms, double completed_requests) {
   ttft_breakdown out;
   std::vector<std::string> order;  // roles in the order of their first URL
   std::map<std::string, json> role_urls;
@@ -93,6 +120,8 @@ ttft_breakdown summarize_ttft_breakdown(const std::vector<scrape_round>& rounds,
       const auto it = sums.find(stage);
       if (it == sums.end()) {
         sums[stage] = s;
+      } else if (s.from_counter) {
+        it->second.increase.sum += s.increase.sum;  // replicas: their seconds add up
       } else {
         it->second.increase = histogram_add(it->second.increase, s.increase);
       }
@@ -101,7 +130,7 @@ ttft_breakdown summarize_ttft_breakdown(const std::vector<scrape_round>& rounds,
   if (by_role.empty()) return out;
   json roles_json = json::object();
   double server_ttft = 0;
-  bool server_ttft_known = true;
+  bool server_ttft_known = true, any_counter = false;
   const bool one_role = order.size() == 1 && order.front() == "all";
   for (const auto& role : order) {
     json r = {{"urls", role_urls[role]}};
@@ -113,11 +142,12 @@ ttft_breakdown summarize_ttft_breakdown(const std::vector<scrape_round>& rounds,
         if (std::string(stage) != "decode") server_ttft_known = false;
         continue;
       }
-      auto j = stage_json(it->second);
+      any_counter = any_counter || it->second.from_counter;
+      auto j = it->second.from_counter ? counter_stage_json(it->second, completed_requests) : stage_json(it->second);
       const auto prefix = one_role ? std::string("server_") : fmt::format("server_{}_", role);
       for (const char* stat : {"mean", "p50", "p90", "p99"}) {
         const auto key = fmt::format("{}_ms", stat);
-        if (j.at(key).is_number())
+        if (j.contains(key) && j.at(key).is_number())
           out.values[fmt::format("{}{}_time_{}", prefix, stage, key)] = j.at(key).get<double>();
       }
       if (std::string(stage) != "decode") {
@@ -131,9 +161,16 @@ ttft_breakdown summarize_ttft_breakdown(const std::vector<scrape_round>& rounds,
     }
     roles_json[role] = std::move(r);
   }
-  out.summary = {{"method",
-                  "per-request histograms' increase over the point: mean = sum/count; percentiles interpolated "
-                  "inside the histogram's buckets"},
+  std::string method =
+      "per-request histograms' increase over the point: mean = sum/count; percentiles interpolated inside the "
+      "histogram's buckets";
+  if (any_counter) {
+    method +=
+        "; a stage with source \"counter\" (an engine without histograms: llama.cpp's server): the increase of "
+        "its seconds counter over the point / the requests the point completed, a mean from counters, no "
+        "percentiles";
+  }
+  out.summary = {{"method", method},
                  {"roles", std::move(roles_json)},
                  {"client_mean_ttft_ms", client_mean_ttft_ms},
                  {"client_mean_e2el_ms", client_mean_e2el_ms},
@@ -148,7 +185,7 @@ ttft_breakdown summarize_ttft_breakdown(const std::vector<scrape_round>& rounds,
 
 std::string ttft_breakdown_text(const json& summary) {
   if (!summary.is_object()) return {};
-  std::string out = fmt::format("{:-^50}\n", " Where TTFT goes (server histograms) ");
+  std::string out = fmt::format("{:-^50}\n", " Where TTFT goes (server stage times) ");
   const auto ms = [](const json& stage, const char* key) {
     return stage.contains(key) && stage.at(key).is_number() ? fmt::format("{:.2f}", stage.at(key).get<double>())
                                                             : std::string("-");
@@ -158,6 +195,12 @@ std::string ttft_breakdown_text(const json& summary) {
     for (const char* stage : stages) {
       if (!r.contains(stage)) continue;
       const auto& s = r.at(stage);
+      if (s.value("source", "") == "counter") {
+        out += fmt::format(
+            "{:<40}{}\n", fmt::format("{}{} (ms, mean from counters):", role == "all" ? "" : role + " ", stage),
+            fmt::format("{}  ({} requests, {})", ms(s, "mean_ms"), s.at("requests").get<double>(), engine));
+        continue;
+      }
       out +=
           fmt::format("{:<40}{}\n", fmt::format("{}{} (ms, mean p50/p90/p99):", role == "all" ? "" : role + " ", stage),
                       fmt::format("{} {}/{}/{}  ({} requests, {})", ms(s, "mean_ms"), ms(s, "p50_ms"), ms(s, "p90_ms"),

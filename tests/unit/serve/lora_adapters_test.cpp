@@ -161,5 +161,60 @@ TEST(AdapterCheck, TheAdaptersAModelListDoesNotNameInTheOrderGiven) {
   EXPECT_FALSE(adapters_not_listed(R"([1,2])", selection).has_value());
 }
 
+TEST(AdapterCheck, LlamaCppAdaptersAreNamedByIdPathOrFileName) {
+  const std::string list =
+      R"([{"id":0,"path":"/models/sql.gguf","scale":0.0},{"id":1,"path":"chat-lora.gguf","scale":1.0}])";
+  EXPECT_EQ(adapter_ids(list, parse_lora_modules("sql,chat-lora.gguf,0,/models/sql.gguf,1")),
+            (std::vector<int>{0, 1, 0, 0, 1}));
+  EXPECT_EQ(adapter_ids(list, parse_lora_modules("sql,tone,2")), (std::vector<int>{0, -1, -1}));
+  EXPECT_EQ(adapter_ids("[]", parse_lora_modules("sql")), (std::vector<int>{-1})) << "a server without adapters";
+  // vLLM's 404 body, a model list, an entry without an id: not llama.cpp's list.
+  EXPECT_FALSE(adapter_ids(R"({"detail":"Not Found"})", parse_lora_modules("sql")).has_value());
+  EXPECT_FALSE(adapter_ids(R"({"data":[{"id":"sql"}]})", parse_lora_modules("sql")).has_value());
+  EXPECT_FALSE(adapter_ids(R"([{"path":"sql.gguf"}])", parse_lora_modules("sql")).has_value());
+}
+
+TEST(LoraModules, TheLoraFieldNamesTheAdapterByIdAndKeepsTheModel) {
+  auto selection = parse_lora_modules("sql,chat");
+  set_lora_route(selection, "lora-field", true);
+  EXPECT_EQ(selection.route, lora_route::lora_field);
+  selection.adapters[0].server_id = 3;  // as GET /lora-adapters listed them
+  selection.adapters[1].server_id = 0;
+  std::vector<prepared_request> requests(2);
+  for (auto& r : requests) r.body = R"({"model":"base","prompt":"p"})";
+  requests[1].body_for_answers = [](const std::vector<std::string>&) {
+    return turn_request{R"({"model":"base","messages":[]})", 1};
+  };
+  apply_lora_adapters(requests, selection, 0);
+  const auto first = json::parse(requests[0].body);
+  EXPECT_EQ(first.at("model"), "base");
+  EXPECT_EQ(first.at("lora"), json::parse(R"([{"id":3,"scale":1.0}])"));
+  EXPECT_EQ(requests[0].adapter, "sql");
+  EXPECT_EQ(json::parse(requests[1].body).at("lora").at(0).at("id"), 0);
+  EXPECT_EQ(json::parse(requests[1].body_for_answers({}).body).at("lora").at(0).at("id"), 0) << "later turns too";
+  // By model name (the default for vLLM): no lora field.
+  auto by_name = parse_lora_modules("sql");
+  set_lora_route(by_name, "model", true);
+  std::vector<prepared_request> plain(1);
+  plain[0].body = R"({"model":"base","prompt":"p"})";
+  apply_lora_adapters(plain, by_name, 0);
+  EXPECT_EQ(json::parse(plain[0].body).at("model"), "sql");
+  EXPECT_FALSE(json::parse(plain[0].body).contains("lora"));
+}
+
+TEST(LoraModules, TheRouteIsParsedAndUncheckedLoraFieldTakesIds) {
+  auto selection = parse_lora_modules("0,2");
+  set_lora_route(selection, "lora-field", false);
+  EXPECT_EQ(selection.adapters[0].server_id, 0);
+  EXPECT_EQ(selection.adapters[1].server_id, 2);
+  auto named = parse_lora_modules("sql");
+  EXPECT_THROW(set_lora_route(named, "lora-field", false), usage_error) << "no GET to find sql's id";
+  EXPECT_THROW(set_lora_route(named, "field", true), usage_error);
+  set_lora_route(named, "auto", false);
+  EXPECT_EQ(named.route, lora_route::model_name) << "unchecked, auto asks nothing";
+  set_lora_route(named, "auto", true);
+  EXPECT_EQ(named.route, lora_route::automatic);
+}
+
 }  // namespace
 }  // namespace ironbench::serve

@@ -109,7 +109,7 @@ TEST(TtftBreakdown, MeansPercentilesAndTheTimeOutsideTheServer) {
   for (std::size_t i = 0; i < rounds[2].endpoints[0].stage_buckets.size(); ++i) {
     rounds[2].endpoints[0].stage_buckets[i].value += added.stage_buckets[i].value;
   }
-  const auto b = summarize_ttft_breakdown(rounds, {"http://s/metrics"}, {}, 80.0, 600.0);
+  const auto b = summarize_ttft_breakdown(rounds, {"http://s/metrics"}, {}, 80.0, 600.0, 10);
   ASSERT_TRUE(b.summary.is_object());
   const auto& all = b.summary.at("roles").at("all");
   EXPECT_EQ(all.at("engine"), "vllm");
@@ -129,8 +129,8 @@ TEST(TtftBreakdown, RolesAreReportedApartAndTheirServerTimesAddUp) {
   std::vector<scrape_round> rounds(2);
   rounds[0].endpoints = {vllm_answer(0, 0, 0, 0), vllm_answer(0, 0, 0, 0)};
   rounds[1].endpoints = {vllm_answer(4, 0.005, 0.2, 0.001), vllm_answer(4, 0.01, 0.03, 0.4)};
-  const auto b =
-      summarize_ttft_breakdown(rounds, {"http://p/metrics", "http://d/metrics"}, {"prefill", "decode"}, 300.0, 800.0);
+  const auto b = summarize_ttft_breakdown(rounds, {"http://p/metrics", "http://d/metrics"}, {"prefill", "decode"},
+                                          300.0, 800.0, 4);
   ASSERT_TRUE(b.summary.is_object());
   EXPECT_NEAR(b.values.at("server_prefill_prefill_time_mean_ms"), 200, 1e-9);
   EXPECT_NEAR(b.values.at("server_decode_decode_time_mean_ms"), 400, 1e-9);
@@ -147,7 +147,7 @@ TEST(TtftBreakdown, NoStageHistogramsNoBreakdown) {
   e.samples = parse_prometheus_text("vllm:num_requests_running 3\n").samples;
   rounds[0].endpoints = {e};
   rounds[1].endpoints = {e};
-  const auto b = summarize_ttft_breakdown(rounds, {"http://s/metrics"}, {}, 10, 20);
+  const auto b = summarize_ttft_breakdown(rounds, {"http://s/metrics"}, {}, 10, 20, 2);
   EXPECT_TRUE(b.summary.is_null());
   EXPECT_TRUE(b.values.empty());
   EXPECT_TRUE(ttft_breakdown_text(b.summary).empty());
