@@ -155,6 +155,14 @@ TEST(ServerMetrics, BadMetricsFlagsAreUsageErrors) {
     EXPECT_EQ(r.exit_code, 2) << flag << " " << value << ": " << r.err;
     EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
   }
+  // One server named twice would have its counters, and so every request, counted twice.
+  const auto twice =
+      run_ironbench({"serve", "--no-save", "--num-prompts", "1", "--metrics-url", "http://127.0.0.1:8000/metrics",
+                     "--metrics-url", "http://127.0.0.1:8000/metrics/"});
+  EXPECT_EQ(twice.exit_code, 2) << twice.err;
+  EXPECT_EQ(twice.err,
+            "ironbench: error: --metrics-url names one server twice ('http://127.0.0.1:8000/metrics' and "
+            "'http://127.0.0.1:8000/metrics/'): its counters would be added twice; give each server once\n");
 }
 
 }  // namespace
