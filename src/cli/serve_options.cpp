@@ -13,6 +13,30 @@
 
 namespace ironbench::cli {
 
+namespace {
+
+// --duration, --grace-period and the ramp-up (docs/metrics.md, "Points bounded by time").
+void add_time_bound(const serve_arguments& a, serve::load_settings& load) {
+  if (!a.duration.empty()) {
+    load.duration_s = parse_duration_s(a.duration, "--duration");
+    if (!(load.duration_s > 0)) throw usage_error("--duration must be positive (e.g. 60s, 5m)");
+  }
+  if (!a.grace_period.empty()) {
+    if (a.duration.empty()) throw usage_error("--grace-period applies to --duration (the wait after it)");
+    load.grace_s = parse_duration_s(a.grace_period, "--grace-period");
+  }
+  const bool any_ramp = !a.ramp_up_strategy.empty() || !a.ramp_up_start_rps.empty() || !a.ramp_up_end_rps.empty();
+  if (!any_ramp) return;
+  if (a.ramp_up_strategy.empty() || a.ramp_up_start_rps.empty() || a.ramp_up_end_rps.empty()) {
+    throw usage_error("a ramp-up takes --ramp-up-strategy, --ramp-up-start-rps and --ramp-up-end-rps together");
+  }
+  load.ramp.strategy = serve::parse_ramp_strategy(a.ramp_up_strategy);
+  load.ramp.start_rps = parse_number(a.ramp_up_start_rps, "--ramp-up-start-rps");
+  load.ramp.end_rps = parse_number(a.ramp_up_end_rps, "--ramp-up-end-rps");
+}
+
+}  // namespace
+
 serve::sweep_settings to_settings(const serve_arguments& a) {
   auto s = a.sweep;
   auto& load = s.load;
@@ -49,6 +73,7 @@ serve::sweep_settings to_settings(const serve_arguments& a) {
   s.selection = serve::parse_metric_selection(a.percentile_metrics, a.metric_percentiles);
   s.slo = serve::parse_goodput(a.goodput);
   s.rates = serve::parse_sweep_values(a.request_rate, "--request-rate");
+  add_time_bound(a, load);
   s.concurrencies = a.max_concurrency.empty() ? std::vector<double>{0}
                                               : serve::parse_sweep_values(a.max_concurrency, "--max-concurrency");
   // Progress: rewritten in place every second on a terminal, a plain line every 10 s in a log.
@@ -156,6 +181,18 @@ void add_options(CLI::App& c, serve_arguments& a) {
   c.add_option("--request-rate", a.request_rate, "Requests per second (inf: all at once); a list sweeps")
       ->capture_default_str();
   c.add_option("--burstiness", s.load.burstiness, "Gamma shape of the gaps (1: Poisson)")->capture_default_str();
+  c.add_option("--duration", a.duration,
+               "Bound each point by time (e.g. 60s, 5m, at most 7 days): requests are sent for this long (at "
+               "--request-rate, or as --max-concurrency frees slots) and their count is an outcome; --num-prompts "
+               "still caps it (whichever comes first ends the sending)");
+  c.add_option("--grace-period", a.grace_period,
+               "With --duration: how long requests in flight at its end are waited for (default 30s; 0: none); "
+               "those still running then are cancelled and counted as unfinished, not in the metrics");
+  c.add_option("--ramp-up-strategy", a.ramp_up_strategy,
+               "Raise the request rate over each point, linear or exponential, from --ramp-up-start-rps to "
+               "--ramp-up-end-rps (instead of --request-rate): by request, as vLLM does, or by time with --duration");
+  c.add_option("--ramp-up-start-rps", a.ramp_up_start_rps, "The ramp-up's first rate (requests/s, positive)");
+  c.add_option("--ramp-up-end-rps", a.ramp_up_end_rps, "The ramp-up's last rate (requests/s, at least the start)");
   c.add_flag("--ignore-eos", s.body.ignore_eos, "Ask the server to ignore end-of-sequence");
   c.add_flag("--no-stream", a.no_stream, "Non-streaming requests (TTFT = E2EL)");
   c.add_option("--percentile-metrics", a.percentile_metrics, "Metrics with percentiles: ttft,tpot,itl,e2el")

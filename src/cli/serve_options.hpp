@@ -27,6 +27,8 @@ struct serve_arguments {
   std::string max_kept_text_bytes = "256M";
   std::string progress_interval;  ///< "": 1 s on a terminal, 10 s otherwise
   std::string metrics_interval = "1s";
+  std::string duration, grace_period;                                ///< --duration, --grace-period ("": none, 30 s)
+  std::string ramp_up_strategy, ramp_up_start_rps, ramp_up_end_rps;  ///< "": no ramp-up
   std::string backend = "auto", inputs_per_request = "1", image_size;
   std::string lora_modules;  ///< --lora-modules as typed
   std::string lora_by = "auto";

@@ -146,11 +146,21 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
   const bool traced = !all_requests.empty() && std::all_of(all_requests.begin(), all_requests.end(),
                                                            [](const prepared_request& r) { return r.send_at_s >= 0; });
   std::vector<double> full_schedule;
+  bool schedule_capped = true;  // bounded by time: the prepared requests end before the duration's arrivals
   if (traced) {
     for (const auto& r : all_requests) {
       full_schedule.push_back((r.send_at_s - all_requests.front().send_at_s) / s.trace_speed);
     }
     check_schedule_span(full_schedule, fmt::format("the trace's times at --trace-speed {:g}", s.trace_speed));
+  } else if (s.duration_s > 0) {
+    // One arrival more than the requests prepared: whether they fall short of the duration's.
+    full_schedule =
+        timed_arrival_times(s.duration_s, starters.size() + 1, s.request_rate, s.ramp, s.burstiness, s.seed);
+    schedule_capped = full_schedule.size() > starters.size();
+    // Requests beyond the arrivals of the duration are never due.
+    full_schedule.resize(starters.size(), std::numeric_limits<double>::infinity());
+  } else if (s.ramp.enabled()) {
+    full_schedule = ramp_arrival_times(starters.size(), s.ramp, s.burstiness, s.seed);
   } else {
     full_schedule = arrival_times(starters.size(), s.request_rate, s.burstiness, s.seed);
   }
@@ -193,7 +203,7 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
   // all due at once and leave one after another. How fast a burst leaves is no schedule kept
   // or missed, so their lateness is not judged (nor counted); from the first completion on, a
   // send is due when a slot frees.
-  const bool closed_loop = !traced && std::isinf(s.request_rate) && s.max_concurrency > 0;
+  const bool closed_loop = !traced && !s.ramp.enabled() && std::isinf(s.request_rate) && s.max_concurrency > 0;
   bool any_finished = false;
 
   auto pick_endpoint = [&] {
@@ -207,7 +217,12 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
   std::size_t kept_text_bytes = 0;
   const std::size_t kept_text_limit = s.max_kept_text_bytes > 0 ? static_cast<std::size_t>(s.max_kept_text_bytes)
                                                                 : std::numeric_limits<std::size_t>::max();
+  // A point bounded by time: set when its grace period ends; the requests cancelled then are
+  // unfinished, not failed.
+  bool grace_over = false;
+  std::vector<std::size_t> unfinished_records;
   auto finish = [&](std::shared_ptr<stream_state> st, const transfer_result& t) {
+    if (grace_over) unfinished_records.push_back(st->index);  // its end is the cut's, not its own
     for (std::size_t k = 0; k < st->delays_ms.size(); ++k) {
       delivery_ms.push_back(st->delays_ms[k]);
       if (k > 0) itl_error_ms.push_back(std::fabs(st->delays_ms[k] - st->delays_ms[k - 1]));
@@ -217,7 +232,7 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
     const double end = t.end_s - origin;
     last_slot_freed = end;
     any_finished = true;
-    last_end = std::max(last_end, end);
+    if (!grace_over) last_end = std::max(last_end, end);
     auto& r = result.records[st->index];
     r.e2el_s = end - r.sent_s;  // replaced by the last token's time when successful
     r.pooled = is_pooling(s.kind);
@@ -419,7 +434,9 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
     last_look = now;
     s.on_progress(p);
   };
-  while (!queue.empty() || in_flight > 0) {
+  const bool timed = s.duration_s > 0;
+  bool sending = true;
+  while ((sending && !queue.empty()) || in_flight > 0) {
     if (s.on_progress && s.progress_interval_s > 0 && client.now() - origin >= next_look) {
       const double now = client.now() - origin;
       look(now);
@@ -431,16 +448,43 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
       break;
     }
     const double now = client.now() - origin;
+    if (timed && sending && now >= s.duration_s) {
+      sending = false;  // nothing more is sent; what is in flight has the grace period
+      result.ended_by = "duration";
+    }
+    if (timed && !sending && now >= s.duration_s + s.grace_s) {
+      grace_over = true;
+      client.cancel_all();
+      break;
+    }
     auto slot_free = [&] { return s.max_concurrency <= 0 || in_flight < static_cast<std::size_t>(s.max_concurrency); };
-    while (queue.has_due(now) && slot_free()) send(queue.pop());
+    while (sending && queue.has_due(now) && slot_free()) send(queue.pop());
     double wake = now + 0.05;  // poll the cancel flag (and the progress clock) at least this often
-    if (const auto next_due = queue.next_due(); next_due && slot_free()) {
+    if (const auto next_due = queue.next_due(); sending && next_due && slot_free()) {
       wake = std::min(wake, *next_due);
     }
-    client.run_until(origin + wake, false);
+    if (timed) wake = std::min(wake, sending ? s.duration_s : s.duration_s + s.grace_s);
+    client.run_until(origin + std::max(now, wake), false);
+  }
+  if (timed) {
+    // Every arrival of the duration sent (an open loop), or the prepared requests used up.
+    if (result.ended_by.empty()) result.ended_by = schedule_capped ? "num_prompts" : "duration";
+    // The requests cut at the end of the grace period leave the records: they are counted as
+    // unfinished, not as failures (nor timed).
+    result.unfinished = unfinished_records.size();
+    std::vector<bool> cut(result.records.size(), false);
+    for (const auto i : unfinished_records) cut[i] = true;
+    std::vector<request_record> kept;
+    kept.reserve(result.records.size() - unfinished_records.size());
+    for (std::size_t i = 0; i < result.records.size(); ++i) {
+      if (!cut[i]) kept.push_back(std::move(result.records[i]));
+    }
+    result.records = std::move(kept);
   }
   result.turns_dropped = dropped;
-  result.not_sent = queue.unsent() - dropped;
+  // A point bounded by time sends what its duration allows: the prepared requests left over
+  // were never due, not lost.
+  result.not_sent = timed && !result.interrupted ? 0 : queue.unsent() - dropped;
   const double wall = client.now() - origin;
   // Over a point of a few milliseconds (every request refused at once) the thread's CPU time,
   // counted from before the first send, is no share of anything: it is not judged.
@@ -468,7 +512,7 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
   result.lateness_limit_basis = limit.basis;
   // With an infinite rate and no concurrency limit every request is due at once: the
   // lateness then measures how fast a burst leaves, not whether a schedule was kept.
-  const bool timed_schedule = traced || !std::isinf(s.request_rate) || s.max_concurrency > 0;
+  const bool timed_schedule = traced || s.ramp.enabled() || !std::isinf(s.request_rate) || s.max_concurrency > 0;
   if (timed_schedule && result.lateness_p99_ms > limit.limit_ms) {
     result.valid = false;
     result.invalid_reason = fmt::format("the client fell behind its schedule: p99 lateness {:.3f} ms > {:.3f} ms ({})",

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/json.hpp"
+#include "serve/arrival_schedule.hpp"
 #include "serve/endpoint_kinds.hpp"
 #include "serve/openai_stream.hpp"
 #include "serve/serving_metrics.hpp"
@@ -81,6 +82,14 @@ struct load_settings {
   std::vector<std::string> headers;  ///< "Authorization: Bearer ..." etc.
   double request_rate = std::numeric_limits<double>::infinity();
   double burstiness = 1.0;
+  /// A ramp-up of the rate over the point (arrival_schedule.hpp); request_rate is then unused.
+  ramp_up ramp;
+  /// A point bounded by time (--duration): requests are sent while less than this has passed
+  /// since the schedule's start, then those in flight are waited for up to grace_s more; those
+  /// still running then are cancelled and counted as unfinished (load_result), not as
+  /// failures. 0: no bound (the point sends every request).
+  double duration_s = 0;
+  double grace_s = 30;
   double trace_speed = 1.0;  ///< a replayed trace's times are divided by this (2: twice as fast)
   int max_concurrency = 0;   ///< 0: unlimited
   std::uint64_t seed = 0;
@@ -146,6 +155,11 @@ struct load_result {
   std::string invalid_reason;
   bool interrupted = false;
   std::size_t not_sent = 0;
+  /// A point bounded by time: requests still in flight when the grace period ended, cancelled
+  /// and left out of the records (and of every metric), and what ended the sending:
+  /// "duration", or "num_prompts" when every prepared request was sent before it.
+  std::size_t unfinished = 0;
+  std::string ended_by;
   /// Turns never sent because an earlier turn of their conversation failed.
   std::size_t turns_dropped = 0;
   json endpoints = json::object();  ///< per base URL: requests, completed, failed, mean TTFT

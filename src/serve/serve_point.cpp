@@ -119,6 +119,32 @@ load_result gather_ranks(const client_ranks& ranks, load_result mine, const load
   return merge_rank_results(all, load.base_urls);
 }
 
+// The rate as the console shows it: the ramp's, or --request-rate's.
+std::string rate_text(const load_settings& load) {
+  if (!load.ramp.enabled()) return schema::request_rate_text(load.request_rate);
+  return fmt::format("ramping up ({}) from {:g} to {:g}", to_string(load.ramp.strategy), load.ramp.start_rps,
+                     load.ramp.end_rps);
+}
+
+// What the point's bounds and schedule were, for its result object: the prompts' seed, the
+// ramp-up (vLLM's keys), and a point bounded by time's duration, grace period, requests sent
+// (an outcome) and unfinished, and what ended it (docs/metrics.md, "Points bounded by time").
+void describe_point_bounds(json& vllm, const load_settings& load, const load_result& result) {
+  vllm["prompt_seed"] = load.seed;
+  if (load.ramp.enabled()) {
+    vllm["ramp_up_strategy"] = to_string(load.ramp.strategy);
+    vllm["ramp_up_start_rps"] = load.ramp.start_rps;
+    vllm["ramp_up_end_rps"] = load.ramp.end_rps;
+  }
+  if (load.duration_s > 0) {
+    vllm["duration_s"] = load.duration_s;
+    vllm["grace_period_s"] = load.grace_s;
+    vllm["requests_sent"] = result.records.size() + result.unfinished;
+    vllm["unfinished_requests"] = result.unfinished;
+    vllm["ended_by"] = result.ended_by;
+  }
+}
+
 }  // namespace
 
 bool run_point(const sweep_settings& s, const load_settings& load, std::vector<prepared_request> requests, bool named,
@@ -143,9 +169,10 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
     warm_settings.request_rate = std::numeric_limits<double>::infinity();
     (void)run_load(warm, warm_settings, cancel);
   }
-  say(callbacks.progress, fmt::format("serve: {} requests, max concurrency {}, request rate {}, {} endpoint(s)\n",
+  say(callbacks.progress, fmt::format("serve: {}{} requests, max concurrency {}, request rate {}, {} endpoint(s)\n",
+                                      load.duration_s > 0 ? fmt::format("for {:g} s, at most ", load.duration_s) : "",
                                       requests.size(), concurrency > 0 ? fmt::format("{:g}", concurrency) : "unlimited",
-                                      schema::request_rate_text(rate), load.base_urls.size()));
+                                      rate_text(load), load.base_urls.size()));
   auto measured = rank_share(load, ranks);
   bool shown = false;
   if (s.progress_interval_s > 0 && ranks.rank == 0) {
@@ -219,7 +246,7 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
     metrics["conversation_turns_not_sent"] = result.turns_dropped;
   }
   // On a schedule, also the latency from the intended send time.
-  if (!std::isinf(rate)) {
+  if (!std::isinf(rate) || load.ramp.enabled()) {
     metrics.update(pooled ? pooling_schedule_metrics(result.records, s.selection)
                           : schedule_latency_metrics(result.records, s.selection));
   }
@@ -227,9 +254,16 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
   if (!pooled) {
     metrics.update(goodput_shares(result.records, result.duration_s, s.slo));
     metrics.update(interactivity_metrics(result.records, metrics, s.gpus));
-    const point_load shape{!std::isinf(rate) || (!requests.empty() && requests.front().send_at_s >= 0),
-                           static_cast<std::size_t>(concurrency)};
+    const point_load shape{
+        !std::isinf(rate) || load.ramp.enabled() || (!requests.empty() && requests.front().send_at_s >= 0),
+        static_cast<std::size_t>(concurrency)};
     metrics["steady_state"] = steady_state_metrics(result.records, shape, s.selection);
+    // A ramp-up: the window is over the ramp (the rate rose through it), marked as such.
+    if (load.ramp.enabled()) {
+      metrics["steady_state"]["ramp_up"] = {{"strategy", to_string(load.ramp.strategy)},
+                                            {"start_rps", load.ramp.start_rps},
+                                            {"end_rps", load.ramp.end_rps}};
+    }
   }
   // Reasoning models: the first reasoning and answer tokens; LoRA adapters: each one's metrics.
   metrics.update(reasoning_metrics(result.records, s.selection));
@@ -239,11 +273,21 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
   description.api = load.api;
   description.model = s.body.model;
   description.tokenizer = s.tokenizer;
-  description.num_prompts = requests.size();
+  // Bounded by time, the requests sent are an outcome (the unfinished ones among them).
+  const std::size_t sent = load.duration_s > 0 ? result.records.size() + result.unfinished : requests.size();
+  description.num_prompts = sent;
   description.request_rate = rate;
   description.burstiness = load.burstiness;
   description.max_concurrency = concurrency > 0 ? static_cast<int>(concurrency) : 0;
   auto vllm = vllm_point_json(description, metrics, result);
+  describe_point_bounds(vllm, load, result);
+  if (load.duration_s > 0) {
+    say(callbacks.console,
+        fmt::format("duration {:g} s: {} requests sent, {} unfinished after the {:g} s grace period (left out of "
+                    "the metrics); ended by {}\n",
+                    load.duration_s, sent, result.unfinished, load.grace_s,
+                    result.ended_by == "duration" ? "the duration" : "--num-prompts (every prepared request sent)"));
+  }
   // How the requests sampled (null: the server's default), which --check-outputs reads.
   vllm["temperature"] = s.body.extra.contains("temperature") ? s.body.extra.at("temperature") : json(nullptr);
   if (!result.ranks.is_null()) vllm["client_ranks"] = result.ranks;
@@ -271,7 +315,11 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
   if (!server.is_null()) write_server_metrics_summary(summary, server);
   summary << ttft_breakdown_text(breakdown.summary) << remote_gpu_text(remote_gpus.summary);
   say(callbacks.console, summary.str());
-  auto c = point_case(load, concurrency, rate, requests.size(), metrics, result, server_values);
+  auto c = point_case(load, concurrency, rate, sent, metrics, result, server_values);
+  if (load.duration_s > 0) {
+    c.metrics.push_back({"unfinished_requests", static_cast<double>(result.unfinished), "requests",
+                         "still in flight when the grace period ended"});
+  }
   for (const auto& [name, value] : breakdown.values)
     c.metrics.push_back({name, value, "ms", "server stage histograms"});
   for (const auto& m : remote_gpus.metrics) {

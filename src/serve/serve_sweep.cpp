@@ -72,7 +72,46 @@ void check_selection(const metric_selection& selection) {
   }
 }
 
+// --duration, --grace-period and the ramp-up (serve_sweep.hpp: check_sweep_settings).
+void check_time_bound(const sweep_settings& s) {
+  const auto& load = s.load;
+  const auto days = max_schedule_s / 86400;
+  if (!(load.duration_s >= 0 && load.duration_s <= max_schedule_s)) {
+    throw usage_error(fmt::format("--duration must be positive and at most {:g} days", days));
+  }
+  if (!(load.grace_s >= 0 && load.grace_s <= max_schedule_s)) {
+    throw usage_error(fmt::format("--grace-period must be from 0 to {:g} days", days));
+  }
+  if (load.duration_s > 0 && s.search) {
+    throw usage_error("--duration does not apply to --search: each probe's length is --search-probe-duration");
+  }
+  if (load.duration_s > 0 && s.ranks.several()) {
+    throw usage_error("--duration takes one client process (each rank would end on its own clock)");
+  }
+  if (!load.ramp.enabled()) return;
+  check_ramp_up(load.ramp);
+  if (s.rates.size() != 1 || !std::isinf(s.rates.front())) {
+    throw usage_error(
+        "--ramp-up-strategy replaces --request-rate: the rate rises from --ramp-up-start-rps to --ramp-up-end-rps "
+        "(leave --request-rate out)");
+  }
+  if (s.dataset_name == "trace") {
+    throw usage_error("--ramp-up-strategy does not apply to --dataset-name trace: the trace's times are the schedule");
+  }
+  if (s.search)
+    throw usage_error("--ramp-up-strategy does not apply to --search: the search chooses each probe's load");
+}
+
 }  // namespace
+
+std::int64_t timed_point_requests(const load_settings& load, std::int64_t cap) {
+  if (!(load.duration_s > 0) || cap < 1) return cap;
+  if (!load.ramp.enabled() && std::isinf(load.request_rate)) return cap;
+  const auto times = timed_arrival_times(load.duration_s, static_cast<std::size_t>(cap), load.request_rate, load.ramp,
+                                         load.burstiness, load.seed);
+  // At least one: a point whose rate expects less than one arrival still sends its first at 0.
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(times.size()));
+}
 
 std::vector<double> parse_sweep_values(const std::string& text, const char* flag) {
   std::vector<double> values;
@@ -150,9 +189,10 @@ void check_sweep_settings(const sweep_settings& s) {
   if (!(s.max_failed_share >= 0 && s.max_failed_share <= 1)) {
     throw usage_error("--max-failed-share must be from 0 to 1 (the share of a point's requests that may fail)");
   }
+  check_time_bound(s);
   // A rate so low that the point's schedule could not end (its expected span; the schedule
-  // itself is checked again when it is drawn).
-  for (double c : s.concurrencies) {
+  // itself is checked again when it is drawn). A point bounded by time ends at its duration.
+  for (double c : s.load.duration_s > 0 ? std::vector<double>{} : s.concurrencies) {
     const double count = s.num_prompts_per_concurrency > 0 && c > 0
                              ? static_cast<double>(s.num_prompts_per_concurrency) * c
                              : static_cast<double>(s.num_prompts);

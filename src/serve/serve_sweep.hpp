@@ -138,7 +138,9 @@ void normalize_base_urls(std::vector<std::string>& urls);
 /// base URLs, --ca-cert, --header, --tokenizer, percentile metrics and percentiles, rates
 /// (and that each point's schedule ends within max_schedule_s), concurrencies, --num-prompts,
 /// --num-warmups, --max-failed-share, the dataset (known, with --dataset-path when it needs one),
-/// --metrics-url and --metrics-interval.
+/// --metrics-url and --metrics-interval, --duration and --grace-period (load.duration_s,
+/// load.grace_s: at most max_schedule_s each), the ramp-up (load.ramp: check_ramp_up, and
+/// neither with --request-rate, a trace nor --search).
 void check_sweep_settings(const sweep_settings& settings);
 
 /// Where a sweep reports as it goes; each line ends in '\n'. Either may be empty.
@@ -164,6 +166,12 @@ struct sweep_outcome {
   /// probed could not be judged (the client fell behind), so "missed" cannot be said.
   bool unjudged = false;
 };
+
+/// A point bounded by time (load.duration_s > 0): how many requests to prepare for it, at most
+/// `cap` (--num-prompts: the count caps, the duration bounds). On a schedule (a finite rate or
+/// a ramp), the arrivals its schedule (load.seed) has within the duration, up to `cap`; a
+/// closed loop sends as fast as its slots free, so `cap`.
+[[nodiscard]] std::int64_t timed_point_requests(const load_settings& load, std::int64_t cap);
 
 /// The seed of the prompts and arrivals of a sweep's `point`-th set of requests (0: the first
 /// point, `seed` itself; a search's capacity estimate counts as a point).

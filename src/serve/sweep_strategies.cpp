@@ -62,6 +62,7 @@ bool sweep_run::measure(double concurrency, double rate, std::int64_t requests_w
                            ? s.num_prompts_per_concurrency * static_cast<std::int64_t>(concurrency)
                            : s.num_prompts;
   if (requests_wanted > 0) count = requests_wanted;
+  count = timed_point_requests(load, count);  // --duration: the arrivals it holds, capped
   const bool named = !s.save.result_filename.empty() && out.points.empty() && single_point;
   const auto points_before = out.points.size();
   const bool interrupted = run_point(s, load, prepare(count), named, cancel, callbacks, out);
