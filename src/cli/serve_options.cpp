@@ -172,7 +172,8 @@ void add_options(CLI::App& c, serve_arguments& a) {
   c.add_option("--trace-block-size", d.trace.block_size, "Tokens per hash id of a Mooncake trace")
       ->capture_default_str();
   c.add_option("--num-prompts", s.num_prompts,
-               "Requests per point (a trace: its first N entries); with --search, the most a probe sends")
+               "Requests per point (a trace: its first N entries); with --search, the most a probe sends; with "
+               "--duration, the most a point sends")
       ->capture_default_str()
       ->each([&a](const std::string&) { a.num_prompts_given = true; });
   c.add_option("--num-prompts-per-concurrency", s.num_prompts_per_concurrency,
@@ -203,7 +204,8 @@ void add_options(CLI::App& c, serve_arguments& a) {
   c.add_option("--at-interactivity", s.at_interactivity,
                "Throughput at this many tok/s per user, interpolated on the sweep's Pareto frontier");
   c.add_option("--seed", s.load.seed,
-               "Seed of the first point's prompts and arrivals (each later point draws its own from it)")
+               "Seed of the first point's prompts and arrivals (each later point draws its own from it; each "
+               "point's is its result's prompt_seed: --seed of it sends that point's prompts again)")
       ->capture_default_str();
   c.add_flag("--reuse-prompts", s.reuse_prompts,
              "Send every point of a sweep the same prompts (by default each point gets its own, from the same "
