@@ -468,7 +468,11 @@ load_result run_load(const std::vector<prepared_request>& all_requests, const lo
   }
   if (timed) {
     // Every arrival of the duration sent (an open loop), or the prepared requests used up.
-    if (result.ended_by.empty()) result.ended_by = schedule_capped ? "num_prompts" : "duration";
+    if (result.interrupted) {
+      result.ended_by = "interrupted";
+    } else if (result.ended_by.empty()) {
+      result.ended_by = schedule_capped ? "num_prompts" : "duration";
+    }
     // The requests cut at the end of the grace period leave the records: they are counted as
     // unfinished, not as failures (nor timed).
     result.unfinished = unfinished_records.size();

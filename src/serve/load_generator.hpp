@@ -157,7 +157,8 @@ struct load_result {
   std::size_t not_sent = 0;
   /// A point bounded by time: requests still in flight when the grace period ended, cancelled
   /// and left out of the records (and of every metric), and what ended the sending:
-  /// "duration", or "num_prompts" when every prepared request was sent before it.
+  /// "duration", "num_prompts" when every prepared request was sent before it, or
+  /// "interrupted" (Ctrl-C).
   std::size_t unfinished = 0;
   std::string ended_by;
   /// Turns never sent because an earlier turn of their conversation failed.

@@ -286,7 +286,9 @@ bool run_point(const sweep_settings& s, const load_settings& load, std::vector<p
         fmt::format("duration {:g} s: {} requests sent, {} unfinished after the {:g} s grace period (left out of "
                     "the metrics); ended by {}\n",
                     load.duration_s, sent, result.unfinished, load.grace_s,
-                    result.ended_by == "duration" ? "the duration" : "--num-prompts (every prepared request sent)"));
+                    result.ended_by == "duration"      ? "the duration"
+                    : result.ended_by == "num_prompts" ? "--num-prompts (every prepared request sent)"
+                                                       : result.ended_by));
   }
   // How the requests sampled (null: the server's default), which --check-outputs reads.
   vllm["temperature"] = s.body.extra.contains("temperature") ? s.body.extra.at("temperature") : json(nullptr);
