@@ -7,8 +7,9 @@
 namespace ironbench::serve {
 namespace {
 
+// A label of 40 characters or more is still followed by a space (a server metric's is long).
 void line(std::ostream& out, const std::string& label, const std::string& value) {
-  fmt::print(out, "{:<40}{:<10}\n", label, value);
+  fmt::print(out, "{:<40}{:<10}\n", label.size() < 40 ? label : label + " ", value);
 }
 
 void section(std::ostream& out, const json& m, const metric_selection& selection, const std::string& metric,

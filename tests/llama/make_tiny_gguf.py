@@ -4,8 +4,9 @@
     make_tiny_gguf.py OUT_DIR
 
 OUT_DIR/tiny.gguf: the llama architecture (2 layers, hidden 64, 4 heads, context 512) with
-a byte-level BPE ("gpt2") tokenizer of a few hundred tokens, and OUT_DIR/tokenizer.json: the
-same tokenizer in Hugging Face's format, for `ironbench serve --tokenizer`. The weights come
+a byte-level BPE ("gpt2") tokenizer of a few hundred tokens, OUT_DIR/tokenizer.json: the
+same tokenizer in Hugging Face's format, for `ironbench serve --tokenizer`, and two LoRA
+adapters of the model, OUT_DIR/tiny-lora-sql.gguf and tiny-lora-chat.gguf. The weights come
 from a fixed seed: the files are the same on every run.
 
 The weights are random but arranged so that the server's output can be checked exactly:
@@ -157,6 +158,27 @@ def write_gguf(path, tokens, merges, eot, tensors):
     writer.close()
 
 
+def write_lora_gguf(path, seed):
+    """A LoRA adapter of the tiny model (rank 4 on every layer's attn_q), as llama.cpp's
+    convert_lora_to_gguf.py writes one, for `llama-server --lora FILE` and the per-request
+    "lora" field. numpy shapes: lora_a (rank, inputs), lora_b (outputs, rank)."""
+    rng = np.random.default_rng(seed)
+    rank = 4
+    writer = gguf.GGUFWriter(str(path), "llama")
+    writer.add_type("adapter")
+    writer.add_string("adapter.type", "lora")
+    writer.add_float32("adapter.lora.alpha", float(rank))
+    for i in range(N_LAYER):
+        a = (rng.standard_normal((rank, N_EMBD)) * 0.05).astype(np.float32)
+        b = (rng.standard_normal((N_EMBD, rank)) * 0.05).astype(np.float32)
+        writer.add_tensor(f"blk.{i}.attn_q.weight.lora_a", a)
+        writer.add_tensor(f"blk.{i}.attn_q.weight.lora_b", b)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+
+
 def write_tokenizer_json(path, tokens, merges, eot):
     """The same tokenizer as Hugging Face `tokenizers` writes it (GPT-2's configuration)."""
     byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
@@ -185,6 +207,8 @@ def main():
     tokens, merges, word_ids, eot = make_vocab()
     write_gguf(out / "tiny.gguf", tokens, merges, eot, make_weights(len(tokens), word_ids))
     write_tokenizer_json(out / "tokenizer.json", tokens, merges, eot)
+    for n, name in enumerate(("tiny-lora-sql.gguf", "tiny-lora-chat.gguf")):
+        write_lora_gguf(out / name, SEED + 1 + n)
     print(f"{out / 'tiny.gguf'}: {len(tokens)} tokens ({len(word_ids)} words), {len(merges)} merges")
 
 
