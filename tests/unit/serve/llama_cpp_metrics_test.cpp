@@ -70,14 +70,14 @@ std::vector<scrape_round> llama_point(double drafts = 0, double accepted = 0) {
   return {llama_round(0, before), llama_round(2, middle), llama_round(4, after)};
 }
 
-json summary_of(const std::vector<scrape_round>& rounds) {
+json llama_summary(const std::vector<scrape_round>& rounds) {
   return summarize_server_metrics(rounds, {"http://127.0.0.1:8080/metrics"}, 0, 2);
 }
 
 TEST(LlamaCppMetrics, TodaysSeriesMapToTheCommonNames) {
   const auto rounds = llama_point();
   EXPECT_EQ(rounds.front().endpoints.front().rejected_lines, 0U);
-  const auto s = summary_of(rounds);
+  const auto s = llama_summary(rounds);
   EXPECT_EQ(s.at("engine"), "llama.cpp");
   const auto& m = s.at("metrics");
   EXPECT_EQ(m.at("running_requests").at("series"), "llamacpp:requests_processing");
@@ -92,7 +92,7 @@ TEST(LlamaCppMetrics, TodaysSeriesMapToTheCommonNames) {
 }
 
 TEST(LlamaCppMetrics, TheHitShareIsCachedAgainstCachedAndProcessedPromptTokens) {
-  const auto s = summary_of(llama_point());
+  const auto s = llama_summary(llama_point());
   const auto& hit = s.at("metrics").at("prefix_cache_hit_percent");
   // 40 cached of 1,040 prompt tokens (its prompt_tokens_total leaves the cached ones out).
   EXPECT_NEAR(hit.at("mean").get<double>(), 100.0 * 40 / 1040, 1e-9);
@@ -102,7 +102,7 @@ TEST(LlamaCppMetrics, TheHitShareIsCachedAgainstCachedAndProcessedPromptTokens) 
       "llamacpp:prompt_tokens_cached_total / (llamacpp:prompt_tokens_cached_total + llamacpp:prompt_tokens_total)");
   EXPECT_NEAR(server_metric_values(s).at("server_prefix_cache_hit_percent_mean"), 100.0 * 40 / 1040, 1e-9);
   // A point served wholly from the cache reads 100 %.
-  const auto warm = summary_of({llama_round(0, {100, 0, 1, 0, 0, 0}), llama_round(1, {100, 500, 1, 0, 0, 0})});
+  const auto warm = llama_summary({llama_round(0, {100, 0, 1, 0, 0, 0}), llama_round(1, {100, 500, 1, 0, 0, 0})});
   EXPECT_DOUBLE_EQ(warm.at("metrics").at("prefix_cache_hit_percent").at("mean").get<double>(), 100);
 }
 
@@ -132,7 +132,7 @@ TEST(LlamaCppMetrics, PrefillAndDecodeMeansComeFromTheSecondsCountersOverTheRequ
 
 TEST(LlamaCppMetrics, RowsOfFeaturesTheServerDoesNotUseAreLeftOut) {
   std::ostringstream off;
-  const auto without = summary_of(llama_point());
+  const auto without = llama_summary(llama_point());
   EXPECT_FALSE(without.at("metrics").contains("spec_decode_acceptance_percent")) << "no drafts: no such row";
   write_server_metrics_summary(off, without);
   EXPECT_EQ(off.str().find("spec_decode"), std::string::npos) << off.str();
@@ -141,7 +141,7 @@ TEST(LlamaCppMetrics, RowsOfFeaturesTheServerDoesNotUseAreLeftOut) {
   EXPECT_NE(off.str().find("prefix_cache_hit_percent (% mean / max): 3.8 / 4.8"), std::string::npos) << off.str();
   // With speculative decoding the row is there: 300 of 400 drafts accepted.
   std::ostringstream on;
-  const auto with = summary_of(llama_point(400, 300));
+  const auto with = llama_summary(llama_point(400, 300));
   EXPECT_DOUBLE_EQ(with.at("metrics").at("spec_decode_acceptance_percent").at("mean").get<double>(), 75);
   write_server_metrics_summary(on, with);
   EXPECT_NE(on.str().find("spec_decode_acceptance_percent (% mean / max):"), std::string::npos) << on.str();
@@ -165,7 +165,7 @@ TEST(LlamaCppMetrics, AServerWithoutStageTimesIsSaidInOneLine) {
                               "time)\n"),
             std::string::npos)
       << text(sglang);
-  EXPECT_EQ(text(summary_of(llama_point())).find("Server stage times: none"), std::string::npos);
+  EXPECT_EQ(text(llama_summary(llama_point())).find("Server stage times: none"), std::string::npos);
 }
 
 TEST(MetricsTargets, OneServerNamedTwiceIsRefused) {
