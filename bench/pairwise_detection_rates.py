@@ -4,7 +4,7 @@ whose ranks stand for several nodes: how often a healthy sweep names something (
 how often a sweep with an injected fault names exactly the faulty node or link (detection).
 
 Cases (each run is one `mpirun`, the sweep's defaults: 64 KiB, 1 MiB and 16 MiB, 20 exchanges
-per direction, factor 0.5, suspects measured again):
+per direction, factor 0.5, suspects measured again, the undecided up to 3 times in all):
   nodes         4 simulated nodes x 2 ranks (mpirun's MPMD form, IRONBENCH_NODE_NAME a..d), no fault
   nodes-slow    the same with --inject-fault slow@4:x3 (node c's measuring rank 3x slower)
   nodes-link    the same with --inject-fault slow-link@0-6:x3 (the link a <-> d 3x slower)
@@ -92,6 +92,7 @@ def judge_run(row, json_path):
     links = {f"{l['a']}-{l['b']}" for l in f["bad_links"]}
     row.update(nodes=sorted(nodes), links=sorted(links), seconds=p["seconds"],
                again_s=p.get("confirm_seconds", 0), suspects=len(f.get("suspects", f.get("low_links", []))),
+               confirm_rounds=f.get("confirm_rounds", 1 if f.get("suspects") else 0),
                summary=f.get("summary", ""))
     # Every link's ratio to the reference in the sweep, and the suspects' measured again, split
     # into healthy links and the fault's.
@@ -181,7 +182,8 @@ def kept_rows(folder):
 
 def report(rows, json_path):
     summary = {}
-    print(f"\n{'binary':9} {'case':11} {'runs':>4}  {'verdict':<34} {'sweep s (median, max)':>22}  load1 (median)")
+    print(f"\n{'binary':9} {'case':11} {'runs':>4}  {'verdict':<34} {'sweep s (median, max)':>22}"
+          f"  {'again s (median, max)':>22}  rounds again (runs with 1/2/3)  load1 (median, max)")
     cases = list(CASES)
     for tag in ["this", "baseline"]:
         for case in CASES:
@@ -205,8 +207,16 @@ def report(rows, json_path):
             if failed:
                 verdict += f", no result {failed}"
             secs = [r["seconds"] for r in ok] or [0]
+            again_s = [r.get("again_s", 0) for r in ok] or [0]
+            rounds = [sum(r.get("confirm_rounds", 0) == k for r in ok) for k in (1, 2, 3)]
+            loads = [r.get("load1", 0) for r in rs]
+            summary[f"{tag} {case}"].update(seconds_median=statistics.median(secs), seconds_max=max(secs),
+                                            again_seconds_median=statistics.median(again_s),
+                                            again_seconds_max=max(again_s), runs_by_rounds_again=rounds,
+                                            load1_median=statistics.median(loads), load1_max=max(loads))
             print(f"{tag:9} {case:11} {len(rs):4}  {verdict:<34} {statistics.median(secs):10.1f} {max(secs):10.1f}"
-                  f"  {statistics.median(r.get('load1', 0) for r in rs):.1f}")
+                  f"  {statistics.median(again_s):10.1f} {max(again_s):10.1f}  {'/'.join(map(str, rounds)):>30}"
+                  f"  {statistics.median(loads):.1f}, {max(loads):.1f}")
     print("\nratios to the reference: healthy links in the sweep (lowest) and measured again (lowest);"
           " the fault's links in the sweep (highest) and measured again (highest); runs with suspects")
     for tag in ["this", "baseline"]:

@@ -63,7 +63,8 @@ json low_link_json(const low_link& l, const std::vector<std::string>& labels) {
           {"bytes", l.bytes},
           {"confirm_gbs", number_or_null(l.confirm_value)},
           {"confirm_ratio", number_or_null(l.confirm_ratio)},
-          {"confirmed", l.confirmed}};
+          {"confirmed", l.confirmed},
+          {"undecided", l.undecided}};
 }
 
 // The nodes and links named from f.low.
@@ -210,17 +211,22 @@ pair_findings analyse_pairs(const std::vector<std::vector<double>>& matrix, doub
   return analyse_pairs(std::vector<size_matrix>{{0, matrix}}, factor);
 }
 
-std::vector<std::pair<int, int>> control_links(const pair_findings& f) {
+namespace {
+
+// control_links of the suspects `measured` (every other suspect is no control either).
+std::vector<std::pair<int, int>> controls_of(const pair_findings& f, const std::vector<low_link>& measured) {
   constexpr std::size_t max_control_links = 6;
   const int n = static_cast<int>(f.node_links.size());
   std::set<std::pair<int, int>> taken;
   for (const auto& l : f.suspects) taken.insert({l.a, l.b});
   std::vector<std::pair<int, int>> controls;
-  for (const auto& l : f.suspects) {
+  for (const auto& l : measured) {
     for (const int end : {l.a, l.b}) {
       if (controls.size() >= max_control_links) return controls;
-      for (int other = 0; other < n; ++other) {
-        if (other == end) continue;
+      // From the next participant round (not from the first), so that the controls spread over
+      // the peers rather than all sharing participant 0.
+      for (int step = 1; step < n; ++step) {
+        const int other = (end + step) % n;
         const std::pair<int, int> link{std::min(end, other), std::max(end, other)};
         if (!taken.insert(link).second) continue;
         controls.push_back(link);
@@ -231,7 +237,36 @@ std::vector<std::pair<int, int>> control_links(const pair_findings& f) {
   return controls;
 }
 
-pair_findings confirm_suspects(pair_findings f, const std::vector<size_matrix>& again) {
+}  // namespace
+
+std::vector<std::pair<int, int>> control_links(const pair_findings& f) { return controls_of(f, f.suspects); }
+
+std::vector<std::pair<int, int>> links_to_measure_again(const pair_findings& f, bool undecided_only) {
+  std::vector<low_link> measured;
+  for (const auto& l : f.suspects) {
+    if (!undecided_only || l.undecided) measured.push_back(l);
+  }
+  auto controls = controls_of(f, measured);
+  std::vector<std::pair<int, int>> out;
+  for (const auto& l : measured) {
+    out.emplace_back(l.a, l.b);
+    for (auto c = controls.begin(); c != controls.end();) {
+      if (c->first != l.a && c->second != l.a && c->first != l.b && c->second != l.b) {
+        ++c;
+        continue;
+      }
+      out.push_back(*c);
+      c = controls.erase(c);
+    }
+  }
+  return out;
+}
+
+bool any_undecided(const pair_findings& f) {
+  return std::any_of(f.suspects.begin(), f.suspects.end(), [](const low_link& l) { return l.undecided; });
+}
+
+pair_findings confirm_suspects(pair_findings f, const std::vector<size_matrix>& again, bool last) {
   f.confirmation = true;
   f.low.clear();
   // Per judged size, the upper quartile of the links measured again (suspects and controls).
@@ -246,8 +281,12 @@ pair_findings confirm_suspects(pair_findings f, const std::vector<size_matrix>& 
     if (measured.size() >= 2) f.confirm_references[k] = reference_link(measured);
   }
   for (auto& s : f.suspects) {
+    if (std::isfinite(s.confirm_ratio) && !s.undecided) {  // decided in an earlier round: it stands
+      if (s.confirmed) f.low.push_back(s);
+      continue;
+    }
     s.confirm_value = s.confirm_ratio = not_measured;
-    s.confirmed = false;
+    s.confirmed = s.undecided = false;
     double best = -1;
     for (std::size_t k = 0; k < at_size.size(); ++k) {
       if (at_size[k] == nullptr || !(f.confirm_references[k] > 0)) continue;
@@ -260,7 +299,14 @@ pair_findings confirm_suspects(pair_findings f, const std::vector<size_matrix>& 
         s.confirm_ratio = ratio;
       }
     }
-    s.confirmed = best >= 0 && best < f.factor;
+    if (best < 0) {
+      s.undecided = !last;  // not measured: measured again while rounds are left
+    } else if (best < pair_sure_low * f.factor) {
+      s.confirmed = true;
+    } else if (best < pair_sure_high * f.factor) {
+      s.confirmed = last && best < f.factor;
+      s.undecided = !last;
+    }
     if (s.confirmed) f.low.push_back(s);
   }
   name_low_links(f);
@@ -315,6 +361,7 @@ json to_json(const pair_findings& f, const std::vector<std::string>& labels) {
           {"reason", f.reason},
           {"confirmation", f.confirmation},
           {"confirm_references_gbs", f.confirm_references},
+          {"confirm_rounds", f.confirm_rounds},
           {"suspect_nodes", suspect_nodes},
           {"suspects", suspects},
           {"low_links", low},

@@ -21,6 +21,17 @@ namespace ironbench::comm {
 /// (docs/benchmarks.md, "pairwise sweep: false blame and detection").
 inline constexpr double default_pair_outlier_factor = 0.5;
 
+/// The second measurement's margins: a suspect measured again is low at once below
+/// pair_sure_low x the factor (0.4 x the reference by default), cleared at once at or above
+/// pair_sure_high x it (0.7 x); in between it is undecided and measured again once more, its
+/// exchanges pooled with those before (each direction the median of them all), up to pair_confirm_rounds
+/// measurements in all; after the last, the factor decides. On a loaded two-core machine healthy
+/// suspects measured once again came out as low as 0.50 x, a 3x slower node's links as high as
+/// 0.63 x (docs/benchmarks.md).
+inline constexpr double pair_sure_low = 0.8;
+inline constexpr double pair_sure_high = 1.4;
+inline constexpr int pair_confirm_rounds = 3;
+
 /// One size's one-way matrix: one_way[a][b] is the bandwidth a -> b in GB/s (NaN or <= 0 where
 /// not measured; the diagonal is ignored).
 struct size_matrix {
@@ -45,6 +56,9 @@ struct low_link {
   double confirm_value = 0;
   double confirm_ratio = 0;
   bool confirmed = false;  ///< below the factor again (only then is it low)
+  /// Measured again, neither low nor cleared yet (between the margins, or not measured while
+  /// rounds are left): to be measured once more.
+  bool undecided = false;
 };
 
 /// A node (participant) most of whose links are low.
@@ -72,6 +86,7 @@ struct pair_findings {
   /// Per judged size, the reference of the second measurement: the upper quartile of the links
   /// measured again, suspects and controls (the sweep's reference where fewer than 2 were).
   std::vector<double> confirm_references;
+  int confirm_rounds = 0;  ///< how many times suspects were measured again (set by the sweep)
   /// The nodes with enough links below the factor in the sweep to be named: all their links
   /// are suspects.
   std::vector<int> suspect_nodes;
@@ -114,20 +129,36 @@ struct pair_findings {
                                           double factor = default_pair_outlier_factor);
 
 /// The links to measure again with the suspects, as their controls: for each suspect (lowest
-/// ratio first) and each of its two ends, the first link of that end that is neither a suspect
-/// nor already chosen, 6 at most. A slow node's suspects get links among its peers; a slow
+/// ratio first) and each of its two ends E, the first link E <-> E+1, E+2, ... (around the
+/// participants) that is neither a suspect nor already chosen, 6 at most, so that the controls
+/// spread over the peers rather than all sharing one (a node slow to receive for a while would
+/// otherwise pull every control down with it). A slow node's suspects get links among its peers; a slow
 /// link's, a link of each end.
 [[nodiscard]] std::vector<std::pair<int, int>> control_links(const pair_findings& findings);
 
+/// The links to measure again, in order: each suspect to measure (every suspect, or with
+/// `undecided_only` those marked undecided) followed by its controls (control_links, chosen
+/// among the links that are no suspect, those at its ends not yet listed), so that a suspect
+/// and its controls are measured close together.
+[[nodiscard]] std::vector<std::pair<int, int>> links_to_measure_again(const pair_findings& findings,
+                                                                      bool undecided_only = false);
+
 /// The suspects' second measurement: `again` holds the matrices of the judged sizes measured
-/// again, the suspects and their controls (NaN where not measured). At each size the reference
-/// is reference_link of every link measured again there, suspects and controls (the sweep's
-/// reference where fewer than 2 were): where every link was a suspect, the healthy ones set it;
-/// a suspect stays low when its ratio to it is below the factor at every size measured again
-/// (its highest ratio there, confirm_ratio).
-/// Only those are low and named; a suspect not measured again is not. Recomputes the nodes and
-/// links named from them.
-[[nodiscard]] pair_findings confirm_suspects(pair_findings findings, const std::vector<size_matrix>& again);
+/// again, the suspects and their controls (NaN where not measured; in the sweep each value is
+/// the median of every exchange measured again so far). At each size the reference is reference_link of every
+/// link measured again there, suspects and controls (the sweep's reference where fewer than 2
+/// were): where every link was a suspect, the healthy ones set it. A suspect's confirm_ratio is
+/// its highest ratio to it over the sizes measured again: below pair_sure_low x the factor it
+/// is low, at or above pair_sure_high x the factor cleared; in between, and when not measured,
+/// it is undecided while `last` is false, and with `last` low when below the factor. A suspect
+/// decided by an earlier call (a finite confirm_ratio, not undecided) keeps its decision, so that
+/// `findings` can be passed again after each round. Only the low suspects are named; a suspect
+/// not measured again is not. Recomputes the nodes and links named from them.
+[[nodiscard]] pair_findings confirm_suspects(pair_findings findings, const std::vector<size_matrix>& again,
+                                             bool last = true);
+
+/// Whether any suspect of `findings` is undecided (links_to_measure_again(findings, true)).
+[[nodiscard]] bool any_undecided(const pair_findings& findings);
 
 /// One line naming what was found with `labels` (one per participant): "node b (3 of its 3
 /// links below 0.5 x the reference 9.1 GB/s, confirmed)", "link a <-> c (2.1 GB/s, 0.23 x the
@@ -136,8 +167,9 @@ struct pair_findings {
 [[nodiscard]] std::string describe(const pair_findings& findings, const std::vector<std::string>& labels);
 
 /// {"factor", "links", "judged_bytes", "references_gbs", "median_gbs", "threshold_gbs",
-/// "judged", "reason", "confirmation", "confirm_references_gbs", "suspect_nodes", "suspects":
-/// [{"a", "b", "gbs", "ratio", "bytes", "confirm_gbs", "confirm_ratio", "confirmed"}],
+/// "judged", "reason", "confirmation", "confirm_references_gbs", "confirm_rounds", "suspect_nodes",
+/// "suspects": [{"a", "b", "gbs", "ratio", "bytes", "confirm_gbs", "confirm_ratio", "confirmed",
+/// "undecided"}],
 /// "low_links": [...], "bad_nodes": [{"node", "low_links", "links"}], "bad_links": [...],
 /// "summary"}; nodes and links by label.
 [[nodiscard]] json to_json(const pair_findings& findings, const std::vector<std::string>& labels);

@@ -121,9 +121,9 @@ class pair_measurer {
     }
   }
 
-  /// What the passes since the last call timed: [{"peer", "size", "send_s": [per exchange],
-  /// "both_s": [...], "wrong"}], and their wrong bytes added to `wrong`.
-  json take_records(std::int64_t& wrong) {
+  /// What the passes since the last take_records timed: [{"peer", "size", "send_s": [per
+  /// exchange], "both_s": [...], "wrong"}].
+  [[nodiscard]] json records() const {
     json records = json::array();
     for (const auto& [key, kept] : kept_) {
       records.push_back({{"peer", key.first},
@@ -131,10 +131,16 @@ class pair_measurer {
                          {"send_s", kept.send_s},
                          {"both_s", kept.both_s},
                          {"wrong", kept.wrong}});
-      wrong += kept.wrong;
     }
-    kept_.clear();
     return records;
+  }
+
+  /// records(), their wrong bytes added to `wrong`, and forgotten.
+  json take_records(std::int64_t& wrong) {
+    auto out = records();
+    for (const auto& [key, kept] : kept_) wrong += kept.wrong;
+    kept_.clear();
+    return out;
   }
 
  private:
@@ -185,18 +191,23 @@ class pair_measurer {
 };
 
 // Rank 0: the measurements of `pairs` (participant pairs, each once) from every rank's records
-// ((participant, peer, size index) -> record).
+// ((participant, peer, size index) -> record): each direction the fastest of its exchanges or,
+// with `median`, their median.
 std::vector<pair_measurement> measurements_of(const std::map<std::tuple<int, int, std::size_t>, json>& records,
                                               const std::vector<participant_pair>& pairs,
-                                              const std::vector<std::size_t>& sizes) {
+                                              const std::vector<std::size_t>& sizes, bool median = false) {
   std::vector<pair_measurement> out;
   const auto rate = [](double moved, double seconds) { return seconds > 0 ? moved / seconds * 1e-9 : no_value; };
-  const auto best = [](const std::vector<double>& v) {
-    double b = no_value;
+  const auto best = [median](const std::vector<double>& v) {
+    std::vector<double> finite;
     for (const double x : v) {
-      if (std::isfinite(x) && !(x <= b)) b = x;
+      if (std::isfinite(x)) finite.push_back(x);
     }
-    return b;
+    if (finite.empty()) return no_value;
+    std::sort(finite.begin(), finite.end());
+    if (!median) return finite.back();
+    const auto half = finite.size() / 2;
+    return finite.size() % 2 == 1 ? finite[half] : (finite[half - 1] + finite[half]) / 2;
   };
   for (const auto& [a, b] : pairs) {
     for (std::size_t k = 0; k < sizes.size(); ++k) {
@@ -220,7 +231,7 @@ std::vector<pair_measurement> measurements_of(const std::map<std::tuple<int, int
       m.b_to_a_gbs = best(b_to_a);
       m.both_gbs = best(both);
       m.wrong_bytes = ab->second.at("wrong").get<std::int64_t>() + ba->second.at("wrong").get<std::int64_t>();
-      out.push_back(std::move(m));
+      out.push_back(m);
     }
   }
   return out;
@@ -345,12 +356,12 @@ std::vector<std::vector<double>> pair_matrix(const pairwise_result& r, std::size
   return matrix_of(r.pairs, r.participants.size(), bytes, kind);
 }
 
-pair_findings judge_pairs(const pairwise_result& r, double factor) {
+pair_findings judge_pairs(const pairwise_result& r, double factor, bool last) {
   const auto n = r.participants.size();
   const auto judged = r.judged_sizes.empty() ? judged_pair_sizes(r.sizes) : r.judged_sizes;
   if (judged.empty()) return analyse_pairs(matrix_of({}, n, 0, "one_way"), factor);
   return confirm_suspects(analyse_pairs(judged_matrices(r.pairs, n, judged), factor),
-                          judged_matrices(r.confirmations, n, judged));
+                          judged_matrices(r.confirmations, n, judged), last);
 }
 
 std::vector<std::string> participant_labels(const pairwise_result& r) {
@@ -436,172 +447,60 @@ pairwise_result run_pairwise(bootstrap& world, peer_exchange& peers, const std::
   result.rounds_seconds = seconds_since(start);
 
   // Rank 0 judges the rounds; every suspect is measured again with its control links, one pair
-  // at a time, at the judged sizes (only the suspects slow again against the controls are named).
+  // at a time, at the judged sizes, and those neither low nor cleared once more, their exchanges
+  // pooled with those before, up to pair_confirm_rounds times (only the suspects slow again
+  // against the controls are named).
   std::vector<participant_pair> all_pairs;
   for (const auto& round : rounds) all_pairs.insert(all_pairs.end(), round.begin(), round.end());
-  std::vector<std::int32_t> suspect_data;
+  const auto judged = result.judged_sizes;
   if (rank == 0) {
     result.pairs = measurements_of(records_of(texts), all_pairs, s.sizes);
-    result.findings = judge_pairs(result, s.outlier_factor);
-    // Each suspect followed by its controls (those at its ends not yet listed), so that the two
-    // are measured close together.
-    auto controls = control_links(result.findings);
-    for (const auto& l : result.findings.suspects) {
-      suspect_data.push_back(l.a);
-      suspect_data.push_back(l.b);
-      for (auto c = controls.begin(); c != controls.end();) {
-        if (c->first != l.a && c->second != l.a && c->first != l.b && c->second != l.b) {
-          ++c;
-          continue;
-        }
-        suspect_data.push_back(c->first);
-        suspect_data.push_back(c->second);
-        c = controls.erase(c);
-      }
-    }
-  }
-  std::int32_t count = static_cast<std::int32_t>(suspect_data.size());
-  world.broadcast_bytes(&count, sizeof count);
-  suspect_data.resize(static_cast<std::size_t>(count));
-  if (count > 0) world.broadcast_bytes(suspect_data.data(), suspect_data.size() * sizeof(std::int32_t));
-  std::vector<participant_pair> again;  // the suspects, each followed by its controls
-  std::vector<std::vector<participant_pair>> one_at_a_time;
-  for (std::size_t i = 0; i + 1 < suspect_data.size(); i += 2) {
-    again.emplace_back(suspect_data[i], suspect_data[i + 1]);
-    one_at_a_time.push_back({again.back()});
+    result.findings = judge_pairs(result, s.outlier_factor, false);
   }
   const auto confirm_start = pair_clock::now();
-  if (!result.interrupted && !again.empty()) {
-    measure_steps(one_at_a_time, "pairs measured again", rounds.size(), judged_indices, false);
+  std::vector<participant_pair> again;  // every link measured again, once each
+  int confirm_rounds = 0;
+  for (int round = 0; round < pair_confirm_rounds; ++round) {
+    std::vector<std::int32_t> links;
+    if (rank == 0) {
+      for (const auto& [a, b] : links_to_measure_again(result.findings, round > 0)) {
+        links.push_back(a);
+        links.push_back(b);
+      }
+    }
+    std::int32_t count = static_cast<std::int32_t>(links.size());
+    world.broadcast_bytes(&count, sizeof count);
+    if (count == 0 || result.interrupted) break;  // alike on every rank
+    links.resize(static_cast<std::size_t>(count));
+    world.broadcast_bytes(links.data(), links.size() * sizeof(std::int32_t));
+    std::vector<std::vector<participant_pair>> one_at_a_time;
+    for (std::size_t i = 0; i + 1 < links.size(); i += 2) {
+      const participant_pair link{links[i], links[i + 1]};
+      one_at_a_time.push_back({link});
+      if (std::find(again.begin(), again.end(), link) == again.end()) again.push_back(link);
+    }
+    measure_steps(one_at_a_time, fmt::format("pairs measured again ({}/{})", round + 1, pair_confirm_rounds),
+                  rounds.size() + one_at_a_time.size() * static_cast<std::size_t>(round), judged_indices, false);
+    confirm_rounds = round + 1;
+    // Every exchange measured again so far: each direction the median of them all.
+    texts = world.gather(core::json_text(json{{"participant", me}, {"records", measurer.records()}}));
+    if (rank == 0) {
+      result.confirmations = measurements_of(records_of(texts), again, s.sizes, true);
+      result.findings =
+          confirm_suspects(result.findings, judged_matrices(result.confirmations, static_cast<std::size_t>(n), judged),
+                           confirm_rounds == pair_confirm_rounds);
+    }
   }
-  const auto again_records = measurer.take_records(wrong);
-  texts = again.empty() ? std::vector<std::string>{}
-                        : world.gather(core::json_text(json{{"participant", me}, {"records", again_records}}));
+  (void)measurer.take_records(wrong);
   result.wrong_bytes = static_cast<std::int64_t>(world.sum(static_cast<double>(wrong)));
   result.confirm_seconds = seconds_since(confirm_start);
   result.seconds = seconds_since(start);
   if (rank != 0) return result;
-  if (!again.empty()) {
-    result.confirmations = measurements_of(records_of(texts), again, s.sizes);
-  }
-  result.findings = judge_pairs(result, s.outlier_factor);
+  // The undecided left (by an interruption) decided by the factor; none measured: none named.
+  result.findings =
+      confirm_suspects(result.findings, judged_matrices(result.confirmations, static_cast<std::size_t>(n), judged));
+  result.findings.confirm_rounds = confirm_rounds;
   return result;
-}
-
-namespace {
-
-// The decision rule of `r`'s findings, in words (the run JSON's "statistic").
-std::string pair_statistic(const pairwise_result& r) {
-  std::string sizes;
-  for (const auto bytes : r.judged_sizes.empty() ? judged_pair_sizes(r.sizes) : r.judged_sizes) {
-    sizes += (sizes.empty() ? "" : " and ") + format_bytes(static_cast<double>(bytes));
-  }
-  return fmt::format(
-      "each direction: its fastest of {} exchanges, each timed alone ({} in each of {} passes over the rounds); a "
-      "link: its slower direction at {}; the reference: the upper quartile of the links; "
-      "a suspect: a link below the factor x the reference, or any link of a node with half of its links (rounded up, "
-      "at least 2) below it; low: a suspect below the factor x the "
-      "upper quartile of the links measured again (the suspects and up to 6 control links at their ends) again, one "
-      "pair at a time, each way alone",
-      r.passes * r.exchanges_per_pass, r.exchanges_per_pass, r.passes, sizes.empty() ? "no size" : sizes);
-}
-
-}  // namespace
-
-json to_json(const pairwise_result& r) {
-  const auto matrix_json = [](const std::vector<std::vector<double>>& m) {
-    json rows = json::array();
-    for (const auto& row : m) {
-      json cells = json::array();
-      for (const double v : row) cells.push_back(std::isfinite(v) ? json(v) : json(nullptr));
-      rows.push_back(std::move(cells));
-    }
-    return rows;
-  };
-  json participants = json::array(), matrices = json::array(), again = json::array();
-  for (const auto& p : r.participants) {
-    participants.push_back(
-        {{"label", p.label}, {"rank", p.rank}, {"host", p.host}, {"ranks_on_node", p.ranks_on_node}});
-  }
-  for (const auto bytes : r.sizes) {
-    matrices.push_back({{"bytes", bytes},
-                        {"one_way_gbs", matrix_json(pair_matrix(r, bytes, "one_way"))},
-                        {"both_gbs", matrix_json(pair_matrix(r, bytes, "both"))}});
-  }
-  const auto labels = participant_labels(r);
-  const auto label = [&](int i) {
-    return i >= 0 && static_cast<std::size_t>(i) < labels.size() ? labels[static_cast<std::size_t>(i)]
-                                                                 : fmt::format("#{}", i);
-  };
-  for (const auto& m : r.confirmations) {
-    const bool suspect = std::any_of(r.findings.suspects.begin(), r.findings.suspects.end(),
-                                     [&](const low_link& l) { return l.a == m.a && l.b == m.b; });
-    again.push_back({{"a", label(m.a)},
-                     {"b", label(m.b)},
-                     {"bytes", m.bytes},
-                     {"control", !suspect},
-                     {"a_to_b_gbs", m.a_to_b_gbs},
-                     {"b_to_a_gbs", m.b_to_a_gbs}});
-  }
-  const auto n = static_cast<int>(r.participants.size());
-  const auto judged = r.judged_sizes.empty() ? judged_pair_sizes(r.sizes) : r.judged_sizes;
-  return {{"mode", to_string(r.mode)},
-          {"ranks", r.ranks},
-          {"participants", participants},
-          {"rounds", r.rounds},
-          {"pairs", n * (n - 1) / 2},
-          {"sizes", r.sizes},
-          {"iterations", r.iterations},
-          {"warmup_iterations", r.warmup_iterations},
-          {"passes", r.passes},
-          {"exchanges_per_pass", r.exchanges_per_pass},
-          {"seconds", r.seconds},
-          {"rounds_seconds", r.rounds_seconds},
-          {"confirm_seconds", r.confirm_seconds},
-          {"wrong_bytes", r.wrong_bytes},
-          {"interrupted", r.interrupted},
-          {"fault", r.fault},
-          {"judged_at_bytes", judged.empty() ? 0 : judged.back()},
-          {"judged_sizes", judged},
-          {"statistic", pair_statistic(r)},
-          {"matrices", matrices},
-          {"measured_again", again},
-          {"findings", to_json(r.findings, labels)}};
-}
-
-std::vector<core::case_result> pairwise_cases(const pairwise_result& r) {
-  std::vector<core::case_result> cases;
-  const auto labels = participant_labels(r);
-  const int exchanges = r.passes * r.exchanges_per_pass;
-  const auto best_of = fmt::format("the fastest of {} exchange{}", exchanges, exchanges == 1 ? "" : "s");
-  for (const auto& p : r.pairs) {
-    core::case_result c;
-    c.benchmark = "pairwise";
-    c.device = fmt::format("{} {}", r.participants.size(), to_string(r.mode));
-    c.params.set(
-        "link", fmt::format("{} <-> {}", labels[static_cast<std::size_t>(p.a)], labels[static_cast<std::size_t>(p.b)]));
-    c.params.set("size", static_cast<std::int64_t>(p.bytes));
-    c.param_units["size"] = "B";
-    const auto metric = [&](const char* name, double value, const char* unit, const std::string& what) {
-      c.metrics.push_back({name, value, unit, what});
-    };
-    metric("a_to_b_gbs", p.a_to_b_gbs, "GB/s",
-           fmt::format("{} sending to {} alone, {}", labels[static_cast<std::size_t>(p.a)],
-                       labels[static_cast<std::size_t>(p.b)], best_of));
-    metric("b_to_a_gbs", p.b_to_a_gbs, "GB/s",
-           fmt::format("{} sending to {} alone, {}", labels[static_cast<std::size_t>(p.b)],
-                       labels[static_cast<std::size_t>(p.a)], best_of));
-    metric("both_gbs", p.both_gbs, "GB/s", "both sending at once, bytes of both directions, " + best_of);
-    metric("wrong_bytes", static_cast<double>(p.wrong_bytes), "B", "received bytes that differ from the exact pattern");
-    c.work.bytes_written = static_cast<double>(p.bytes);
-    c.notes["verification"] = "every byte received, both ways, against the exact pattern of its sender";
-    if (p.wrong_bytes > 0) {
-      c.status = core::case_status::invalid;
-      c.reason = fmt::format("{} bytes received differ from what was sent", p.wrong_bytes);
-    }
-    cases.push_back(std::move(c));
-  }
-  return cases;
 }
 
 }  // namespace ironbench::comm

@@ -106,8 +106,11 @@ struct pairwise_result {
   int iterations = 0, warmup_iterations = 0;
   int passes = 0, exchanges_per_pass = 0;
   std::vector<pair_measurement> pairs;  ///< rank 0 only: every pair at every size
-  /// Rank 0 only: the suspects measured again (after the rounds, one pair at a time) at the
-  /// judged sizes.
+  /// Rank 0 only: the suspects and their controls measured again (after the rounds, one pair at
+  /// a time) at the judged sizes, each direction the median of every exchange it had in the
+  /// rounds of measuring again (up to pair_confirm_rounds): a suspect and its controls take turns
+  /// pass by pass, a few exchanges at a time, so that load elsewhere falls on both, and the
+  /// median is what most of their exchanges saw, where the fastest is one lucky exchange's.
   std::vector<pair_measurement> confirmations;
   pair_findings findings;        ///< rank 0 only: of the one-way matrices at the judged sizes, confirmed
   std::int64_t wrong_bytes = 0;  ///< over every pair (every rank)
@@ -124,14 +127,17 @@ struct pairwise_result {
                                                            const std::string& kind);
 
 /// The findings of `result`'s pairs at its judged sizes (suspects, every one named), then
-/// confirmed by result.confirmations (confirm_suspects): what run_pairwise sets on rank 0.
-[[nodiscard]] pair_findings judge_pairs(const pairwise_result& result, double factor);
+/// confirmed by result.confirmations (confirm_suspects, `last`: whether no round of measuring
+/// again is left), judged from scratch. run_pairwise passes its findings to confirm_suspects
+/// after each round instead, so that a suspect decided in one round keeps its decision.
+[[nodiscard]] pair_findings judge_pairs(const pairwise_result& result, double factor, bool last = true);
 
 /// The participants' labels, in order.
 [[nodiscard]] std::vector<std::string> participant_labels(const pairwise_result& result);
 
 /// Runs the sweep on every rank of `world` (a collective call): the rounds, then every suspect
-/// pair measured again at the judged sizes, one pair at a time. Throws usage_error, on every
+/// pair measured again at the judged sizes, one pair at a time, and the undecided ones once more
+/// (confirm_suspects), up to pair_confirm_rounds times. Throws usage_error, on every
 /// rank alike, when there are fewer than 2 participants or the fault names a rank that takes no
 /// part. Stops after the current round (or pair measured again) once `cancel` is set on any
 /// rank; the suspects not measured again are then not named.

@@ -216,17 +216,17 @@ TEST(PairwiseAnalysis, ALinkLowAtAnySizeIsASuspectAndLowAtEverySizeAgainIsNamed)
 
 TEST(PairwiseAnalysis, ASuspectFastWhenMeasuredAgainIsNotNamed) {
   // The sweep caught link b <-> c in a stall (0.3 x); measured again it is at 0.95 x its
-  // controls a <-> b and a <-> c.
+  // controls b <-> d and c <-> d.
   auto m = uniform(4, 10);
   set_link(m, 1, 2, 3);
   const auto suspects = analyse_pairs({{1 << 20, m}});
   ASSERT_EQ(suspects.suspects.size(), 1u);
   ASSERT_EQ(suspects.bad_links.size(), 1u) << "named until confirmed or not";
-  EXPECT_EQ(control_links(suspects), (std::vector<std::pair<int, int>>{{0, 1}, {0, 2}}));
+  EXPECT_EQ(control_links(suspects), (std::vector<std::pair<int, int>>{{1, 3}, {2, 3}}));
   auto again = uniform(4, std::nan(""));
   set_link(again, 1, 2, 9.5);
-  set_link(again, 0, 1, 10);
-  set_link(again, 0, 2, 10);
+  set_link(again, 1, 3, 10);
+  set_link(again, 2, 3, 10);
   const auto f = confirm_suspects(suspects, {{1 << 20, again}});
   EXPECT_TRUE(f.confirmation);
   EXPECT_TRUE(f.low.empty());
