@@ -63,8 +63,8 @@ core::case_cost gpu_gemm_cost(const core::parameter_set& params, const core::dev
   // The cache flush before every repetition (a memset of the flush buffer), outside the timing.
   cost.untimed_per_sample_s = static_cast<double>(gpu_cache_flush_bytes(device)) / bandwidth;
   cost.setup_s = calibration::gpu_setup_s;
-  if (gpu_gemm_provider_of(params) == blas::gemm_provider::blaslt) {
-    cost.setup_s += static_cast<double>(blaslt_candidates) * calibration::gpu_gemm_search_reps *
+  if (const auto candidates = gpu_gemm_provider_of(params).candidates; candidates > 1) {
+    cost.setup_s += static_cast<double>(candidates) * calibration::gpu_gemm_search_reps *
                     (cost.repetition_s + cost.untimed_per_sample_s);
   }
   cost.verify_s = 0.05;

@@ -1,8 +1,9 @@
 // gemm: matrix multiplication throughput per shape and dtype (TFLOPS, % of peak), verified
-// on sampled elements. CPU provider: OpenBLAS.
+// on sampled elements. CPU providers: the CPU rows of blas/gemm_providers.hpp (OpenBLAS).
 #include "benchmarks/gemm.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <type_traits>
@@ -13,8 +14,7 @@
 #include "benchmarks/gemm_shapes.hpp"
 #include "benchmarks/host_random.hpp"
 #include "blas/bfloat16.hpp"
-#include "blas/openblas.hpp"
-#include "blas/openblas_kernels.hpp"
+#include "blas/gemm_providers.hpp"
 #include "core/checked_bytes.hpp"
 #include "core/error.hpp"
 
@@ -60,13 +60,29 @@ std::vector<T> normal_matrix(std::int64_t elements, std::uint64_t seed) {
   return stored;
 }
 
+// The CPU providers. With one (OpenBLAS), gemm has no provider axis and every case runs on it;
+// with more, a provider axis lists them (the defaults: those in the default sweep).
+std::vector<const blas::gemm_provider_entry*> cpu_gemm_providers() {
+  return blas::gemm_providers_for(device_kind::cpu);
+}
+
+const blas::cpu_gemm_functions& cpu_gemm_provider_of(const parameter_set& params) {
+  const auto rows = cpu_gemm_providers();
+  if (!params.contains("provider")) return *rows.front()->cpu;
+  for (const auto* row : rows) {
+    if (row->name == params.string("provider")) return *row->cpu;
+  }
+  throw usage_error(fmt::format("gemm: unknown provider '{}'", params.string("provider")));
+}
+
 // Prepares, measures and verifies C = A * B with inputs of type In and output of type Out.
 template <typename In, typename Out>
-void measure_gemm(case_state& state, blas::dtype type, std::int64_t m, std::int64_t n, std::int64_t k) {
+void measure_gemm(case_state& state, const blas::cpu_gemm_functions& provider, blas::dtype type, std::int64_t m,
+                  std::int64_t n, std::int64_t k) {
   const auto a = normal_matrix<In>(m * k, 1);
   const auto b = normal_matrix<In>(k * n, 2);
   std::vector<Out> c(static_cast<std::size_t>(m * n));
-  state.measure_host([&] { blas::openblas_gemm(type, m, n, k, a.data(), b.data(), c.data()); });
+  state.measure_host([&] { provider.run(type, m, n, k, a.data(), b.data(), c.data()); });
 
   const auto check = check_gemm(
       k, [&](std::int64_t i, std::int64_t p) { return as_double(a[static_cast<std::size_t>(i * k + p)]); },
@@ -105,7 +121,10 @@ class gemm_benchmark final : public core::benchmark {
 
   std::string unsupported_reason(const device_info& device) const override {
     if (device.kind == device_kind::cpu) return {};
-    return fmt::format("OpenBLAS runs on the CPU, not on {} devices", core::to_string(device.kind));
+    std::vector<std::string_view> libraries;
+    for (const auto* row : cpu_gemm_providers()) libraries.push_back(row->library);
+    return fmt::format("{} runs on the CPU, not on {} devices", fmt::join(libraries, ", "),
+                       core::to_string(device.kind));
   }
 
   std::vector<axis> axes(const device_info&) const override {
@@ -122,7 +141,17 @@ class gemm_benchmark final : public core::benchmark {
     auto axis_n = core::integer_axis("N", n, "columns of B and C");
     auto axis_k = core::integer_axis("K", k, "columns of A, rows of B");
     for (auto* a : {&axis_m, &axis_n, &axis_k}) a->zip_group = "shape";
-    return {dtype, axis_m, axis_n, axis_k};
+    const auto providers = cpu_gemm_providers();
+    if (providers.size() == 1) return {dtype, axis_m, axis_n, axis_k};
+    std::vector<std::string> defaults, choices, described;
+    for (const auto* row : providers) {
+      choices.emplace_back(row->name);
+      if (row->in_default_sweep) defaults.emplace_back(row->name);
+      described.push_back(fmt::format("{} ({})", row->name, row->library));
+    }
+    auto provider =
+        core::string_axis("provider", defaults, fmt::format("GEMM library: {}", fmt::join(described, ", ")), choices);
+    return {provider, dtype, axis_m, axis_n, axis_k};
   }
 
   // The first look: the three squares (the seed's 4K, 8K and 16K / 8) in every dtype.
@@ -133,11 +162,12 @@ class gemm_benchmark final : public core::benchmark {
     return "the three squares (512, 1024, 2048) in every dtype (any --axis of gemm runs the whole product)";
   }
   core::case_cost cost(const parameter_set& params, const device_info& device) const override {
-    if (parse_dtype(params) == blas::dtype::bf16 && !blas::openblas_has_bf16_gemm()) return skipped_case_cost();
+    if (!cpu_gemm_provider_of(params).unsupported(parse_dtype(params)).empty()) return skipped_case_cost();
     return cpu_gemm_cost(params, device);
   }
 
   void check_params(const parameter_set& params, const device_info&) const override {
+    (void)cpu_gemm_provider_of(params);
     for (const char* name : {"M", "N", "K"}) {
       if (params.integer(name) <= 0) {
         throw usage_error(fmt::format("gemm: {} must be positive ({})", name, params.label()));
@@ -163,22 +193,21 @@ class gemm_benchmark final : public core::benchmark {
     const auto m = params.integer("M");
     const auto n = params.integer("N");
     const auto k = params.integer("K");
-    if (type == blas::dtype::bf16 && !blas::openblas_has_bf16_gemm()) {
-      state.skip("this OpenBLAS has no bf16 GEMM (cblas_sbgemm)");
-    }
+    const auto& provider = cpu_gemm_provider_of(params);
+    if (auto reason = provider.unsupported(type); !reason.empty()) state.skip(reason);
 
     state.add_flops(2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k));
     set_peak(state, type);
-    state.note("provider", "openblas " + blas::openblas_description());
-    state.note("threads", std::to_string(blas::openblas_threads()));
+    state.note("provider", provider.describe());
+    state.note("threads", std::to_string(provider.threads()));
     state.note("layout", "row-major, A and B not transposed");
     if (const char* label = shape_label(m, n, k, cpu_shape_divisor)) {
       state.note("shape", fmt::format("{} / {}", label, cpu_shape_divisor));
     }
     switch (type) {
-      case blas::dtype::fp64: measure_gemm<double, double>(state, type, m, n, k); break;
-      case blas::dtype::fp32: measure_gemm<float, float>(state, type, m, n, k); break;
-      case blas::dtype::bf16: measure_gemm<blas::bfloat16_bits, float>(state, type, m, n, k); break;
+      case blas::dtype::fp64: measure_gemm<double, double>(state, provider, type, m, n, k); break;
+      case blas::dtype::fp32: measure_gemm<float, float>(state, provider, type, m, n, k); break;
+      case blas::dtype::bf16: measure_gemm<blas::bfloat16_bits, float>(state, provider, type, m, n, k); break;
     }
   }
 };

@@ -1,11 +1,13 @@
 #include "benchmarks/gemm_gpu_axes.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <limits>
 
 #include "benchmarks/gemm_shapes.hpp"
+#include "blas/gemm_providers.hpp"
 #include "core/checked_bytes.hpp"
 #include "core/error.hpp"
 
@@ -31,9 +33,18 @@ std::size_t gpu_gemm_min_reps_within(std::size_t min_reps, double max_time_s, do
 }
 
 std::vector<core::axis> gpu_gemm_axes(const core::device_info& device) {
-  const bool hip = is_hip(device);
-  const std::vector<std::string> providers =
-      hip ? std::vector<std::string>{"hipblaslt", "rocblas"} : std::vector<std::string>{"cublaslt", "cublas"};
+  std::vector<std::string> providers, choices, described, others;
+  for (const auto* row : blas::gemm_providers_for(device.kind)) {
+    choices.emplace_back(row->name);
+    if (row->in_default_sweep) {
+      providers.emplace_back(row->name);
+      described.push_back(fmt::format("{} ({})", row->library, row->method));
+    } else {
+      others.push_back(fmt::format("{} ({}: {})", row->name, row->library, row->method));
+    }
+  }
+  std::string provider_help = fmt::format("GEMM library: {}", fmt::join(described, " or "));
+  if (!others.empty()) provider_help += fmt::format("; also {}", fmt::join(others, ", "));
   std::vector<std::string> dtypes;
   for (auto t : blas::all_gpu_dtypes()) dtypes.emplace_back(blas::to_string(t));
   std::vector<std::int64_t> m, n, k;
@@ -46,10 +57,7 @@ std::vector<core::axis> gpu_gemm_axes(const core::device_info& device) {
   auto axis_n = core::integer_axis("N", n, "columns of C, rows of the stored B (N x K)");
   auto axis_k = core::integer_axis("K", k, "reduction dimension");
   for (auto* a : {&axis_m, &axis_n, &axis_k}) a->zip_group = "shape";
-  return {core::string_axis("provider", providers,
-                            hip ? "GEMM library: hipBLASLt (algorithm search) or rocBLAS (hipblasGemmEx)"
-                                : "GEMM library: cuBLASLt (algorithm search) or cuBLAS (cublasGemmEx)",
-                            providers),
+  return {core::string_axis("provider", providers, provider_help, choices),
           core::string_axis("dtype", default_gpu_gemm_dtypes,
                             "fp32, tf32, fp16 and bf16 (FP32 accumulate), fp8 (e4m3, scaled, bf16 out)", dtypes),
           axis_m, axis_n, axis_k};
@@ -57,38 +65,46 @@ std::vector<core::axis> gpu_gemm_axes(const core::device_info& device) {
 
 bool gpu_gemm_in_first_look(const core::parameter_set& params, const core::device_info&) {
   const auto& dtype = params.string("dtype");
-  if (gpu_gemm_provider_of(params) == blas::gemm_provider::blaslt && (dtype == "bf16" || dtype == "fp8")) return true;
+  if (gpu_gemm_provider_of(params).family == blas::gemm_provider::blaslt && (dtype == "bf16" || dtype == "fp8")) {
+    return true;
+  }
   return params.integer("M") == 8192 && params.integer("N") == 8192 && params.integer("K") == 8192;
 }
 
 std::string gpu_gemm_first_look_summary(const core::device_info& device) {
-  const bool hip = is_hip(device);
+  std::string lt = "the Lt library";
+  for (const auto* row : blas::gemm_providers_for(device.kind)) {
+    if (row->in_default_sweep && row->family == blas::gemm_provider::blaslt) {
+      lt = std::string(row->library);
+      break;
+    }
+  }
   return fmt::format(
       "the seven shapes in bf16 and fp8 through {}, and 8192x8192x8192 in every other dtype and library "
       "(any --axis of gemm runs the whole product)",
-      hip ? "hipBLASLt" : "cuBLASLt");
+      lt);
 }
 
-blas::gemm_provider gpu_gemm_provider_of(const core::parameter_set& params) {
+const blas::gemm_provider_entry& gpu_gemm_provider_of(const core::parameter_set& params) {
   const auto& name = params.string("provider");
-  if (name == "cublaslt" || name == "hipblaslt") return blas::gemm_provider::blaslt;
-  if (name == "cublas" || name == "rocblas") return blas::gemm_provider::blas;
-  throw usage_error(fmt::format("gemm: unknown provider '{}'", name));
+  const auto* row = blas::find_gemm_provider(name);
+  if (row == nullptr || !core::facts_of(row->device).gpu)
+    throw usage_error(fmt::format("gemm: unknown provider '{}'", name));
+  return *row;
 }
 
 std::string gpu_gemm_case_unsupported(const core::parameter_set& params, const core::device_info& device) {
-  const auto& provider = params.string("provider");
-  const bool hip = is_hip(device);
-  if ((hip && provider.rfind("cu", 0) == 0) || (!hip && (provider == "hipblaslt" || provider == "rocblas"))) {
-    return fmt::format("provider {} does not run on {} devices", provider, core::to_string(device.kind));
+  const auto& provider = gpu_gemm_provider_of(params);
+  if (provider.device != device.kind) {
+    return fmt::format("provider {} does not run on {} devices", provider.name, core::to_string(device.kind));
   }
   if (dtype_of(params) == blas::gpu_dtype::fp8 && (params.integer("K") % 16 != 0 || params.integer("N") % 8 != 0)) {
     // Leading dimensions of 16 bytes: K one-byte inputs, N bf16 outputs.
     return fmt::format("fp8 GEMM needs K a multiple of 16 and N a multiple of 8 (K={}, N={})", params.integer("K"),
                        params.integer("N"));
   }
-  return blas::gpu_gemm_unsupported(gpu_gemm_provider_of(params), dtype_of(params),
-                                    device.properties.value("arch", std::string()), hip);
+  return blas::gpu_gemm_unsupported(provider.family, dtype_of(params), device.properties.value("arch", std::string()),
+                                    is_hip(device));
 }
 
 std::uint64_t gpu_cache_flush_bytes(const core::device_info& device) {

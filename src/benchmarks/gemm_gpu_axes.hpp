@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "blas/gemm_providers.hpp"
 #include "blas/gpu_gemm_types.hpp"
 #include "core/axis.hpp"
 #include "core/device_info.hpp"
@@ -17,9 +18,7 @@ namespace ironbench::benchmarks {
 /// without TF32 runs on the vector units at a few percent of the matrix peak: ask for it).
 inline const std::vector<std::string> default_gpu_gemm_dtypes = {"bf16", "fp16", "fp8", "tf32"};
 
-/// Candidates the Lt provider times before keeping the fastest.
-inline constexpr std::size_t blaslt_candidates = 8;
-/// Workspace the Lt provider may use (32 MiB, what Hopper-class GPUs want).
+/// Workspace the Lt providers may use (32 MiB, what Hopper-class GPUs want).
 inline constexpr std::size_t blaslt_workspace_bytes = std::size_t{32} << 20;
 /// Bytes written before every timed repetition to flush the GPU's caches (at least this
 /// much, and 4 x the L2), as triton's do_bench does with its 256 MB buffer; MI300X's
@@ -33,8 +32,9 @@ inline constexpr std::size_t gpu_gemm_min_reps = 200;
 /// never fewer than the user's `min_reps` (so --max-time is honoured for large shapes).
 [[nodiscard]] std::size_t gpu_gemm_min_reps_within(std::size_t min_reps, double max_time_s, double repetition_s);
 
-/// Axes on a GPU: provider (cublaslt,cublas or hipblaslt,rocblas), dtype, and M, N, K zipped
-/// over the seed's seven Llama-70B training shapes (which include the 4K, 8K and 16K squares).
+/// Axes on a GPU: provider (the device kind's rows of blas/gemm_providers.hpp: cublaslt,cublas
+/// or hipblaslt,rocblas by default, the others accepted), dtype, and M, N, K zipped over the
+/// seed's seven Llama-70B training shapes (which include the 4K, 8K and 16K squares).
 [[nodiscard]] std::vector<core::axis> gpu_gemm_axes(const core::device_info& device);
 
 /// Whether a case of the default product is in the default suite's first look: every shape
@@ -45,8 +45,8 @@ inline constexpr std::size_t gpu_gemm_min_reps = 200;
 /// What the first look runs, for `ironbench list`.
 [[nodiscard]] std::string gpu_gemm_first_look_summary(const core::device_info& device);
 
-/// The provider named by a case's "provider" parameter.
-[[nodiscard]] blas::gemm_provider gpu_gemm_provider_of(const core::parameter_set& params);
+/// The GPU provider named by a case's "provider" parameter (usage_error for any other name).
+[[nodiscard]] const blas::gemm_provider_entry& gpu_gemm_provider_of(const core::parameter_set& params);
 
 /// Empty when the case can run on `device`; otherwise the skip reason.
 [[nodiscard]] std::string gpu_gemm_case_unsupported(const core::parameter_set& params, const core::device_info& device);

@@ -53,9 +53,10 @@ struct gpu_gemm_types {
 /// Whether the architecture stores fp8 in the "fnuz" encoding (gfx942: MI300X, MI325X).
 [[nodiscard]] bool arch_uses_fnuz_fp8(const std::string& arch);
 
-/// GEMM libraries: the Lt ("light") library with an algorithm search (cuBLASLt, hipBLASLt),
-/// and the classic BLAS GemmEx (cuBLAS, rocBLAS through hipBLAS).
-enum class gemm_provider { blaslt, blas };
+/// Kinds of GEMM library: the Lt ("light") library with an algorithm search (cuBLASLt,
+/// hipBLASLt), the classic BLAS GemmEx (cuBLAS, rocBLAS through hipBLAS) and a CPU BLAS
+/// (OpenBLAS). Each provider of blas/gemm_providers.hpp is of one kind.
+enum class gemm_provider { blaslt, blas, cpu_blas };
 
 /// Empty when `provider` can run `type` on `arch` ("sm_90", "gfx942"); otherwise why not.
 [[nodiscard]] std::string gpu_gemm_unsupported(gemm_provider provider, gpu_dtype type, const std::string& arch,

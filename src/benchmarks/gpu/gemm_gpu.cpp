@@ -1,4 +1,5 @@
-// gemm on a GPU: cuBLASLt (algorithm search) and cuBLAS, or hipBLASLt and rocBLAS, timed as
+// gemm on a GPU through the providers of blas/gemm_providers.hpp (cuBLASLt with its algorithm
+// search, cuBLAS, hipBLASLt, rocBLAS, ...), each made by its row's runner, timed as
 // triton's do_bench times torch.matmul (cache flushed before every repetition, device events,
 // median), verified on sampled elements against an extended-precision reference.
 #include <fmt/format.h>
@@ -16,6 +17,7 @@
 #include "benchmarks/gpu/gpu_fill.hpp"
 #include "benchmarks/gpu/gpu_timing.hpp"
 #include "blas/float_formats.hpp"
+#include "blas/gemm_providers.hpp"
 #include "blas/gpu/gpu_gemm.hpp"
 #include "core/units.hpp"
 #include "device/gpu/gpu_memory.hpp"
@@ -168,7 +170,8 @@ class gpu_gemm_benchmark final : public core::benchmark {
     const auto& params = state.params();
     const auto& device = state.device();
     if (auto reason = gpu_gemm_case_unsupported(params, device); !reason.empty()) state.skip(reason);
-    const auto provider = gpu_gemm_provider_of(params);
+    const auto& provider = gpu_gemm_provider_of(params);
+    if (!provider.built()) state.skip(fmt::format("provider {} is not in this build", provider.name));
     blas::gpu_gemm_problem problem;
     problem.type = *blas::gpu_dtype_from_string(params.string("dtype"));
     problem.types = blas::gpu_gemm_types_for(problem.type,
@@ -211,9 +214,7 @@ class gpu_gemm_benchmark final : public core::benchmark {
     }
     stream.synchronize();
 
-    auto gemm = provider == blas::gemm_provider::blaslt
-                    ? blas::make_blaslt_gemm(blaslt_candidates, blaslt_workspace_bytes)
-                    : blas::make_blas_gemm();
+    auto gemm = provider.make_gpu(provider.candidates, blaslt_workspace_bytes);
     const auto flush = [&] {
       IRONBENCH_GPU_CHECK(cudaMemsetAsync(buffers.flush.data(), 0, buffers.flush.bytes(), stream.get()));
     };

@@ -127,8 +127,4 @@ std::unique_ptr<gpu_gemm> make_blaslt_gemm(std::size_t candidates, std::size_t w
   return std::make_unique<blaslt_gemm>(candidates, workspace_bytes);
 }
 
-const char* provider_name(gemm_provider provider) {
-  return provider == gemm_provider::blaslt ? IRONBENCH_BLASLT_NAME : IRONBENCH_BLAS_NAME;
-}
-
 }  // namespace ironbench::blas

@@ -1,6 +1,6 @@
 // GEMM on a GPU through a vendor library, one interface for every provider: cuBLASLt and
 // cuBLAS on NVIDIA, hipBLASLt and rocBLAS (through hipBLAS) on AMD. The problem and its layout:
-// blas/gpu_gemm_problem.hpp.
+// blas/gpu_gemm_problem.hpp; the providers' names and rows: blas/gemm_providers.hpp.
 #pragma once
 
 #include <cstddef>
@@ -37,8 +37,5 @@ class gpu_gemm {
 /// What make_blas_gemm()'s describe() says, known before any problem is prepared:
 /// "cublas GemmEx, default algorithm".
 [[nodiscard]] std::string blas_gemm_description();
-
-/// The provider's name on the command line: "cublaslt", "cublas", "hipblaslt", "rocblas".
-[[nodiscard]] const char* provider_name(gemm_provider provider);
 
 }  // namespace ironbench::blas

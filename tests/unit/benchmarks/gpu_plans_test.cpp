@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "benchmarks/case_costs.hpp"
 #include "benchmarks/copy_axes.hpp"
 #include "benchmarks/gemm_gpu_axes.hpp"
 #include "benchmarks/stream_gpu_axes.hpp"
@@ -72,6 +73,42 @@ TEST(GpuGemmPlan, AmdDevicesUseTheRocmProvidersAndSkipWhatTheyLack) {
   EXPECT_NE(gpu_gemm_case_unsupported(p, mi300).find("rocBLAS"), std::string::npos);
   p.set("provider", std::string("cublaslt"));
   EXPECT_NE(gpu_gemm_case_unsupported(p, mi300).find("does not run on hip"), std::string::npos);
+}
+
+// The heuristic-only Lt provider (the library's first choice, no search) is accepted, outside
+// the default sweep, and runs only on its vendor's GPUs.
+TEST(GpuGemmPlan, TheHeuristicOnlyLtProviderIsOneAxisAwayAndRunsOnlyOnItsVendor) {
+  const auto h100 = gpu(core::device_kind::cuda, "sm_90");
+  const auto mi300 = gpu(core::device_kind::hip, "gfx942");
+  const auto axes = gpu_gemm_axes(h100);
+  ASSERT_EQ(axes[0].name, "provider");
+  EXPECT_EQ(axes[0].values.size(), 2u);
+  EXPECT_EQ(axes[0].choices, (std::vector<std::string>{"cublaslt", "cublas", "cublaslt-heuristic"}));
+  EXPECT_EQ(axes[0].description,
+            "GEMM library: cuBLASLt (algorithm search) or cuBLAS (cublasGemmEx); also cublaslt-heuristic (cuBLASLt: "
+            "the heuristic's first algorithm, no search)");
+  EXPECT_EQ(gpu_gemm_axes(mi300)[0].choices, (std::vector<std::string>{"hipblaslt", "rocblas", "hipblaslt-heuristic"}));
+  EXPECT_NE(gpu_gemm_first_look_summary(mi300).find("through hipBLASLt"), std::string::npos);
+  EXPECT_NE(gpu_gemm_first_look_summary(h100).find("through cuBLASLt"), std::string::npos);
+
+  auto p = gemm_case("cublaslt-heuristic", "fp8", 8192, 8192, 8192);
+  EXPECT_NO_THROW(check_gpu_gemm_params(p));
+  EXPECT_EQ(gpu_gemm_case_unsupported(p, h100), "");  // fp8 through the Lt library
+  EXPECT_EQ(gpu_gemm_case_unsupported(p, mi300), "provider cublaslt-heuristic does not run on hip devices");
+  core::device_info cpu;
+  cpu.kind = core::device_kind::cpu;
+  EXPECT_EQ(gpu_gemm_case_unsupported(p, cpu), "provider cublaslt-heuristic does not run on cpu devices");
+
+  // No algorithm search: setting up costs less than for the searching provider.
+  auto searched = p;
+  searched.set("provider", std::string("cublaslt"));
+  EXPECT_LT(gpu_gemm_cost(p, h100).setup_s, gpu_gemm_cost(searched, h100).setup_s);
+
+  // The CPU provider and unknown names are not GPU providers.
+  for (const char* name : {"openblas", "cublaslt-heuristics", ""}) {
+    p.set("provider", std::string(name));
+    EXPECT_THROW(check_gpu_gemm_params(p), usage_error) << name;
+  }
 }
 
 TEST(GpuGemmPlan, Fp8ShapesWithoutSixteenByteLeadingDimensionsAreSkippedWithTheReason) {
