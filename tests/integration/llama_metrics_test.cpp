@@ -339,7 +339,7 @@ TEST(LlamaMetricsSlow, AdaptersAreDrivenByTheLoraFieldWithIdsFromTheServersList)
   EXPECT_EQ(missing.exit_code, 1) << missing.err;
   EXPECT_NE(missing.err.find("has no LoRA adapter tone (GET /lora-adapters lists: 0 ("), std::string::npos)
       << missing.err;
-  EXPECT_EQ(missing.err.find("\n"), missing.err.rfind("\n")) << "one line: " << missing.err;
+  EXPECT_EQ(missing.err.find('\n'), missing.err.rfind('\n')) << "one line: " << missing.err;
   EXPECT_EQ(by_name.exit_code, 1) << by_name.err;
   EXPECT_NE(by_name.err.find("does not serve LoRA adapter tiny-lora-sql"), std::string::npos) << by_name.err;
 }
