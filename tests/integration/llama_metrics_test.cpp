@@ -278,10 +278,11 @@ TEST(LlamaMetricsSlow, PrefillAndDecodeMeansFromCountersAgreeWithTheServersPerRe
   // Decode: the counter adds up exactly the per-request generation times (logged to 0.01 ms).
   EXPECT_NEAR(decode, mean(timings.predicted_ms), 0.01 * mean(timings.predicted_ms) + 0.02);
   // Prefill: the counter starts at the batch's decode, a request's time at its slot's start,
-  // a fraction of a millisecond earlier (the tokenised prompt handed over): never longer, and
-  // close where the prompt's batch dominates.
+  // a fraction of a millisecond earlier (1.35 against 1.44 ms measured): never longer, and of
+  // its size (a time per token, or not divided by the requests, would be far off either way;
+  // the bound leaves room for the server's thread being preempted on a loaded machine).
   EXPECT_LE(prefill, mean(timings.prompt_ms) + 0.02);
-  EXPECT_NEAR(prefill, mean(timings.prompt_ms), 0.5 * mean(timings.prompt_ms) + 1.0);
+  EXPECT_GT(prefill, 0.25 * mean(timings.prompt_ms));
   EXPECT_NE(r.err.find("prefill (ms, mean from counters):"), std::string::npos) << r.err;
 }
 
