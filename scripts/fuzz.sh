@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of ironbench's parsers (tests/fuzz/, docs/reliability.md) with
 # clang under AddressSanitizer and UndefinedBehaviorSanitizer, and runs them.
-# Usage: scripts/fuzz.sh [--runs N] [--jobs J] [--workers W] [--build-dir DIR] [--merge] [--list] TARGET|all [SECONDS]
+# Usage: scripts/fuzz.sh [--runs N] [--jobs J] [--workers W] [--build-dir DIR] [--merge] [--list] [--build-only] TARGET|all [SECONDS]
 #   TARGET     a target's name (scripts/fuzz.sh --list names them), or "all"
 #   SECONDS    how long each target runs (default 60); with --runs, at most this long (default
 #              no limit)
@@ -12,6 +12,7 @@
 #              target's long run on every core
 #   --build-dir DIR  the clang build (default build/fuzz); each target's corpus grows in
 #              DIR/corpus/TARGET from one run to the next, its findings land in DIR/findings/TARGET
+#   --build-only  build the targets and stop (scripts/test.sh builds them while other tests run)
 #   --merge    first shrink each target's corpus to the inputs that add coverage (libFuzzer's
 #              -merge=1), then fuzz as asked: a corpus grown by long runs is read whole before
 #              the SECONDS start (chat_template's 39,262 files after a 10-million-input run: 87 s
@@ -32,11 +33,12 @@ workers=1
 build=build/fuzz
 list=false
 merge=false
+build_only=false
 positional=()
 # usage [WHAT'S WRONG]: the one-line error, then the usage line; exit 2.
 usage() {
   [[ -n ${1:-} ]] && echo "fuzz: $1" >&2
-  echo "usage: scripts/fuzz.sh [--runs N] [--jobs J] [--workers W] [--build-dir DIR] [--merge] [--list] TARGET|all [SECONDS]" >&2
+  echo "usage: scripts/fuzz.sh [--runs N] [--jobs J] [--workers W] [--build-dir DIR] [--merge] [--list] [--build-only] TARGET|all [SECONDS]" >&2
   exit 2
 }
 while (($#)); do
@@ -51,6 +53,7 @@ while (($#)); do
       esac
       shift ;;
     --merge) merge=true ;;
+    --build-only) build_only=true ;;
     --list) list=true ;;
     -h|--help) usage ;;
     -*) usage "unknown option '$1'" ;;
@@ -99,6 +102,7 @@ if ! cmake --build "$build" -j "$(nproc)" --target "${selected[@]/%/_fuzz}" >"$b
   exit 1
 fi
 echo "fuzz: built ${#selected[@]} targets with $cxx in $(($(date +%s) - started)) s"
+if $build_only; then exit 0; fi
 
 # Leaks are findings; the libraries' own (yaml-cpp, PCRE2's JIT) are not ironbench's.
 # Stack use after return is not checked: the parsers answer bad input by throwing, and every
