@@ -16,18 +16,19 @@ namespace ironbench::comm {
 
 /// Default of --pair-outlier-factor: a link below 0.5 x the reference link is a suspect, and
 /// low when below it again measured again. A link 3x slower than the others sits near 0.33 on a
-/// quiet machine; on a loaded two-core one, healthy links came out as low as 0.33 in a sweep and
-/// at 0.50 or above measured again, a 3x slower node's links as high as 0.55 and 0.63
-/// (docs/benchmarks.md, "pairwise sweep: false blame and detection").
+/// quiet machine; on a loaded two-core one, healthy links came out as low as 0.32 in a sweep and
+/// a 3x slower node's as high as 0.84 (docs/benchmarks.md, "pairwise sweep: false blame and
+/// detection").
 inline constexpr double default_pair_outlier_factor = 0.5;
 
 /// The second measurement's margins: a suspect measured again is low at once below
 /// pair_sure_low x the factor (0.4 x the reference by default), cleared at once at or above
 /// pair_sure_high x it (0.7 x); in between it is undecided and measured again once more, its
-/// exchanges pooled with those before (each direction the median of them all), up to pair_confirm_rounds
-/// measurements in all; after the last, the factor decides. On a loaded two-core machine healthy
-/// suspects measured once again came out as low as 0.50 x, a 3x slower node's links as high as
-/// 0.63 x (docs/benchmarks.md).
+/// exchanges pooled with those before (each direction the median of them all), up to
+/// pair_confirm_rounds measurements in all; after the last, the factor decides. On a loaded two-core machine (load
+/// average about 24) healthy suspects measured again came out at 0.71 x or above in 19 of 21
+/// cases (0.57 and 0.49 the others), the links of a 3x slower node or link at 0.50 x or below
+/// in all 77 (docs/benchmarks.md).
 inline constexpr double pair_sure_low = 0.8;
 inline constexpr double pair_sure_high = 1.4;
 inline constexpr int pair_confirm_rounds = 3;
