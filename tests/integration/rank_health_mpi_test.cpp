@@ -22,6 +22,7 @@
 #include "files.hpp"
 #include "process.hpp"
 #include "temp_dir.hpp"
+#include "timed_check.hpp"
 
 namespace ironbench::testing {
 namespace {
@@ -147,10 +148,16 @@ void slow_rank_is_the_straggler(int slow) {
   const auto& named = stragglers.at("named")[0];
   EXPECT_EQ(named.at("rank"), slow);
   EXPECT_EQ(named.at("host"), node_of_rank(slow));
-  // Late by the injected 10 ms (scheduling on an oversubscribed machine adds a little).
-  EXPECT_GT(named.at("median_lateness_ms").get<double>(), 8.0);
-  EXPECT_LT(named.at("median_lateness_ms").get<double>(), IRONBENCH_SANITIZED_BUILD ? 40.0 : 20.0);
-  EXPECT_GE(named.at("share_last").get<double>(), 0.9);
+  // Late by the injected 10 ms (scheduling on an oversubscribed machine moves it both ways),
+  // and last at most steps (the rule names a rank last at half of them): tolerances from 20
+  // runs on a loaded machine, worst 4.0 ms short, 3.0 ms over and a share of 0.75
+  // (docs/testing.md, "Tests that judge time").
+  const double lateness = named.at("median_lateness_ms").get<double>();
+  expect_time_not_below("median lateness of the slow rank (short of 10 ms)", lateness, 10.0, 6.0);
+  expect_time_not_above("median lateness of the slow rank (over 10 ms)", lateness, 10.0,
+                        IRONBENCH_SANITIZED_BUILD ? 30.0 : 10.0);
+  expect_time_not_below("share of the steps the slow rank came last", named.at("share_last").get<double>(), 1.0, 0.4,
+                        "share");
   const auto line = "straggler: rank " + std::to_string(slow) + " (host " + node_of_rank(slow) + ")";
   EXPECT_NE(r.err.find("# " + line), std::string::npos) << r.err;
   // The HTML report shows it too.
