@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/serve_options.hpp"
+#include "serve/latency_metrics.hpp"
 
 namespace ironbench::cli {
 
@@ -19,9 +20,11 @@ void add_judging_options(CLI::App& c, serve_arguments& a) {
       ->capture_default_str();
   c.add_option("--max-lateness-ms", s.load.max_lateness_p99_ms, "p99 send lateness above which a point is INVALID")
       ->capture_default_str();
-  c.add_option("--slo", a.slo,
-               "Service-level objectives for --search: ttft:MS,tpot:MS,itl:MS,e2el:MS[,p99|p90|median|mean] "
-               "(p99 by default; no request may fail)");
+  c.add_option(
+      "--slo", a.slo,
+      "Service-level objectives for --search: " + serve::latency_metric_names(serve::metric_use::slo, ",", ":MS") +
+          "[,p99|p90|median|mean] "
+          "(p99 by default; no request may fail)");
   c.add_option("--search", a.search, "Find the highest rate or concurrency meeting --slo (bounded search)");
   c.add_option("--search-start", a.search_bounds.start,
                "First load of --search (rate: by default the capacity estimate's rate)")

@@ -8,6 +8,7 @@
 #include "core/units.hpp"
 #include "serve/dataset_table.hpp"
 #include "serve/endpoint_kinds.hpp"
+#include "serve/latency_metrics.hpp"
 #include "serve/metrics/metrics_targets.hpp"
 #include "serve/url_credentials.hpp"
 
@@ -196,10 +197,11 @@ void add_options(CLI::App& c, serve_arguments& a) {
   c.add_option("--ramp-up-end-rps", a.ramp_up_end_rps, "The ramp-up's last rate (requests/s, at least the start)");
   c.add_flag("--ignore-eos", s.body.ignore_eos, "Ask the server to ignore end-of-sequence");
   c.add_flag("--no-stream", a.no_stream, "Non-streaming requests (TTFT = E2EL)");
-  c.add_option("--percentile-metrics", a.percentile_metrics, "Metrics with percentiles: ttft,tpot,itl,e2el")
+  c.add_option("--percentile-metrics", a.percentile_metrics,
+               "Metrics with percentiles: " + serve::latency_metric_names(serve::metric_use::any, ","))
       ->capture_default_str();
   c.add_option("--metric-percentiles", a.metric_percentiles, "Percentiles, e.g. 50,90,99")->capture_default_str();
-  c.add_option("--goodput", a.goodput, "SLOs: ttft:MS tpot:MS e2el:MS");
+  c.add_option("--goodput", a.goodput, "SLOs: " + serve::latency_metric_names(serve::metric_use::goodput, " ", ":MS"));
   c.add_option("--gpus", s.gpus, "GPUs behind the endpoint(s): adds output tok/s per GPU (recorded in the settings)");
   c.add_option("--at-interactivity", s.at_interactivity,
                "Throughput at this many tok/s per user, interpolated on the sweep's Pareto frontier");

@@ -13,8 +13,8 @@
 namespace ironbench::serve {
 
 /// With at least one SLO set: slo_attainment (share of all requests sent, failed ones
-/// included, that completed within every SLO), slo_attainment_{ttft,tpot,e2el} (within that
-/// SLO alone, for each one set), goodput_requests (their count) and token_goodput (their
+/// included, that completed within every SLO), slo_attainment_{metric} (within that SLO
+/// alone, for each one set), goodput_requests (their count) and token_goodput (their
 /// output tokens / duration_s, tok/s). An empty object without an SLO; shares are 0 with no
 /// request.
 [[nodiscard]] json goodput_shares(const std::vector<request_record>& records, double duration_s,

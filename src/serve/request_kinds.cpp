@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "serve/latency_metrics.hpp"
 
 namespace ironbench::serve {
 
@@ -40,11 +41,24 @@ void check_request_kind(const sweep_settings& s, const available_memory& availab
     throw usage_error(fmt::format("{} takes --dataset-name random (each input is --random-input-len words), not '{}'",
                                   name, s.dataset_name));
   }
-  if (s.slo.ttft_ms || s.slo.tpot_ms) {
-    throw usage_error(fmt::format("--goodput: {} replies have no TTFT or TPOT (e2el applies)", name));
+  // The objectives such replies can meet are those of the metrics that need no tokens.
+  std::string without_tokens, with_tokens;
+  bool tokens_objective = false;
+  for (const auto& metric : latency_metric_table()) {
+    if (!metric.goodput) continue;
+    auto& list = metric.needs_tokens ? with_tokens : without_tokens;
+    list += fmt::format("{}{}",
+                        list.empty()          ? ""
+                        : metric.needs_tokens ? " or "
+                                              : ", ",
+                        metric.needs_tokens ? metric.label : metric.name);
+    tokens_objective = tokens_objective || (metric.needs_tokens && s.slo.*metric.goodput);
+  }
+  if (tokens_objective) {
+    throw usage_error(fmt::format("--goodput: {} replies have no {} ({} applies)", name, with_tokens, without_tokens));
   }
   for (const auto& limit : s.objectives.limits) {
-    if (limit.metric != "e2el") {
+    if (const auto* metric = find_latency_metric(limit.metric); metric && metric->needs_tokens) {
       throw usage_error(fmt::format("--slo: {} replies have no {} (e2el applies)", name, limit.metric));
     }
   }

@@ -1,5 +1,6 @@
 #include "serve/serve_report.hpp"
 #include "core/json_text.hpp"
+#include "serve/latency_metrics.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -12,16 +13,17 @@ void line(std::ostream& out, const std::string& label, const std::string& value)
   fmt::print(out, "{:<40}{:<10}\n", label.size() < 40 ? label : label + " ", value);
 }
 
-void section(std::ostream& out, const json& m, const metric_selection& selection, const std::string& metric,
-             const std::string& title, const std::string& name) {
-  fmt::print(out, "{:-^50}\n", title);
-  line(out, fmt::format("Mean {} (ms):", name), fmt::format("{:.2f}", m.value(fmt::format("mean_{}_ms", metric), 0.0)));
-  line(out, fmt::format("Median {} (ms):", name),
+void section(std::ostream& out, const json& m, const metric_selection& selection, const latency_metric& row) {
+  const std::string metric = row.name, name = row.label;
+  fmt::print(out, "{:-^50}\n", row.title);
+  line(out, fmt::format("Mean {} ({}):", name, row.unit),
+       fmt::format("{:.2f}", m.value(fmt::format("mean_{}_ms", metric), 0.0)));
+  line(out, fmt::format("Median {} ({}):", name, row.unit),
        fmt::format("{:.2f}", m.value(fmt::format("median_{}_ms", metric), 0.0)));
   for (double p : selection.percentiles) {
     const auto key = percentile_key(p, metric);
     if (m.contains(key))
-      line(out, fmt::format("P{:g} {} (ms):", p, name), fmt::format("{:.2f}", m.at(key).get<double>()));
+      line(out, fmt::format("P{:g} {} ({}):", p, name, row.unit), fmt::format("{:.2f}", m.at(key).get<double>()));
   }
 }
 
@@ -78,10 +80,10 @@ void write_serving_summary(std::ostream& out, const json& m, const load_result& 
     line(out, "Request goodput (req/s):", fmt::format("{:.2f}", m.at("request_goodput").get<double>()));
   if (m.contains("slo_attainment")) {
     line(out, "SLO attainment, every SLO (%):", fmt::format("{:.2f}", 100 * m.at("slo_attainment").get<double>()));
-    for (const char* slo : {"ttft", "tpot", "e2el"}) {
-      const auto key = fmt::format("slo_attainment_{}", slo);
-      if (m.contains(key))
-        line(out, fmt::format("SLO attainment, {} alone (%):", slo),
+    for (const auto& metric : latency_metric_table()) {
+      const auto key = fmt::format("slo_attainment_{}", metric.name);
+      if (metric.goodput && m.contains(key))
+        line(out, fmt::format("SLO attainment, {} alone (%):", metric.name),
              fmt::format("{:.2f}", 100 * m.at(key).get<double>()));
     }
     line(out, "Token goodput (tok/s):", fmt::format("{:.2f}", m.at("token_goodput").get<double>()));
@@ -98,11 +100,8 @@ void write_serving_summary(std::ostream& out, const json& m, const load_result& 
   }
   line(out, "Total Token throughput (tok/s):", fmt::format("{:.2f}", m.at("total_token_throughput").get<double>()));
   line(out, "Max concurrent requests:", fmt::format("{}", m.at("max_concurrent_requests").get<std::size_t>()));
-  for (const auto& metric : selection.metrics) {
-    if (metric == "ttft") section(out, m, selection, "ttft", "Time to First Token", "TTFT");
-    if (metric == "tpot") section(out, m, selection, "tpot", "Time per Output Token (excl. 1st token)", "TPOT");
-    if (metric == "itl") section(out, m, selection, "itl", "Inter-token Latency", "ITL");
-    if (metric == "e2el") section(out, m, selection, "e2el", "End-to-end Latency", "E2EL");
+  for (const auto& name : selection.metrics) {
+    if (const auto* metric = find_latency_metric(name)) section(out, m, selection, *metric);
   }
   if (m.contains("median_ttft_from_schedule_ms")) {
     fmt::print(out, "{:-^50}\n", "From the intended send time");

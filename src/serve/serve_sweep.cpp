@@ -21,6 +21,7 @@
 #include "serve/chat/chat_template_check.hpp"
 #include "serve/client_memory.hpp"
 #include "serve/interactivity_points.hpp"
+#include "serve/latency_metrics.hpp"
 #include "serve/output_check.hpp"
 #include "serve/request_kinds.hpp"
 #include "serve/serve_report.hpp"
@@ -61,10 +62,10 @@ void check_header(const std::string& header) {
 }
 
 void check_selection(const metric_selection& selection) {
-  const auto& known = schema::latency_metrics();
   for (const auto& m : selection.metrics) {
-    if (std::find(known.begin(), known.end(), m) == known.end()) {
-      throw usage_error(fmt::format("--percentile-metrics: unknown metric '{}' ({})", m, join(known, ", ")));
+    if (!find_latency_metric(m)) {
+      throw usage_error(fmt::format("--percentile-metrics: unknown metric '{}' ({})", m,
+                                    latency_metric_names(metric_use::any, ", ")));
     }
   }
   for (double p : selection.percentiles) {

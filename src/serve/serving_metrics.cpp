@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/statistics.hpp"
 #include "core/units.hpp"
+#include "serve/latency_metrics.hpp"
 
 namespace ironbench::serve {
 namespace {
@@ -36,14 +37,12 @@ goodput_slo parse_goodput(const std::vector<std::string>& items) {
     const auto name = item.substr(0, colon);
     const double ms = parse_number(item.substr(colon + 1), "--goodput " + name);
     if (ms < 0) throw usage_error(fmt::format("--goodput {} must not be negative", name));
-    if (name == "ttft")
-      slo.ttft_ms = ms;
-    else if (name == "tpot")
-      slo.tpot_ms = ms;
-    else if (name == "e2el")
-      slo.e2el_ms = ms;
-    else
-      throw usage_error(fmt::format("--goodput: unknown metric '{}' (ttft, tpot, e2el)", name));
+    const auto* metric = find_latency_metric(name);
+    if (!metric || !metric->goodput) {
+      throw usage_error(
+          fmt::format("--goodput: unknown metric '{}' ({})", name, latency_metric_names(metric_use::goodput, ", ")));
+    }
+    slo.*metric->goodput = ms;
   }
   return slo;
 }
@@ -88,7 +87,8 @@ std::size_t max_concurrent_requests(const std::vector<request_record>& records) 
 
 json serving_metrics(const std::vector<request_record>& records, double duration_s, const goodput_slo& slo,
                      const metric_selection& selection) {
-  std::vector<double> ttfts, tpots, itls, e2els;
+  const auto& table = latency_metric_table();
+  std::vector<std::vector<double>> values(table.size());
   std::int64_t total_input = 0, total_output = 0;
   std::size_t completed = 0, good = 0, mismatched = 0, implausible = 0, invalid_utf8 = 0;
   std::map<std::string, std::size_t> errors;
@@ -102,18 +102,12 @@ json serving_metrics(const std::vector<request_record>& records, double duration
     if (!r.usage_problem.empty()) ++implausible;
     total_input += r.prompt_len;
     total_output += r.output_len;
-    double tpot = 0;  // requests with one output token count as 0 for goodput, as in vLLM
-    if (r.output_len > 1) {
-      tpot = (r.e2el_s - r.ttft_s) / static_cast<double>(r.output_len - 1);
-      tpots.push_back(tpot);
+    bool meets_all = true;
+    for (std::size_t i = 0; i < table.size(); ++i) {
+      table[i].collect(r, values[i]);
+      meets_all = meets_all && meets_objective(table[i], r, slo);
     }
-    ttfts.push_back(r.ttft_s);
-    e2els.push_back(r.e2el_s);
-    itls.insert(itls.end(), r.itl_s.begin(), r.itl_s.end());
-    const bool good_ttft = !slo.ttft_ms || r.ttft_s * 1e3 <= *slo.ttft_ms;
-    const bool good_tpot = !slo.tpot_ms || tpot * 1e3 <= *slo.tpot_ms;
-    const bool good_e2el = !slo.e2el_ms || r.e2el_s * 1e3 <= *slo.e2el_ms;
-    if (good_ttft && good_tpot && good_e2el) ++good;
+    if (meets_all) ++good;
     if (r.usage_output_tokens && r.tokenizer_output_tokens && *r.usage_output_tokens != *r.tokenizer_output_tokens) {
       ++mismatched;
     }
@@ -126,13 +120,15 @@ json serving_metrics(const std::vector<request_record>& records, double duration
   out["total_output_tokens"] = total_output;
   const double d = duration_s > 0 ? duration_s : 1.0;
   out["request_throughput"] = static_cast<double>(completed) / d;
-  if (slo.ttft_ms || slo.tpot_ms || slo.e2el_ms) out["request_goodput"] = static_cast<double>(good) / d;
+  if (any_objective(slo)) out["request_goodput"] = static_cast<double>(good) / d;
   out["output_throughput"] = static_cast<double>(total_output) / d;
   out["total_token_throughput"] = static_cast<double>(total_input + total_output) / d;
-  add_statistics(out, "ttft", ttfts, selection);
-  add_statistics(out, "tpot", tpots, selection);
-  add_statistics(out, "itl", itls, selection);
-  add_statistics(out, "e2el", e2els, selection);
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const auto& name = table[i].name;
+    const bool selected =
+        std::find(selection.metrics.begin(), selection.metrics.end(), name) != selection.metrics.end();
+    if (table[i].always || selected) add_statistics(out, name, values[i], selection);
+  }
   out["max_concurrent_requests"] = max_concurrent_requests(records);
   out["errors_by_class"] = errors;
   out["output_token_count_mismatches"] = mismatched;

@@ -68,8 +68,8 @@ struct goodput_slo {
 /// The key of percentile `p` of `metric`: p99_ttft_ms, p99.9_itl_ms (vLLM's spelling).
 [[nodiscard]] std::string percentile_key(double p, const std::string& metric);
 
-/// Which statistics to report: metrics among ttft, tpot, itl, e2el (vLLM's default
-/// --percentile-metrics is ttft,tpot,itl) and percentiles (default 99).
+/// Which statistics to report: metrics of latency_metric_table() (latency_metrics.hpp; vLLM's
+/// default --percentile-metrics is ttft,tpot,itl) and percentiles (default 99).
 struct metric_selection {
   std::vector<std::string> metrics = {"ttft", "tpot", "itl"};
   std::vector<double> percentiles = {99};
@@ -77,7 +77,8 @@ struct metric_selection {
 
 /// duration, completed, failed, total_input_tokens, total_output_tokens, request_throughput,
 /// request_goodput (when an SLO is set), output_throughput, total_token_throughput,
-/// {mean,median,std}_{metric}_ms and p{P}_{metric}_ms for the selected metrics,
+/// {mean,median,std}_{metric}_ms (vLLM's four always, others when selected) and
+/// p{P}_{metric}_ms for the selected metrics,
 /// max_concurrent_requests, errors by class, implausible_usage_requests (completed requests
 /// whose server-reported length was replaced by the client's count) and
 /// responses_with_invalid_utf8. Means of empty lists are 0, as in vLLM.

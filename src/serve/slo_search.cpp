@@ -8,11 +8,10 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
+#include "serve/latency_metrics.hpp"
 
 namespace ironbench::serve {
 namespace {
-
-bool known_metric(const std::string& m) { return m == "ttft" || m == "tpot" || m == "itl" || m == "e2el"; }
 
 // The percentile of "p99" / "p99.9", or nullopt for median and mean.
 std::optional<double> percentile_of(const std::string& statistic) {
@@ -50,8 +49,10 @@ slo_spec parse_slo(const std::string& text) {
       continue;
     }
     slo_limit limit{item.substr(0, colon), 0};
-    if (!known_metric(limit.metric)) {
-      throw usage_error(fmt::format("--slo: unknown metric '{}' (ttft, tpot, itl, e2el)", limit.metric));
+    const auto* metric = find_latency_metric(limit.metric);
+    if (!metric || !metric->slo) {
+      throw usage_error(
+          fmt::format("--slo: unknown metric '{}' ({})", limit.metric, latency_metric_names(metric_use::slo, ", ")));
     }
     limit.max_ms = parse_number(item.substr(colon + 1), "--slo");
     if (!(limit.max_ms > 0)) throw usage_error(fmt::format("--slo: the limit of {} must be positive", limit.metric));

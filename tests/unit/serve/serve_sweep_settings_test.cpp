@@ -64,7 +64,7 @@ TEST(ServeSweepSettings, PercentileMetricsAndPercentiles) {
   const auto selection = parse_metric_selection("ttft,,e2el", "50,99.9");
   EXPECT_EQ(selection.metrics, (std::vector<std::string>{"ttft", "e2el"}));
   EXPECT_EQ(selection.percentiles, (std::vector<double>{50, 99.9}));
-  const std::string unknown = "--percentile-metrics: unknown metric 'ttlt' (ttft, tpot, itl, e2el)";
+  const std::string unknown = "--percentile-metrics: unknown metric 'ttlt' (ttft, tpot, itl, e2el, ttst)";
   EXPECT_EQ(usage_message([] { (void)parse_metric_selection("ttft,ttlt", "99"); }), unknown);
   EXPECT_EQ(check_message([](sweep_settings& s) { s.selection.metrics = {"ttlt"}; }), unknown);
   const std::string range = "--metric-percentiles must be between 0 and 100";
