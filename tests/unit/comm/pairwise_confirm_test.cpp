@@ -8,7 +8,9 @@
 
 #include "comm/pairwise_analysis.hpp"
 
-namespace ironbench::comm {
+// Its helpers are named apart from pairwise_analysis_test.cpp's (one translation unit in a
+// unity build).
+namespace ironbench::comm::confirm_test {
 namespace {
 
 using matrix = std::vector<std::vector<double>>;
@@ -167,4 +169,4 @@ TEST(PairwiseConfirm, ASlowNodesControlsSpreadOverItsPeers) {
 }
 
 }  // namespace
-}  // namespace ironbench::comm
+}  // namespace ironbench::comm::confirm_test
