@@ -4,6 +4,7 @@
 #include <set>
 #include <string>
 
+#include "serve/chat/jinja_cursor.hpp"
 #include "serve/chat/jinja_lexer.hpp"
 
 namespace ironbench::serve::chat {
@@ -12,9 +13,9 @@ namespace {
 using token = jinja_token;
 using tk = jinja_token::kind;
 
-class parser {
+class parser : public jinja_cursor {
  public:
-  explicit parser(std::vector<token> tokens) : tokens_(std::move(tokens)) {}
+  explicit parser(std::vector<token> tokens) : jinja_cursor(std::move(tokens)) {}
 
   jinja_body parse_template() {
     std::string end_tag;
@@ -43,7 +44,7 @@ class parser {
         body.push_back(std::move(node));
       } else if (t.type == tk::print_begin) {
         next();
-        tag_parts_ = 0;
+        start_tag();
         auto node = make_node(jinja_node::kind::print, t.line);
         node->expression = expression();
         expect(tk::print_end, "}}");
@@ -57,7 +58,7 @@ class parser {
           return body;
         }
         next();
-        tag_parts_ = 0;
+        start_tag();
         statement(body);
       } else {
         fail(t.line, "unexpected '" + t.text + "'");
@@ -166,7 +167,7 @@ class parser {
     }
     node->target = std::move(target_names);
     if (accept_op("|")) {
-      --pos_;
+      step_back();
       node->filters = filter_chain();
     }
     expect(tk::block_end, "%}");
@@ -293,7 +294,7 @@ class parser {
       } else if (accept_name("in")) {
         op = "in";
       } else if (peek().type == tk::name && peek().text == "not" && peek(1).type == tk::name && peek(1).text == "in") {
-        pos_ += 2;
+        skip(2);
         op = "not in";
       } else {
         break;
@@ -540,108 +541,8 @@ class parser {
     return node;
   }
 
-  // ---- helpers ----
-
-  jinja_expr_ptr clone(const jinja_expr& e) {
-    auto copy = std::make_unique<jinja_expr>();
-    copy->type = e.type;
-    copy->value = e.value;
-    copy->name = e.name;
-    copy->negated = e.negated;
-    copy->line = e.line;
-    for (const auto& op : e.operands) copy->operands.push_back(op ? clone(*op) : nullptr);
-    for (const auto& [k, v] : e.keywords) copy->keywords.emplace_back(k, clone(*v));
-    return copy;
-  }
-
-  jinja_expr_ptr binary(jinja_expr::kind kind, const std::string& op, jinja_expr_ptr left, jinja_expr_ptr right) {
-    auto node = make_expr(kind, left->line);
-    node->name = op;
-    node->operands.push_back(std::move(left));
-    node->operands.push_back(std::move(right));
-    return node;
-  }
-
-  jinja_expr_ptr literal(jinja_value value, int line) {
-    auto node = make_expr(jinja_expr::kind::literal, line);
-    node->value = std::move(value);
-    return node;
-  }
-
-  jinja_expr_ptr make_expr(jinja_expr::kind kind, int line) {
-    count_part();
-    auto node = std::make_unique<jinja_expr>();
-    node->type = kind;
-    node->line = line;
-    return node;
-  }
-
-  static jinja_node_ptr make_node(jinja_node::kind kind, int line) {
-    auto node = std::make_unique<jinja_node>();
-    node->type = kind;
-    node->line = line;
-    return node;
-  }
-
-  const token& peek(std::size_t ahead = 0) const {
-    const auto i = std::min(pos_ + ahead, tokens_.size() - 1);
-    return tokens_[i];
-  }
-  const token& next() {
-    const token& t = peek();
-    if (pos_ < tokens_.size() - 1) ++pos_;
-    return t;
-  }
-  bool peek_op(const char* op) const { return peek().type == tk::op && peek().text == op; }
-  bool accept_op(const char* op) {
-    if (!peek_op(op)) return false;
-    next();
-    return true;
-  }
-  bool accept_name(const char* name) {
-    if (peek().type != tk::name || peek().text != name) return false;
-    next();
-    return true;
-  }
-  void expect_op(const char* op) {
-    if (!accept_op(op)) fail(peek().line, std::string("'") + op + "' was expected" + found_text());
-  }
-  const token& expect(tk type, const std::string& what) {
-    if (peek().type != type) fail(peek().line, what + " was expected" + found_text());
-    return next();
-  }
-  std::string found_text() const {
-    const token& t = peek();
-    if (t.type == tk::block_end) return " before %}";
-    if (t.type == tk::print_end) return " before }}";
-    if (t.type == tk::end) return " at the end of the template";
-    return ", not '" + t.text + "'";
-  }
-  static std::int64_t integer_of(const token& t) {
-    try {
-      return static_cast<std::int64_t>(std::stoll(t.text));
-    } catch (const std::out_of_range&) {
-      fail(t.line, "the integer " + t.text + " is too large");
-    }
-  }
-  // One more node or nesting level in the current tag's expressions. Bounding them bounds the
-  // parser's recursion and the height of the trees the renderer walks recursively, so that a
-  // template of 20,000 "(" or "+ 1" is an error, not a stack overflow.
-  void count_part() {
-    if (++tag_parts_ > max_tag_parts) {
-      fail(peek().line, "an expression of more than " + std::to_string(max_tag_parts) + " parts in one tag");
-    }
-  }
-  [[noreturn]] static void fail(int line, const std::string& what) {
-    throw jinja_error("line " + std::to_string(line) + ": " + what);
-  }
-
-  std::vector<token> tokens_;
-  std::size_t pos_ = 0;
   int loop_depth_ = 0;
-  static constexpr int max_tag_parts = 1000;  // real chat templates use tens per tag
   static constexpr int max_block_depth = 100;
-  int tag_parts_ = 0;
   int block_depth_ = 0;
 };
 
