@@ -16,7 +16,7 @@ namespace ironbench::cli {
 
 namespace {
 
-// --duration, --grace-period and the ramp-up (docs/metrics.md, "Points bounded by time").
+// --duration, --grace-period and the ramp-up (docs/serving-metrics.md, "Points bounded by time").
 void add_time_bound(const serve_arguments& a, serve::load_settings& load) {
   if (!a.duration.empty()) {
     load.duration_s = parse_duration_s(a.duration, "--duration");

@@ -1,6 +1,6 @@
 // What images added to the prompts, as the server counted them: per point, the server's
 // usage.prompt_tokens against the client's text-only count of each request that carried
-// images (docs/metrics.md). Per request the two counts are in the request records
+// images (docs/serving-metrics.md). Per request the two counts are in the request records
 // (usage_prompt_tokens beside prompt_len).
 #pragma once
 

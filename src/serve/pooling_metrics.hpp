@@ -2,7 +2,7 @@
 // no TTFT, TPOT or ITL (reporting them as zeros would say something false). Per point:
 // requests/s, input tokens/s (the server's usage.prompt_tokens where it reports them, else
 // the client's count), texts or documents per second, latency (E2EL) statistics and
-// failures by class (docs/metrics.md).
+// failures by class (docs/serving-metrics.md).
 #pragma once
 
 #include <cstdint>

@@ -128,7 +128,7 @@ std::string rate_text(const load_settings& load) {
 
 // What the point's bounds and schedule were, for its result object: the prompts' seed, the
 // ramp-up (vLLM's keys), and a point bounded by time's duration, grace period, requests sent
-// (an outcome) and unfinished, and what ended it (docs/metrics.md, "Points bounded by time").
+// (an outcome) and unfinished, and what ended it (docs/serving-metrics.md, "Points bounded by time").
 void describe_point_bounds(json& vllm, const load_settings& load, const load_result& result) {
   vllm["prompt_seed"] = load.seed;
   if (load.ramp.enabled()) {

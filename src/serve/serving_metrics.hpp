@@ -1,4 +1,4 @@
-// The serving metrics exactly as vLLM's `bench serve` defines them (docs/metrics.md), under
+// The serving metrics exactly as vLLM's `bench serve` defines them (docs/serving-metrics.md), under
 // its result JSON keys so that existing dashboards read ironbench files.
 //
 // Two latencies between tokens are reported and named apart: TPOT is each request's average
@@ -21,7 +21,7 @@ namespace ironbench::serve {
 struct request_record {
   bool success = false;
   std::string error_class;  ///< why it failed: http_4xx, http_429, http_5xx, connect, timeout, truncated, malformed,
-                            ///< oversized ... (docs/metrics.md lists them)
+                            ///< oversized ... (docs/serving-metrics.md lists them)
   std::string error;        ///< the detail (status line, server message)
   std::int64_t prompt_len = 0;
   /// Tokens counted for the metrics: usage, else the tokenizer's count, else the token events

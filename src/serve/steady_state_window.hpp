@@ -1,6 +1,6 @@
 // A load point's steady state: the window in which the load it was asked for was in flight,
 // after the ramp-up and before the drain, and the point's metrics over that window beside the
-// whole point's (docs/metrics.md, "Steady state").
+// whole point's (docs/serving-metrics.md, "Steady state").
 //
 // The window (times on the records' clock, seconds from the point's start):
 // - closed loop (request rate inf with --max-concurrency C): from the moment C requests (or

@@ -25,7 +25,7 @@ namespace {
 
 // The point just measured (rank 0): its prompts' seed, and a warning when the server says it
 // served most of the point's prompt tokens from its prefix cache: its prefill is then not that
-// of a cold point, and a curve mixing the two is not comparable (docs/metrics.md).
+// of a cold point, and a curve mixing the two is not comparable (docs/serving-metrics.md).
 void note_prefix_cache(sweep_run& run, std::uint64_t seed) {
   const auto& point = run.out.points.back();
   auto& c = run.out.cases.back();

@@ -23,7 +23,7 @@ namespace {
 constexpr double slots = 4, output = 8, prompt = 8;
 constexpr double step_s = 0.005 + slots * 0.00005 + (slots / output) * prompt / 50000;
 constexpr double predicted_capacity = slots / (output * step_s);  // 94.7 requests/s
-// The estimate's documented tolerance (docs/metrics.md, "SLO search").
+// The estimate's documented tolerance (docs/serving-metrics.md, "SLO search").
 constexpr double estimate_tolerance = 0.15;
 // How far below the step model a loaded machine's estimate may read (docs/testing.md, "Tests
 // that judge time").

@@ -22,7 +22,7 @@ void jinja_charge(std::int64_t steps) {
   current_budget->steps_ += steps;
   if (current_budget->steps_ > current_budget->max_steps_) {
     throw jinja_error("more than " + std::to_string(current_budget->max_steps_) +
-                      " steps of work in one rendering (docs/metrics.md: a chat template's bounds)");
+                      " steps of work in one rendering (docs/serving-metrics.md: a chat template's bounds)");
   }
 }
 

@@ -16,7 +16,7 @@ struct jinja_args;
 
 /// The steps one rendering may take: an expression evaluated or a statement rendered is one;
 /// bulk work counts as jinja_steps_for_items / jinja_steps_for_bytes say. Real templates take
-/// hundreds to tens of thousands (docs/metrics.md).
+/// hundreds to tens of thousands (docs/serving-metrics.md).
 inline constexpr std::int64_t jinja_max_steps = 1'000'000;
 
 /// Steps for visiting `items` list items or dict entries (comparing, copying): one per 16.

@@ -14,7 +14,7 @@
 
 namespace ironbench::serve {
 
-/// The summary object stored per point (docs/metrics.md, "Server metrics"):
+/// The summary object stored per point (docs/serving-metrics.md, "Server metrics"):
 ///   urls, interval_s, origin_monotonic_ns (time 0 of t_s), scrapes, failed_scrapes, error
 ///   (the first failure), rejected_lines / first_problem (lines the parser could not read),
 ///   engine (detected: vllm, sglang, tgi, llama.cpp, tensorrt-llm; null when none matched),

@@ -24,7 +24,7 @@ namespace ironbench::serve {
 inline constexpr double ttft_breakdown_percentiles[] = {50, 90, 99};
 
 struct ttft_breakdown {
-  /// null when no URL published a stage histogram; else (docs/metrics.md, "Where TTFT goes"):
+  /// null when no URL published a stage histogram; else (docs/serving-metrics.md, "Where TTFT goes"):
   ///   {"method", "roles": {ROLE|"all": {"engine", "urls", STAGE: {"series", "requests",
   ///    "source" ("histogram" or "counter"), "mean_ms", and from a histogram "p50_ms", "p90_ms",
   ///    "p99_ms"}}}, "client_mean_ttft_ms",

@@ -1,5 +1,5 @@
 // serve-sim's prefix cache: prompt tokens seen before within a window are not prefilled again.
-// The rule (docs/metrics.md, serve-sim, "Prefix cache"), after vLLM's automatic prefix
+// The rule (docs/serving-metrics.md, serve-sim, "Prefix cache"), after vLLM's automatic prefix
 // caching: a prompt is cut into blocks of `block_tokens` tokens; a block is identified by its
 // own tokens and every token before it (a chain, so a block only matches at the same place
 // behind the same prefix); a request's cached tokens are those of its leading whole blocks

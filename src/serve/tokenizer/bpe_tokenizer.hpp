@@ -1,6 +1,6 @@
 // A Hugging Face `tokenizer.json`, loaded and applied in C++ so that prompts are measured and
 // output text is counted in the model's own tokens. Supported, each as Hugging Face
-// `tokenizers` applies it (docs/metrics.md, "Tokenizer"):
+// `tokenizers` applies it (docs/serving-metrics.md, "Tokenizer"):
 // - models: BPE (merges as strings or pairs, `ignore_merges`, `byte_fallback` to <0xXX>
 //   tokens, `fuse_unk`) and Unigram (Viterbi over the pieces' scores, the unknown token for
 //   what no piece covers, `byte_fallback`);

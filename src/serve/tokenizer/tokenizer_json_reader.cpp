@@ -34,7 +34,7 @@ std::int64_t token_id_of(const tokenizer_json& id, const std::string& path) {
 usage_error unsupported(const std::string& path, const std::string& what) {
   return usage_error(
       fmt::format("{}: {} is not supported (BPE and Unigram models with the normalizers and pre-tokenizers of "
-                  "docs/metrics.md, \"Tokenizer\", are)",
+                  "docs/serving-metrics.md, \"Tokenizer\", are)",
                   path, what));
 }
 
