@@ -17,9 +17,6 @@ std::optional<double> bound_of(const std::string& text) {
   return value;
 }
 
-// A counter's increase: a reading below the earlier one is a restart from zero.
-double increase(double before, double after) { return after >= before ? after - before : after; }
-
 // The buckets both readings have (same bounds), combined by `f`.
 template <class F>
 void combine_buckets(const histogram_reading& a, const histogram_reading& b, histogram_reading& out, F f) {
@@ -69,12 +66,12 @@ histogram_reading histogram_increase(const histogram_reading& before, const hist
   histogram_reading out;
   const bool restarted = after.count < before.count;
   out.count = restarted ? after.count : after.count - before.count;
-  out.sum = restarted ? after.sum : increase(before.sum, after.sum);
+  out.sum = restarted ? after.sum : counter_increase(before.sum, after.sum);
   if (restarted) {
     out.bounds = after.bounds;
     out.cumulative = after.cumulative;
   } else {
-    combine_buckets(before, after, out, [](double b, double a) { return increase(b, a); });
+    combine_buckets(before, after, out, [](double b, double a) { return counter_increase(b, a); });
   }
   return out;
 }

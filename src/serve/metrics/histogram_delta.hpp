@@ -25,6 +25,12 @@ struct histogram_reading {
 [[nodiscard]] std::optional<histogram_reading> read_histogram(const std::vector<prometheus_sample>& samples,
                                                               const std::string& name);
 
+/// A counter's increase from `before` to `after`: a reading below the earlier one is a restart
+/// from zero (the server restarted), so it counts from 0.
+[[nodiscard]] inline double counter_increase(double before, double after) {
+  return after >= before ? after - before : after;
+}
+
 /// What `after` added to `before`. A counter below its earlier value (the server restarted)
 /// counts from zero; buckets are kept only where both readings have the same bounds.
 [[nodiscard]] histogram_reading histogram_increase(const histogram_reading& before, const histogram_reading& after);

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "serve/metrics/engine_metric_names.hpp"
+#include "serve/metrics/histogram_delta.hpp"
 
 namespace ironbench::serve {
 namespace {
@@ -74,9 +75,6 @@ std::optional<std::string> detect_engine(const std::vector<scrape_round>& rounds
   return best;
 }
 
-// A counter's increase between two readings; a reading below the last is a restart from 0.
-double increase(double before, double after) { return after >= before ? after - before : after; }
-
 // Gauge: the value at each round (NaN where no answer had it).
 std::vector<double> gauge_values(const std::vector<scrape_round>& rounds, const engine_series& row) {
   std::vector<double> values;
@@ -112,7 +110,7 @@ std::vector<double> counter_increases(const std::vector<scrape_round>& rounds, c
       const auto before = add_up(rounds[i - 1].endpoints[e], name, selector);
       const auto after = add_up(rounds[i].endpoints[e], name, selector);
       if (before.count == 0 || after.count == 0) continue;
-      sum += increase(before.sum, after.sum);
+      sum += counter_increase(before.sum, after.sum);
       any = true;
     }
     if (any) out[i] = sum;
