@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "core/error.hpp"
+#include "core/json_text.hpp"
 
 namespace ironbench::serve {
 namespace {
@@ -68,7 +69,7 @@ std::string adapters_listed(const json& list) {
   std::vector<std::string> items;
   for (const auto& a : list) {
     if (!a.is_object() || !a.contains("id")) continue;
-    items.push_back(fmt::format("{} ({})", a.at("id").dump(), a.value("path", std::string("?"))));
+    items.push_back(fmt::format("{} ({})", core::json_text(a.at("id")), a.value("path", std::string("?"))));
   }
   return items.empty() ? std::string("none") : fmt::format("{}", fmt::join(items, ", "));
 }

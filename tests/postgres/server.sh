@@ -37,7 +37,9 @@ if [[ $action == stop ]]; then
   [[ -f $dir/state ]] || exit 0
   # shellcheck disable=SC1091
   source "$dir/state"
-  as_owner "$bin/pg_ctl" -D "$base/data" -m fast -w stop >/dev/null 2>&1 || true
+  # Immediate: the data is removed next, so nothing needs a checkpoint (a fast stop took 47 s
+  # at the end of a full release run).
+  as_owner "$bin/pg_ctl" -D "$base/data" -m immediate -w stop >/dev/null 2>&1 || true
   rm -rf "$base" "$dir/url" "$dir/password" "$dir/state"
   exit 0
 fi
