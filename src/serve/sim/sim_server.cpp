@@ -348,7 +348,8 @@ class sim_server {
     a.adapter = *adapter;
     a.log_extra += model_field;
     if (pooling == sim_pooling_kind::none && prefix_cache_.enabled()) {
-      // Looked up on arrival: a prompt whose blocks arrived before within the window (docs/serving-metrics.md, serve-sim).
+      // Looked up on arrival: a prompt whose blocks arrived before within the window (docs/serving-metrics.md,
+      // serve-sim).
       const auto now_s = static_cast<double>(arrived_ns) * 1e-9;
       const auto salt = std::hash<std::string>{}(model);
       a.cached_tokens =
