@@ -19,7 +19,7 @@
 namespace {
 
 // GPT-2's map from bytes to printable code points (as UTF-8), the alphabet of byte-level BPE.
-// Written here from GPT-2's definition rather than taken from bpe_tokenizer.cpp: the round trip
+// Written here from GPT-2's definition rather than taken from the tokenizer (utf8_text.cpp): the round trip
 // below decodes with it, so a mistake in the tokenizer's own table cannot check itself.
 std::vector<std::string> byte_level_alphabet() {
   std::vector<int> code(256, -1);
