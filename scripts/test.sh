@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Builds ironbench and runs its tests on each build:
-#   release  the optimised build (CUDA code compiled too where the toolkit is installed): every
-#            test, then scripts/lint.sh --changed (clang-format on every file, clang-tidy on the
+#   release  the optimised build (CUDA code compiled too where the toolkit is installed): its
+#            tests, then scripts/lint.sh --changed (clang-format on every file, clang-tidy on the
 #            files this change touched; both must pass; --slow runs clang-tidy on every file)
-#   asan     AddressSanitizer + UndefinedBehaviorSanitizer: every test
+#   asan     AddressSanitizer + UndefinedBehaviorSanitizer: its tests
+#            With both release and asan (the default), each test runs once: those that
+#            tests/release_only.txt names (wall-clock and peak-memory judgements, four ranks,
+#            libtorch) in release, every other one under the sanitizers; alone, a stage runs all.
 #   tsan     ThreadSanitizer: the threaded parts (telemetry sampler, serving client, serve-sim,
 #            experiments)
 #   debug    the debug build of ironbench and the CLI tests (builds with -Werror too), and those
@@ -35,6 +38,12 @@ if ((${#presets[@]} == 0)); then
   if $slow; then presets+=(debug); fi
 fi
 jobs=$(nproc)
+
+# The tests that run in release only when asan runs too (tests/release_only.txt: one regex a
+# line, comments and blank lines left out).
+release_only=$(grep -v -E '^[[:space:]]*(#|$)' tests/release_only.txt | paste -s -d '|')
+split=false
+if [[ " ${presets[*]} " == *" release "* && " ${presets[*]} " == *" asan "* ]]; then split=true; fi
 
 # build_stage PRESET: configures and builds one stage (fuzz: the clang build of the targets).
 build_stage() {
@@ -81,13 +90,33 @@ test_stage() {
       # About two minutes on two cores: 15 targets of 10 s two at a time (docs/testing.md).
       scripts/fuzz.sh --jobs "$jobs" all "${IRONBENCH_FUZZ_SECONDS:-10}" ;;
     debug) ctest --preset debug -j "$jobs" -R '^CliOptions\.' ;;
-    *)
-      ctest --preset "$preset" -j "$jobs"
+    release | asan)
+      local only=()
+      if $split && [[ $preset == release ]]; then only=(-R "$release_only"); fi
+      if $split && [[ $preset == asan ]]; then only=(-E "$release_only"); fi
+      ctest --preset "$preset" -j "$jobs" "${only[@]}"
+      if $split && [[ $preset == asan ]]; then check_release_only_skips; fi
       if [[ $preset == release ]] && $lint; then
         echo "== lint: clang-format and clang-tidy"
         scripts/lint.sh --changed -j "$jobs"
       fi ;;
+    *) ctest --preset "$preset" -j "$jobs" ;;
   esac
+}
+
+# check_release_only_skips: fails when a test skipped under the sanitizers for the release build
+# ("... in the release build") is not in tests/release_only.txt: with the split, it ran nowhere.
+check_release_only_skips() {
+  local missing
+  missing=$(awk '/^[0-9]+\/[0-9]+ Testing: /{name=$3} /\[  SKIPPED \]/{skipped[name]=1}
+                 /release build/{release[name]=1}
+                 END{for (n in skipped) if (n in release) print n}' build/asan/Testing/Temporary/LastTest.log |
+    grep -v -E "$release_only" || true)
+  if [[ -n $missing ]]; then
+    echo "these tests skip under the sanitizers for the release build, which does not run them:" \
+      "add them to tests/release_only.txt:" "${missing//$'\n'/ }" >&2
+    return 1
+  fi
 }
 
 # The stages overlap: while one stage's tests run, the later stages build in one background
