@@ -1,7 +1,8 @@
 // What one call of a collective moves: the counts each rank sends and receives for a given
-// size, and nccl-tests' bus bandwidth factor. The names of collectives, element types and
-// operators, and the row types, are schema's (schema/collective_names.hpp, collective_rows.hpp)
-// and named here too. Pure C++, tested everywhere. Formulas: docs/metrics.md ("collectives").
+// size, and nccl-tests' bus bandwidth factor, as the collective's row in
+// schema/collective_kinds.hpp says. The names of collectives, element types and operators, and
+// the row types, are schema's (schema/collective_names.hpp, collective_rows.hpp) and named here
+// too. Pure C++, tested everywhere. Formulas: docs/metrics.md ("collectives").
 #pragma once
 
 #include <cstddef>

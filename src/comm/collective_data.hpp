@@ -1,5 +1,6 @@
 // Inputs whose collective results are exactly predictable, and the count of wrong output
-// elements (nccl-tests' #wrong). Every input value is a small integer, exact in every element
+// elements (nccl-tests' #wrong): the bytes of the values each collective's row in
+// schema/collective_kinds.hpp gives. Every input value is a small integer, exact in every element
 // type, chosen per operator so that no result overflows int8 or loses bits in bf16 for up to
 // 63 ranks: sum and avg use -2..2, prod uses +-1, max and min -3..3, the data-moving
 // collectives -30..30 as a function of (rank, index).

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "comm/collective_data.hpp"
+#include "schema/collective_kinds.hpp"
 
 namespace ironbench::comm {
 namespace {
@@ -80,8 +81,8 @@ placement_result measure(bootstrap& world, collective_backend& backend, const sw
   comm_buffer* send = sends.front().get();
   comm_buffer* recv = recvs.front().get();
   std::size_t input_offset = 0;
-  if (in_place && c == collective::all_gather)
-    input_offset = static_cast<std::size_t>(rank) * shape.send_count * element;
+  if (const auto at = schema::kind_of(c).in_place_input; in_place && at != nullptr)
+    input_offset = at(shape, rank) * element;
   auto& input_buffer = in_place ? *recv : *send;
   input_buffer.write(input_offset, input.data(), input.size());
 

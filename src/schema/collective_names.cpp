@@ -2,17 +2,13 @@
 
 #include <map>
 
+#include "schema/collective_kinds.hpp"
+
 namespace ironbench::schema {
 
 const char* to_string(collective c) {
-  switch (c) {
-    case collective::all_reduce: return "all_reduce";
-    case collective::all_gather: return "all_gather";
-    case collective::reduce_scatter: return "reduce_scatter";
-    case collective::broadcast: return "broadcast";
-    case collective::reduce: return "reduce";
-    case collective::alltoall: return "alltoall";
-    case collective::sendrecv: return "sendrecv";
+  for (const auto& kind : collective_kinds()) {
+    if (kind.id == c) return kind.name;
   }
   return "unknown";
 }
@@ -41,9 +37,11 @@ const char* to_string(reduce_op op) {
 }
 
 const std::vector<collective>& all_collectives() {
-  static const std::vector<collective> all = {
-      collective::all_reduce, collective::all_gather, collective::reduce_scatter, collective::broadcast,
-      collective::reduce,     collective::alltoall,   collective::sendrecv};
+  static const std::vector<collective> all = [] {
+    std::vector<collective> ids;
+    for (const auto& kind : collective_kinds()) ids.push_back(kind.id);
+    return ids;
+  }();
   return all;
 }
 
@@ -103,11 +101,9 @@ std::size_t element_size(element_type t) {
   return 1;
 }
 
-bool reduces(collective c) {
-  return c == collective::all_reduce || c == collective::reduce_scatter || c == collective::reduce;
-}
+bool reduces(collective c) { return kind_of(c).reduces; }
 
-bool has_root(collective c) { return c == collective::broadcast || c == collective::reduce; }
+bool has_root(collective c) { return kind_of(c).has_root; }
 
 const char* nccl_tests_type_name(element_type type) {
   switch (type) {

@@ -17,6 +17,7 @@
 #include "device/gpu/gpu_check.hpp"
 #include "device/gpu/gpu_memory.hpp"
 #include "device/gpu/gpu_stream.hpp"
+#include "schema/collective_kinds.hpp"
 
 namespace ironbench::comm {
 namespace {
@@ -91,7 +92,7 @@ class nccl_backend final : public collective_backend {
   }
 
   std::string unsupported(collective c, element_type, reduce_op, bool in_place) const override {
-    if (in_place && (c == collective::alltoall || c == collective::sendrecv)) {
+    if (in_place && schema::kind_of(c).transfer != nullptr) {
       return fmt::format("{} in place: NCCL's grouped send/receive cannot share one buffer", to_string(c));
     }
     return {};
@@ -107,6 +108,27 @@ class nccl_backend final : public collective_backend {
     const int rank = world_->rank();
     const int n = world_->size();
     cudaStream_t s = stream_->get();
+    // A point-to-point collective (alltoall, sendrecv, ...) is its row's transfers as one group
+    // of sends and receives, as nccl-tests runs alltoall.
+    if (const auto transfer = schema::kind_of(c).transfer; transfer != nullptr) {
+      grouped([&] {
+        for (int peer = 0; peer < n; ++peer) {
+          const auto to = transfer(shape, rank, peer, n);
+          if (to.count > 0) {
+            const auto* from = static_cast<const std::byte*>(in) + to.send_offset * element;
+            const ncclResult_t sent = ncclSend(from, to.count, t, peer, comm_, s);
+            if (sent != ncclSuccess) return sent;
+          }
+          const auto back = transfer(shape, peer, rank, n);
+          if (back.count > 0) {
+            const ncclResult_t received = ncclRecv(out + back.recv_offset * element, back.count, t, peer, comm_, s);
+            if (received != ncclSuccess) return received;
+          }
+        }
+        return ncclSuccess;
+      });
+      return 0;
+    }
     switch (c) {
       case collective::all_reduce:
         IRONBENCH_NCCL_CHECK(ncclAllReduce(in, out, shape.recv_count, t, nccl_op(op), comm_, s));
@@ -128,29 +150,9 @@ class nccl_backend final : public collective_backend {
       case collective::broadcast:
         IRONBENCH_NCCL_CHECK(ncclBroadcast(in, out, shape.recv_count, t, root, comm_, s));
         return 0;
-      case collective::alltoall: {
-        const std::size_t block = shape.send_count / static_cast<std::size_t>(n);
-        grouped([&] {
-          for (int peer = 0; peer < n; ++peer) {
-            const std::size_t offset = static_cast<std::size_t>(peer) * block * element;
-            const ncclResult_t sent = ncclSend(static_cast<const std::byte*>(in) + offset, block, t, peer, comm_, s);
-            if (sent != ncclSuccess) return sent;
-            const ncclResult_t received = ncclRecv(out + offset, block, t, peer, comm_, s);
-            if (received != ncclSuccess) return received;
-          }
-          return ncclSuccess;
-        });
-        return 0;
-      }
-      case collective::sendrecv:
-        grouped([&] {
-          const ncclResult_t sent = ncclSend(in, shape.send_count, t, (rank + 1) % n, comm_, s);
-          if (sent != ncclSuccess) return sent;
-          return ncclRecv(out, shape.recv_count, t, (rank - 1 + n) % n, comm_, s);
-        });
-        return 0;
+      default: break;  // the point-to-point rows, above
     }
-    return 0;
+    throw error(fmt::format("{} has no {} call", to_string(c), IRONBENCH_COLLECTIVES_LIBRARY));
   }
 
   bool rotates_buffers() const override { return true; }
