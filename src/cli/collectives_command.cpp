@@ -4,7 +4,7 @@
 
 #include <iostream>
 
-#include "cli/collectives_health.hpp"
+#include "cli/collectives_arguments.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/hung_run.hpp"
@@ -13,6 +13,7 @@
 #include "cli/pairwise_command.hpp"
 #include "cli/step_line.hpp"
 #include "comm/collective_backends.hpp"
+#include "comm/collectives_health.hpp"
 #include "comm/collectives_results.hpp"
 #include "comm/collectives_run.hpp"
 #include "core/error.hpp"
@@ -22,19 +23,6 @@
 
 namespace ironbench::cli {
 namespace {
-
-struct collectives_arguments {
-  std::vector<std::string> collectives{"all_reduce"};
-  std::string min_bytes = "8", max_bytes = "128M", step_bytes = "0";
-  double step_factor = 2;
-  int warmup_iterations = 5, iterations = 20, root = 0, check = 1, trials = 1, graph_launches = 0;
-  int threads = 1, gpus_per_thread = 1;
-  std::string datatypes = "fp32", ops = "sum", backend = "auto", timeout = "300s", inject_fault;
-  bool quiet = false;
-  report::output_options outputs;
-  std::string pairs;  ///< --pairs nodes|ranks (cli/pairwise_command.hpp)
-  double pair_outlier_factor = comm::default_pair_outlier_factor;
-};
 
 void add_options(CLI::App& command, collectives_arguments& a) {
   command
@@ -92,25 +80,6 @@ void add_options(CLI::App& command, collectives_arguments& a) {
   add_output_options(command, a.outputs);
 }
 
-pairs_request pairs_request_of(const collectives_arguments& a, const CLI::App& command) {
-  pairs_request r;
-  r.mode = a.pairs;
-  if (command.count("--minbytes") > 0) r.min_bytes = a.min_bytes;
-  if (command.count("--maxbytes") > 0) r.max_bytes = a.max_bytes;
-  r.sizes_given = r.min_bytes || r.max_bytes;
-  r.step_factor = a.step_factor;
-  r.step_bytes = a.step_bytes;
-  r.iterations = a.iterations;
-  r.warmup_iterations = a.warmup_iterations;
-  r.timeout = a.timeout;
-  r.inject_fault = a.inject_fault;
-  r.outlier_factor = a.pair_outlier_factor;
-  r.backend = a.backend;
-  r.quiet = a.quiet;
-  r.outputs = a.outputs;
-  return r;
-}
-
 comm::sweep_settings base_settings(const collectives_arguments& a) {
   comm::sweep_settings s;
   s.min_bytes = static_cast<std::size_t>(parse_size(a.min_bytes, "--minbytes"));
@@ -160,12 +129,12 @@ int execute(const collectives_arguments& a, const invocation& call) {
   // A hang: rank 0 writes what it measured so far, with the ranks the job waits for.
   s.rank0_on_hang = [&](const comm::collectives_partial& p, const comm::hang_verdict& verdict) {
     clear_step_line(std::cerr, a.quiet);
-    const auto trials = kept_trials(p.trials);
+    const auto trials = comm::kept_trials(p.trials);
     auto run = session::rank0_run(call.argv, p.start, p.host, p.rank_descriptions, p.measured);
     run.settings = comm::settings_json(s.base, p.size, p.backend, a.trials, s.timeout_s);
     run.settings["ranks_per_process"] = p.ranks_per_process;
     run.cases = comm::cases_of(trials, p.size, s.base.iterations, s.base.warmup_iterations);
-    (void)add_straggler_report(run, trials, p.rank_descriptions, p.size);
+    (void)comm::add_straggler_report(run, trials, p.rank_descriptions, p.size);
     write_hung_run(run, verdict, s.timeout_s, "the sizes measured before",
                    {targets, a.outputs, p.host.fingerprint.hostname, p.start, {}});
   };
@@ -181,7 +150,7 @@ int execute(const collectives_arguments& a, const invocation& call) {
   run.cases = comm::cases_of(trials, outcome.size, s.base.iterations, s.base.warmup_iterations);
   if (outcome.interrupted) core::mark_interrupted(run, "the sizes measured so far");
   core::settle_run_status(run);
-  const auto stragglers = add_straggler_report(run, trials, outcome.rank_descriptions, outcome.size);
+  const auto stragglers = comm::add_straggler_report(run, trials, outcome.rank_descriptions, outcome.size);
   const report::collectives_header header{
       outcome.size,  outcome.backend,          s.base.min_bytes,  s.base.max_bytes, s.base.increment,
       s.base.factor, s.base.warmup_iterations, s.base.iterations, s.base.check};
@@ -201,8 +170,10 @@ command_action add_collectives_command(CLI::App& app, const invocation& call) {
   auto arguments = std::make_shared<collectives_arguments>();
   add_options(*command, *arguments);
   return [arguments, &call, command] {
-    if (command->count("--pairs") > 0) return run_pairs_command(pairs_request_of(*arguments, *command), call);
-    return execute(*arguments, call);
+    if (command->count("--pairs") == 0) return execute(*arguments, call);
+    arguments->min_bytes_given = command->count("--minbytes") > 0;
+    arguments->max_bytes_given = command->count("--maxbytes") > 0;
+    return run_pairs_command(*arguments, call);
   };
 }
 

@@ -25,12 +25,34 @@ void add_database_option(CLI::App& command, std::string& database) {
                      "(default: $IRONBENCH_DB or ~/.local/share/ironbench/results.db)");
 }
 
+void add_run_filter_options(CLI::App& command, run_filter_arguments& filter) {
+  command.add_option("--tag", filter.tags, "Runs carrying KEY=VALUE (repeatable: all must match)");
+  command.add_option("--host", filter.host, "Runs measured on this host");
+  command.add_option("--since", filter.since, "Runs started on or after this date (YYYY-MM-DD[THH:MM:SSZ], UTC)");
+  command.add_option("--until", filter.until, "Runs started before this date-time, or on or before this date");
+}
+
+results::run_filter run_filter_of(const run_filter_arguments& filter) {
+  results::run_filter f;
+  f.host = filter.host;
+  f.since = filter.since;
+  f.until = filter.until;
+  f.tags = results::parse_tags(filter.tags, "--tag");
+  return f;
+}
+
 void add_quiet_flag(CLI::App& command, bool& quiet, const std::string& what) {
   command.add_flag("-q,--quiet", quiet, what);
 }
 
 void add_timeout_option(CLI::App& command, std::string& timeout, const std::string& help) {
   command.add_option("--timeout", timeout, help)->capture_default_str();
+}
+
+void add_rank_fault_option(CLI::App& command, std::string& fault) {
+  command.add_option("--inject-fault", fault,
+                     "Test the failure handling: hang@RANK (that rank stops) or exit@RANK (that rank dies) before "
+                     "its first step");
 }
 
 void add_iteration_options(CLI::App& command, int& iterations, int& warmup_iterations,

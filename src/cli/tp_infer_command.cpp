@@ -106,9 +106,7 @@ command_action add_tp_infer_command(CLI::App& app, const invocation& call) {
   command->add_option("--backend", a->backend, comm::backend_help(benchmarks::tp_infer_backends()))
       ->capture_default_str();
   add_timeout_option(*command, a->timeout);
-  command->add_option("--inject-fault", a->inject_fault,
-                      "Test the failure handling: hang@RANK (that rank stops) or exit@RANK (that rank dies) before "
-                      "its first step");
+  add_rank_fault_option(*command, a->inject_fault);
   add_quiet_flag(*command, a->quiet);
   add_output_options(*command, a->outputs);
   return [a, &call] { return execute(*a, call); };

@@ -126,9 +126,7 @@ command_action add_train_command(CLI::App& app, const invocation& call) {
   command->add_option("--telemetry-interval-ms", a->telemetry_interval_ms, "GPU telemetry sampling period")
       ->capture_default_str();
   add_timeout_option(*command, r.timeout);
-  command->add_option("--inject-fault", r.inject_fault,
-                      "Test the failure handling: hang@RANK (that rank stops) or exit@RANK (that rank dies) before "
-                      "its first step");
+  add_rank_fault_option(*command, r.inject_fault);
   add_quiet_flag(*command, a->quiet, "No per-step lines");
   add_output_options(*command, a->outputs);
   return [a, &call] { return execute(*a, call); };

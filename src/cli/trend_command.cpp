@@ -114,10 +114,7 @@ int execute(const trend_command_arguments& a) {
 
 void add_trend_selection(CLI::App& command, trend_arguments& a) {
   command.add_option("--benchmark", a.benchmark, "Cases of this benchmark");
-  command.add_option("--tag", a.tags, "Runs carrying KEY=VALUE (repeatable: all must match)");
-  command.add_option("--host", a.host, "Runs measured on this host");
-  command.add_option("--since", a.since, "Runs started on or after this date (YYYY-MM-DD[THH:MM:SSZ], UTC)");
-  command.add_option("--until", a.until, "Runs started before this date-time, or on or before this date");
+  add_run_filter_options(command, a.filter);
   command.add_option("--device", a.device, "Cases on this device");
   command.add_option("--param", a.params, "Cases with this parameter value, NAME=VALUE (repeatable)");
   command.add_option("--alpha", a.options.alpha, "Significance level of the U test")
@@ -138,11 +135,8 @@ void add_trend_selection(CLI::App& command, trend_arguments& a) {
 results::trend_query trend_query_of(const trend_arguments& a) {
   results::trend_query query;
   query.metric = a.metric;
+  query.filter = run_filter_of(a.filter);
   query.filter.benchmark = a.benchmark;
-  query.filter.host = a.host;
-  query.filter.since = a.since;
-  query.filter.until = a.until;
-  query.filter.tags = results::parse_tags(a.tags, "--tag");
   query.params = results::parse_tags(a.params, "--param");
   query.device = a.device;
   return query;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/option_groups.hpp"
 #include "results/trend_history.hpp"
 
 namespace ironbench::cli {
@@ -14,8 +15,9 @@ namespace ironbench::cli {
 struct trend_arguments {
   std::string database;
   std::string metric;
-  std::string benchmark, host, since, until, device;
-  std::vector<std::string> tags, params;
+  std::string benchmark, device;
+  run_filter_arguments filter;  ///< --tag, --host, --since, --until
+  std::vector<std::string> params;
   std::string min_difference = "2%";
   results::trend_options options;
 };

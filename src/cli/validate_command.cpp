@@ -16,13 +16,13 @@
 #include "cli/progress_printer.hpp"
 #include "cli/serve_ranks.hpp"
 #include "cli/side_selection.hpp"
-#include "cli/validate_pairwise.hpp"
 #include "comm/launch_environment.hpp"
 #include "core/error.hpp"
 #include "core/json.hpp"
 #include "core/json_text.hpp"
 #include "validate/burn_in.hpp"
 #include "validate/node_table.hpp"
+#include "validate/pairwise_check.hpp"
 #include "validate/scheduler_formats.hpp"
 #include "validate/validation.hpp"
 #include "validate/validation_output.hpp"
@@ -101,7 +101,8 @@ int execute(validate_arguments a, const invocation& call) {
                                            [](const std::string& line) { std::cerr << line << std::endl; })
           : validate::validate_this_machine(s, call.argv, &install_interrupt_flag(),
                                             progress_printer(std::cerr, a.quiet));
-  add_pairwise_check(validation, group.several(), group.rank);  // standard and long, every rank
+  // standard and long, every rank
+  validate::add_pairwise_check(validation, group.several(), group.rank, &install_interrupt_flag());
   const auto hostname = validation.run.host.value("hostname", std::string());
   std::optional<validate::node_table> nodes;
   if (group.several()) {

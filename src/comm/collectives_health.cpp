@@ -1,11 +1,11 @@
-#include "cli/collectives_health.hpp"
+#include "comm/collectives_health.hpp"
 
 #include <fmt/format.h>
 
 #include "comm/straggler_report.hpp"
 #include "core/json.hpp"
 
-namespace ironbench::cli {
+namespace ironbench::comm {
 
 std::vector<std::string> rank_hosts(const std::vector<std::string>& rank_descriptions, int ranks) {
   std::vector<std::string> hosts(static_cast<std::size_t>(std::max(ranks, 0)));
@@ -19,19 +19,18 @@ std::vector<std::string> rank_hosts(const std::vector<std::string>& rank_descrip
   return hosts;
 }
 
-std::vector<std::string> add_straggler_report(core::run_result& run,
-                                              const std::vector<std::vector<comm::sweep_row>>& trials,
+std::vector<std::string> add_straggler_report(core::run_result& run, const std::vector<std::vector<sweep_row>>& trials,
                                               const std::vector<std::string>& rank_descriptions, int ranks) {
   if (ranks < 2) return {};
-  const auto steps = comm::collective_steps(trials);
+  const auto steps = collective_steps(trials);
   if (steps.empty()) return {};
-  const auto report = comm::find_stragglers(steps, rank_hosts(rank_descriptions, ranks));
-  run.settings["stragglers"] = comm::straggler_json(report, comm::collectives_straggler_method);
-  return comm::straggler_lines(report);
+  const auto report = find_stragglers(steps, rank_hosts(rank_descriptions, ranks));
+  run.settings["stragglers"] = straggler_json(report, collectives_straggler_method);
+  return straggler_lines(report);
 }
 
-std::vector<std::vector<comm::sweep_row>> kept_trials(const std::vector<std::vector<comm::sweep_row>>& trials) {
-  std::vector<std::vector<comm::sweep_row>> kept;
+std::vector<std::vector<sweep_row>> kept_trials(const std::vector<std::vector<sweep_row>>& trials) {
+  std::vector<std::vector<sweep_row>> kept;
   if (trials.empty()) return kept;
   for (const auto& t : trials) {
     if (t.size() == trials.front().size()) kept.push_back(t);
@@ -39,4 +38,4 @@ std::vector<std::vector<comm::sweep_row>> kept_trials(const std::vector<std::vec
   return kept;
 }
 
-}  // namespace ironbench::cli
+}  // namespace ironbench::comm
