@@ -17,8 +17,8 @@
 #include "core/error.hpp"
 #include "core/units.hpp"
 #include "report/run_outputs.hpp"
-#include "serve/dataset_table.hpp"
-#include "serve/serve_sweep.hpp"
+#include "serve/sweep/serve_sweep.hpp"
+#include "serve/workload/dataset_table.hpp"
 #include "session/live_host.hpp"
 #include "session/run_setup.hpp"
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/device_info.hpp"
-#include "serve/point_energy.hpp"
+#include "serve/metrics/point_energy.hpp"
 
 namespace ironbench::cli {
 

@@ -4,7 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/serve_options.hpp"
-#include "serve/latency_metrics.hpp"
+#include "serve/measures/latency_metrics.hpp"
 
 namespace ironbench::cli {
 

@@ -6,11 +6,11 @@
 #include "cli/option_groups.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
-#include "serve/dataset_table.hpp"
-#include "serve/endpoint_kinds.hpp"
-#include "serve/latency_metrics.hpp"
+#include "serve/client/url_credentials.hpp"
+#include "serve/measures/latency_metrics.hpp"
 #include "serve/metrics/metrics_targets.hpp"
-#include "serve/url_credentials.hpp"
+#include "serve/workload/dataset_table.hpp"
+#include "serve/workload/endpoint_kinds.hpp"
 
 namespace ironbench::cli {
 

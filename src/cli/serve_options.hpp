@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "report/run_outputs.hpp"
-#include "serve/serve_sweep.hpp"
+#include "serve/sweep/serve_sweep.hpp"
 
 namespace ironbench::cli {
 

@@ -1,8 +1,8 @@
 // The ranks of a command started under mpirun or srun: MPI's world as the group `serve` spreads
-// its load over (serve/client_ranks.hpp) and `validate` gathers its nodes' reports through.
+// its load over (serve/client/client_ranks.hpp) and `validate` gathers its nodes' reports through.
 #pragma once
 
-#include "serve/client_ranks.hpp"
+#include "serve/client/client_ranks.hpp"
 
 namespace ironbench::cli {
 

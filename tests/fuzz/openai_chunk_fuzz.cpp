@@ -1,5 +1,5 @@
 // libFuzzer target of the reader of one streamed OpenAI chunk (parse_openai_chunk in
-// src/serve/openai_stream.hpp) and of the request timing it feeds. The input is read as a
+// src/serve/client/openai_stream.hpp) and of the request timing it feeds. The input is read as a
 // /v1/completions and as a /v1/chat/completions chunk. Aborts when a chunk contradicts itself
 // (the [DONE] sentinel with content, an error with text or choices, text without choices, a
 // malformed chunk with usage) or when the timing's counts disagree with the chunks fed.
@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "serve/openai_stream.hpp"
+#include "serve/client/openai_stream.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// libFuzzer target of the server-sent events parser (src/serve/sse_parser.hpp). The input is
+// libFuzzer target of the server-sent events parser (src/serve/client/sse_parser.hpp). The input is
 // parsed twice: whole, and fed in pieces whose lengths come from its first bytes. Aborts when
 // the two parses disagree (the parser promises the same events for any split of the stream),
 // when a field holds a line break it should have split at, or when the byte count is wrong.
@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "serve/sse_parser.hpp"
+#include "serve/client/sse_parser.hpp"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include "core/json.hpp"
 #include "process.hpp"
 #include "run_json.hpp"
-#include "serve/saturation.hpp"
+#include "serve/sweep/saturation.hpp"
 #include "sim_process.hpp"
 #include "timed_check.hpp"
 

@@ -8,7 +8,7 @@
 #include <map>
 
 #include "serve/metrics/gpu_exporter_metrics.hpp"
-#include "serve/point_energy.hpp"
+#include "serve/metrics/point_energy.hpp"
 
 namespace ironbench::serve {
 

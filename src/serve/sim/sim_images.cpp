@@ -4,7 +4,7 @@
 
 #include <array>
 
-#include "serve/text_units.hpp"
+#include "serve/common/text_units.hpp"
 
 namespace ironbench::serve {
 namespace {

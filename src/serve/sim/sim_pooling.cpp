@@ -8,8 +8,8 @@
 #include <numeric>
 
 #include "core/json_text.hpp"
-#include "serve/text_units.hpp"
-#include "serve/url_credentials.hpp"
+#include "serve/common/base64.hpp"
+#include "serve/common/text_units.hpp"
 
 namespace ironbench::serve {
 namespace {

@@ -27,13 +27,13 @@
 #include "core/error.hpp"
 #include "core/json.hpp"
 #include "core/json_text.hpp"
-#include "serve/prompt_identity.hpp"
+#include "serve/common/prompt_identity.hpp"
+#include "serve/common/text_units.hpp"
 #include "serve/sim/sim_images.hpp"
 #include "serve/sim/sim_metrics.hpp"
 #include "serve/sim/sim_pooling.hpp"
 #include "serve/sim/sim_prefix_cache.hpp"
 #include "serve/sim/sim_request_body.hpp"
-#include "serve/text_units.hpp"
 
 namespace ironbench::serve {
 namespace {

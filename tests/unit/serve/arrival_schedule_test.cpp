@@ -2,7 +2,7 @@
 // end, the arrivals of a window against their expected count (exactly, with gaps of almost no
 // spread; within a Poisson bound, with burstiness 1 and a fixed seed), the cap, and the ramps
 // a schedule cannot follow.
-#include "serve/arrival_schedule.hpp"
+#include "serve/workload/arrival_schedule.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <limits>
 
 #include "core/error.hpp"
-#include "serve/serve_sweep.hpp"
+#include "serve/sweep/serve_sweep.hpp"
 
 namespace ironbench::serve {
 namespace {

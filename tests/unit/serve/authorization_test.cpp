@@ -1,6 +1,6 @@
 // One Authorization header is sent: --header's, else the --base-url's user and password, else
 // the API key from the environment.
-#include "serve/authorization.hpp"
+#include "serve/client/authorization.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "serve/client_ranks.hpp"
+#include "serve/client/client_ranks.hpp"
 
 #include <gtest/gtest.h>
 

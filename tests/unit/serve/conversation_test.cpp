@@ -2,9 +2,9 @@
 
 #include <fstream>
 
-#include "serve/conversation_dataset.hpp"
-#include "serve/send_queue.hpp"
-#include "serve/text_units.hpp"
+#include "serve/client/send_queue.hpp"
+#include "serve/common/text_units.hpp"
+#include "serve/workload/conversation_dataset.hpp"
 #include "temp_dir.hpp"
 
 namespace ironbench::serve {

@@ -1,4 +1,4 @@
-#include "serve/dataset_table.hpp"
+#include "serve/workload/dataset_table.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // SLO attainment (every SLO, each alone) and token goodput on hand-computed records.
-#include "serve/goodput_shares.hpp"
+#include "serve/measures/goodput_shares.hpp"
 
 #include <gtest/gtest.h>
 

@@ -6,10 +6,10 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "serve/client_memory.hpp"
-#include "serve/openai_stream.hpp"
-#include "serve/usage_plausibility.hpp"
-#include "serve/utf8_repair.hpp"
+#include "serve/client/openai_stream.hpp"
+#include "serve/client/usage_plausibility.hpp"
+#include "serve/client/utf8_repair.hpp"
+#include "serve/workload/client_memory.hpp"
 #include "usage_message.hpp"
 
 namespace ironbench::serve {

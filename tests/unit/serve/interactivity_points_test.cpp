@@ -1,6 +1,6 @@
 // A point's interactivity and per-GPU throughput, and a sweep's curve with the reading at one
 // interactivity, on hand-made records and cases.
-#include "serve/interactivity_points.hpp"
+#include "serve/sweep/interactivity_points.hpp"
 
 #include <gtest/gtest.h>
 

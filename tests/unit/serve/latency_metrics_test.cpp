@@ -1,7 +1,7 @@
 // The latency metric table: its rows cover vLLM's four metrics, the names users may give each
 // flag come from it, and the time to the second token is computed, selected, reported and
 // judged as one of its rows.
-#include "serve/latency_metrics.hpp"
+#include "serve/measures/latency_metrics.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -10,10 +10,10 @@
 
 #include "core/error.hpp"
 #include "schema/serving.hpp"
-#include "serve/endpoint_kinds.hpp"
-#include "serve/request_kinds.hpp"
-#include "serve/serve_report.hpp"
-#include "serve/slo_search.hpp"
+#include "serve/point/serve_report.hpp"
+#include "serve/sweep/slo_search.hpp"
+#include "serve/workload/endpoint_kinds.hpp"
+#include "serve/workload/request_kinds.hpp"
 
 namespace ironbench::serve {
 namespace {

@@ -12,7 +12,7 @@
 #include "serve/metrics/metrics_targets.hpp"
 #include "serve/metrics/server_metrics_summary.hpp"
 #include "serve/metrics/ttft_breakdown.hpp"
-#include "serve/serve_report.hpp"
+#include "serve/point/serve_report.hpp"
 
 namespace ironbench::serve {
 namespace {

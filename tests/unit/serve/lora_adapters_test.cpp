@@ -1,16 +1,16 @@
 // --lora-modules on both sides: the client's choice of adapter per request and its per-adapter
 // metrics, and serve-sim's adapters (names, 404 body, step cost) and reasoning tokens.
-#include "serve/lora_adapters.hpp"
+#include "serve/workload/lora_adapters.hpp"
 
 #include <gtest/gtest.h>
 
 #include <map>
 
 #include "core/error.hpp"
-#include "serve/adapter_check.hpp"
 #include "serve/sim/sim_adapters.hpp"
 #include "serve/sim/sim_engine.hpp"
 #include "serve/sim/sim_reasoning.hpp"
+#include "serve/workload/adapter_check.hpp"
 
 namespace ironbench::serve {
 namespace {

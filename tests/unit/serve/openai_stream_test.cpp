@@ -1,4 +1,4 @@
-#include "serve/openai_stream.hpp"
+#include "serve/client/openai_stream.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
-#include "serve/output_check.hpp"
+#include "serve/sweep/output_check.hpp"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 
 #include "core/error.hpp"
-#include "serve/prompt_identity.hpp"
+#include "serve/common/prompt_identity.hpp"
 #include "temp_dir.hpp"
 
 namespace ironbench::serve {

@@ -1,4 +1,4 @@
-#include "serve/point_energy.hpp"
+#include "serve/metrics/point_energy.hpp"
 
 #include <gtest/gtest.h>
 

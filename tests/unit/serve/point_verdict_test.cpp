@@ -1,5 +1,5 @@
 // A point's verdict from its own requests: too many failed, or interrupted.
-#include "serve/point_verdict.hpp"
+#include "serve/point/point_verdict.hpp"
 
 #include <gtest/gtest.h>
 

@@ -6,12 +6,12 @@
 
 #include "core/error.hpp"
 #include "core/json.hpp"
-#include "serve/endpoint_kinds.hpp"
-#include "serve/image_prompt_metrics.hpp"
-#include "serve/pooling_metrics.hpp"
-#include "serve/pooling_reply.hpp"
-#include "serve/pooling_requests.hpp"
+#include "serve/client/pooling_reply.hpp"
+#include "serve/measures/image_prompt_metrics.hpp"
+#include "serve/measures/pooling_metrics.hpp"
 #include "serve/sim/sim_pooling.hpp"
+#include "serve/workload/endpoint_kinds.hpp"
+#include "serve/workload/pooling_requests.hpp"
 
 namespace ironbench::serve {
 namespace {

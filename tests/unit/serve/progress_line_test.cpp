@@ -1,6 +1,6 @@
 // The progress line of a serving point: on a terminal rewritten in place, in a log one line
 // per interval.
-#include "serve/progress_line.hpp"
+#include "serve/point/progress_line.hpp"
 
 #include <gtest/gtest.h>
 

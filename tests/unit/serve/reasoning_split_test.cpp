@@ -1,11 +1,11 @@
 // Reasoning told apart from the answer: the three forms servers send it in, think tags split
 // across events, and the per-request and per-point numbers built from them.
-#include "serve/reasoning_split.hpp"
+#include "serve/client/reasoning_split.hpp"
 
 #include <gtest/gtest.h>
 
-#include "serve/openai_stream.hpp"
-#include "serve/reasoning_metrics.hpp"
+#include "serve/client/openai_stream.hpp"
+#include "serve/measures/reasoning_metrics.hpp"
 
 namespace ironbench::serve {
 namespace {

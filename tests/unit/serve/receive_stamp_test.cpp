@@ -1,5 +1,5 @@
 // Kernel receive stamps on a loopback TCP connection.
-#include "serve/receive_stamp.hpp"
+#include "serve/client/receive_stamp.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -1,4 +1,4 @@
-#include "serve/search_plan.hpp"
+#include "serve/sweep/search_plan.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,8 +7,8 @@
 #include <thread>
 
 #include "core/error.hpp"
-#include "serve/capacity_estimate.hpp"
-#include "serve/probe_deadline.hpp"
+#include "serve/point/probe_deadline.hpp"
+#include "serve/sweep/capacity_estimate.hpp"
 
 namespace ironbench::serve {
 namespace {

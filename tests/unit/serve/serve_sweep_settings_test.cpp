@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "serve/arrival_schedule.hpp"
-#include "serve/serve_sweep.hpp"
+#include "serve/sweep/serve_sweep.hpp"
+#include "serve/workload/arrival_schedule.hpp"
 #include "usage_message.hpp"
 
 namespace ironbench::serve {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "serve/metrics/engine_metric_names.hpp"
-#include "serve/point_timeline.hpp"
+#include "serve/point/point_timeline.hpp"
 
 namespace ironbench::serve {
 namespace {

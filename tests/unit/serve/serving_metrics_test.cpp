@@ -1,12 +1,12 @@
-#include "serve/serving_metrics.hpp"
+#include "serve/measures/serving_metrics.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "core/error.hpp"
-#include "serve/arrival_schedule.hpp"
-#include "serve/lateness_limit.hpp"
+#include "serve/point/lateness_limit.hpp"
+#include "serve/workload/arrival_schedule.hpp"
 
 namespace ironbench::serve {
 namespace {

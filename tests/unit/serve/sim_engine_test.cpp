@@ -8,11 +8,11 @@
 #include <map>
 
 #include "core/error.hpp"
-#include "serve/datasets.hpp"
-#include "serve/load_generator.hpp"
-#include "serve/serve_report.hpp"
+#include "serve/client/load_generator.hpp"
+#include "serve/point/serve_report.hpp"
 #include "serve/sim/sim_prefix_cache.hpp"
 #include "serve/sim/sim_server.hpp"
+#include "serve/workload/datasets.hpp"
 #include "temp_dir.hpp"
 
 namespace ironbench::serve {

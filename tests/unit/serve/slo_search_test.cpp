@@ -1,11 +1,11 @@
-#include "serve/slo_search.hpp"
+#include "serve/sweep/slo_search.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "core/error.hpp"
-#include "serve/saturation.hpp"
+#include "serve/sweep/saturation.hpp"
 
 namespace ironbench::serve {
 namespace {

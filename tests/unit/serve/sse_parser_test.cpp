@@ -1,4 +1,4 @@
-#include "serve/sse_parser.hpp"
+#include "serve/client/sse_parser.hpp"
 
 #include <gtest/gtest.h>
 

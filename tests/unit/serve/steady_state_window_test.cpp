@@ -1,6 +1,6 @@
 // The steady-state window of a point and its metrics, on hand-made records whose window,
 // requests and throughputs are worked out by hand.
-#include "serve/steady_state_window.hpp"
+#include "serve/point/steady_state_window.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The stream client's arrival times: bytes that wait in their socket while the client is busy
 // are timed when they reached the host (the kernel's receive stamp), not when they were read.
-#include "serve/stream_client.hpp"
-#include "serve/receive_stamp.hpp"
+#include "serve/client/stream_client.hpp"
+#include "serve/client/receive_stamp.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

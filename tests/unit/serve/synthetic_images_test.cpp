@@ -6,9 +6,9 @@
 
 #include "core/error.hpp"
 #include "core/json.hpp"
-#include "serve/datasets.hpp"
 #include "serve/sim/sim_images.hpp"
-#include "serve/synthetic_images.hpp"
+#include "serve/workload/datasets.hpp"
+#include "serve/workload/synthetic_images.hpp"
 
 namespace ironbench::serve {
 namespace {

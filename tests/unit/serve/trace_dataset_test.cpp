@@ -1,4 +1,4 @@
-#include "serve/trace_dataset.hpp"
+#include "serve/workload/trace_dataset.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <fstream>
 #include <functional>
 
-#include "serve/datasets.hpp"
+#include "serve/workload/datasets.hpp"
 #include "temp_dir.hpp"
 #include "usage_message.hpp"
 

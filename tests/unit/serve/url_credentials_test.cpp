@@ -1,5 +1,6 @@
-// serve/url_credentials: a password in --base-url becomes a Basic Authorization header.
-#include "serve/url_credentials.hpp"
+// serve/client/url_credentials: a password in --base-url becomes a Basic Authorization header.
+#include "serve/client/url_credentials.hpp"
+#include "serve/common/base64.hpp"
 
 #include <gtest/gtest.h>
 
