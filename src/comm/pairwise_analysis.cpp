@@ -64,7 +64,8 @@ json low_link_json(const low_link& l, const std::vector<std::string>& labels) {
           {"confirm_gbs", number_or_null(l.confirm_value)},
           {"confirm_ratio", number_or_null(l.confirm_ratio)},
           {"confirmed", l.confirmed},
-          {"undecided", l.undecided}};
+          {"undecided", l.undecided},
+          {"neighbour", l.neighbour}};
 }
 
 // The nodes and links named from f.low.
@@ -184,11 +185,15 @@ pair_findings analyse_pairs(const std::vector<size_matrix>& sizes, double factor
     node_ratios[static_cast<std::size_t>(l.b)].push_back(l.ratio);
     all.push_back(l);
   }
-  // Suspects: the links below the factor, and every link of a node with enough of them to be
-  // named (so that a slow node's link measured a little high is measured again with the others).
+  f.judged_links = all;
+  // Suspects: the links below the suspect bound (a slow link can come out well above the factor
+  // in a loaded sweep; measuring again guards against false blame), and every link of a node
+  // with enough of them to be named (so that a slow node's link measured a little high is
+  // measured again with the others).
+  const double suspect_bound = pair_sure_high * factor;
   for (std::size_t i = 0; i < node_ratios.size(); ++i) {
     const auto below =
-        std::count_if(node_ratios[i].begin(), node_ratios[i].end(), [&](double r) { return r < factor; });
+        std::count_if(node_ratios[i].begin(), node_ratios[i].end(), [&](double r) { return r < suspect_bound; });
     const int needed = low_links_naming_a_node(f.node_links[i]);
     if (needed > 0 && below >= needed) f.suspect_nodes.push_back(static_cast<int>(i));
   }
@@ -196,7 +201,7 @@ pair_findings analyse_pairs(const std::vector<size_matrix>& sizes, double factor
     return std::any_of(f.suspect_nodes.begin(), f.suspect_nodes.end(), [&](int i) { return i == l.a || i == l.b; });
   };
   for (const auto& l : all) {
-    if (l.ratio < factor || of_suspect_node(l)) f.suspects.push_back(l);
+    if (l.ratio < suspect_bound || of_suspect_node(l)) f.suspects.push_back(l);
   }
   std::sort(f.suspects.begin(), f.suspects.end(),
             [](const low_link& x, const low_link& y) { return x.ratio < y.ratio; });
@@ -217,8 +222,11 @@ namespace {
 std::vector<std::pair<int, int>> controls_of(const pair_findings& f, const std::vector<low_link>& measured) {
   constexpr std::size_t max_control_links = 6;
   const int n = static_cast<int>(f.node_links.size());
-  std::set<std::pair<int, int>> taken;
-  for (const auto& l : f.suspects) taken.insert({l.a, l.b});
+  std::set<std::pair<int, int>> taken;  // the suspects, but for those cleared (healthy controls)
+  for (const auto& l : f.suspects) {
+    const bool cleared = std::isfinite(l.confirm_ratio) && !l.confirmed && !l.undecided;
+    if (!cleared) taken.insert({l.a, l.b});
+  }
   std::vector<std::pair<int, int>> controls;
   for (const auto& l : measured) {
     for (const int end : {l.a, l.b}) {
@@ -266,6 +274,52 @@ bool any_undecided(const pair_findings& f) {
   return std::any_of(f.suspects.begin(), f.suspects.end(), [](const low_link& l) { return l.undecided; });
 }
 
+namespace {
+
+// A suspect's decision from its highest ratio measured again (NaN: not measured).
+void decide(low_link& s, const std::vector<const size_matrix*>& at_size, const std::vector<double>& references,
+            double factor, bool last) {
+  s.confirm_value = s.confirm_ratio = not_measured;
+  s.confirmed = s.undecided = false;
+  double best = -1;
+  for (std::size_t k = 0; k < at_size.size(); ++k) {
+    if (at_size[k] == nullptr || !(references[k] > 0)) continue;
+    const double value = value_in(at_size[k]->one_way, s.a, s.b);
+    if (!link_measured(value)) continue;
+    const double ratio = value / references[k];
+    if (ratio > best) {
+      best = ratio;
+      s.confirm_value = value;
+      s.confirm_ratio = ratio;
+    }
+  }
+  if (best < 0) {
+    s.undecided = !last;  // not measured: measured again while rounds are left
+  } else if (best < pair_sure_low * factor) {
+    s.confirmed = true;
+  } else if (best < pair_sure_high * factor) {
+    s.undecided = !last;  // still between the margins after the last measurement: not named
+  }
+}
+
+// The judged links at an end of `low` that are no suspect yet, as neighbours.
+std::vector<low_link> neighbours_of(const pair_findings& f, const low_link& low) {
+  std::vector<low_link> out;
+  for (const auto& l : f.judged_links) {
+    if (l.a != low.a && l.b != low.a && l.a != low.b && l.b != low.b) continue;
+    const bool known =
+        std::any_of(f.suspects.begin(), f.suspects.end(), [&](const low_link& s) { return s.a == l.a && s.b == l.b; });
+    if (known) continue;
+    low_link n = l;
+    n.neighbour = true;
+    n.confirm_value = n.confirm_ratio = not_measured;
+    out.push_back(n);
+  }
+  return out;
+}
+
+}  // namespace
+
 pair_findings confirm_suspects(pair_findings f, const std::vector<size_matrix>& again, bool last) {
   f.confirmation = true;
   f.low.clear();
@@ -280,36 +334,42 @@ pair_findings confirm_suspects(pair_findings f, const std::vector<size_matrix>& 
     const auto measured = link_values(m.one_way);
     if (measured.size() >= 2) f.confirm_references[k] = reference_link(measured);
   }
-  for (auto& s : f.suspects) {
-    if (std::isfinite(s.confirm_ratio) && !s.undecided) {  // decided in an earlier round: it stands
-      if (s.confirmed) f.low.push_back(s);
-      continue;
-    }
-    s.confirm_value = s.confirm_ratio = not_measured;
-    s.confirmed = s.undecided = false;
-    double best = -1;
-    for (std::size_t k = 0; k < at_size.size(); ++k) {
-      if (at_size[k] == nullptr || !(f.confirm_references[k] > 0)) continue;
-      const double value = value_in(at_size[k]->one_way, s.a, s.b);
-      if (!link_measured(value)) continue;
-      const double ratio = value / f.confirm_references[k];
-      if (ratio > best) {
-        best = ratio;
-        s.confirm_value = value;
-        s.confirm_ratio = ratio;
-      }
-    }
-    if (best < 0) {
-      s.undecided = !last;  // not measured: measured again while rounds are left
-    } else if (best < pair_sure_low * f.factor) {
-      s.confirmed = true;
-    } else if (best < pair_sure_high * f.factor) {
-      s.confirmed = last && best < f.factor;
-      s.undecided = !last;
-    }
-    if (s.confirmed) f.low.push_back(s);
+  // A control that came out low (below the clearing margin) joins the suspects: with a slow
+  // node, the controls at its end are its own links.
+  for (const auto& l : f.judged_links) {
+    const bool known =
+        std::any_of(f.suspects.begin(), f.suspects.end(), [&](const low_link& s) { return s.a == l.a && s.b == l.b; });
+    if (known) continue;
+    low_link control = l;
+    control.neighbour = true;
+    decide(control, at_size, f.confirm_references, f.factor, last);
+    const bool measured = std::isfinite(control.confirm_ratio);
+    if (measured && (control.confirmed || control.undecided)) f.suspects.push_back(control);
   }
-  name_low_links(f);
+  // Decided in an earlier round: it stands.
+  const auto decide_open = [&] {
+    for (auto& s : f.suspects) {
+      if (!std::isfinite(s.confirm_ratio) || s.undecided) decide(s, at_size, f.confirm_references, f.factor, last);
+    }
+    f.low.clear();
+    for (const auto& s : f.suspects) {
+      if (s.confirmed) f.low.push_back(s);
+    }
+    name_low_links(f);
+  };
+  decide_open();
+  // A suspect of the sweep found low that no node at fault explains: the other links at its
+  // ends join the suspects (decided in turn where measured), to tell its node from its link.
+  const auto at_fault = [&](int node) {
+    return std::any_of(f.nodes.begin(), f.nodes.end(), [&](const low_node& n) { return n.node == node; });
+  };
+  const auto sweep_suspects = f.suspects.size();
+  for (std::size_t i = 0; i < sweep_suspects; ++i) {
+    const auto s = f.suspects[i];
+    if (!s.confirmed || s.neighbour || at_fault(s.a) || at_fault(s.b)) continue;
+    for (auto& n : neighbours_of(f, s)) f.suspects.push_back(n);
+  }
+  if (f.suspects.size() > sweep_suspects) decide_open();
   return f;
 }
 
@@ -321,6 +381,7 @@ std::string describe(const pair_findings& f, const std::vector<std::string>& lab
         fmt::format("no link below {:g} x the reference {:.3g} GB/s ({} links)", f.factor, f.median, f.links);
     std::string cleared;
     for (const auto& s : f.suspects) {
+      if (s.neighbour) continue;  // the sweep's suspects only
       cleared += fmt::format("{}{} ({})", cleared.empty() ? "" : ", ", link_label(s, labels), ratio_text(s, true));
     }
     if (!cleared.empty()) text += fmt::format("; not slow again when measured again: {}", cleared);

@@ -21,14 +21,15 @@ namespace ironbench::comm {
 /// detection").
 inline constexpr double default_pair_outlier_factor = 0.5;
 
-/// The second measurement's margins: a suspect measured again is low at once below
-/// pair_sure_low x the factor (0.4 x the reference by default), cleared at once at or above
-/// pair_sure_high x it (0.7 x); in between it is undecided and measured again once more, its
-/// exchanges pooled with those before (each direction the median of them all), up to
-/// pair_confirm_rounds measurements in all; after the last, the factor decides. On a loaded two-core machine (load
-/// average about 24) healthy suspects measured again came out at 0.71 x or above in 19 of 21
-/// cases (0.57 and 0.49 the others), the links of a 3x slower node or link at 0.50 x or below
-/// in all 77 (docs/benchmarks.md).
+/// The margins: a link of the sweep below pair_sure_high x the factor (0.7 x the reference by
+/// default) is a suspect and measured again; measured again, it is low below pair_sure_low x
+/// the factor (0.4 x), cleared at or above pair_sure_high x it (0.7 x); in between it is
+/// undecided and measured again once more, its exchanges pooled with those before (each
+/// direction the median of them all), up to pair_confirm_rounds measurements in all; still in
+/// between after the last, it is not named. On a loaded two-core machine (load average about
+/// 24) healthy suspects measured again came out at 0.71 x or above in 42 of 44 cases (0.57 and
+/// 0.49 the others), the links of a 3x slower node or link at 0.50 x or below in every case;
+/// in the sweep, a 3x slower link came out as high as 0.84 (docs/benchmarks.md).
 inline constexpr double pair_sure_low = 0.8;
 inline constexpr double pair_sure_high = 1.4;
 inline constexpr int pair_confirm_rounds = 3;
@@ -60,6 +61,10 @@ struct low_link {
   /// Measured again, neither low nor cleared yet (between the margins, or not measured while
   /// rounds are left): to be measured once more.
   bool undecided = false;
+  /// Not a suspect of the sweep: a control that came out low measured again, or a link at an
+  /// end of a suspect found low, measured again to tell a slow node (its other links low too)
+  /// from a slow link (they are not).
+  bool neighbour = false;
 };
 
 /// A node (participant) most of whose links are low.
@@ -80,6 +85,8 @@ struct pair_findings {
   double threshold = 0;         ///< factor x median
   bool judged = false;          ///< false when too few links to compare (reason says why)
   std::vector<int> node_links;  ///< per participant, its measured links
+  /// Every link judged, with its lowest ratio in the sweep (ascending by participants).
+  std::vector<low_link> judged_links;
   std::string reason;
   /// Whether the suspects were measured a second time (confirm_suspects); until then the low
   /// links are the suspects.
@@ -88,11 +95,11 @@ struct pair_findings {
   /// measured again, suspects and controls (the sweep's reference where fewer than 2 were).
   std::vector<double> confirm_references;
   int confirm_rounds = 0;  ///< how many times suspects were measured again (set by the sweep)
-  /// The nodes with enough links below the factor in the sweep to be named: all their links
-  /// are suspects.
+  /// The nodes with enough links below the suspect bound (pair_sure_high x the factor) in the
+  /// sweep to be named: all their links are suspects.
   std::vector<int> suspect_nodes;
-  /// Every link below the factor in the sweep, and every link of a suspect node; lowest ratio
-  /// first.
+  /// Every link below the suspect bound in the sweep and every link of a suspect node (lowest
+  /// ratio first), then the neighbours of the links found low (confirm_suspects).
   std::vector<low_link> suspects;
   /// The links named: the suspects below the factor, or after confirmation those below it again.
   std::vector<low_link> low;
@@ -116,8 +123,8 @@ struct pair_findings {
 /// Suspects of `sizes` (square matrices of one participant count; at least one size): at each
 /// size a link's value is the slower of its two directions (either one where only one was
 /// measured) and its ratio that value over the size's reference; a link is a suspect when its
-/// ratio (the lowest over the sizes) is below `factor`, or when it is a link of a node with
-/// low_links_naming_a_node of its links below it. Judged with at least 3 links (3 nodes);
+/// ratio (the lowest over the sizes) is below pair_sure_high x `factor`, or when it is a link of
+/// a node with low_links_naming_a_node of its links below that. Judged with at least 3 links (3 nodes);
 /// below that, `reason` says why
 /// nothing is named. Until confirm_suspects, the suspects below `factor` are low and named (as
 /// the node or the link). Throws std::invalid_argument when a matrix is
@@ -131,7 +138,7 @@ struct pair_findings {
 
 /// The links to measure again with the suspects, as their controls: for each suspect (lowest
 /// ratio first) and each of its two ends E, the first link E <-> E+1, E+2, ... (around the
-/// participants) that is neither a suspect nor already chosen, 6 at most, so that the controls
+/// participants) that is neither a suspect (but for one cleared) nor already chosen, 6 at most, so that the controls
 /// spread over the peers rather than all sharing one (a node slow to receive for a while would
 /// otherwise pull every control down with it). A slow node's suspects get links among its peers; a slow
 /// link's, a link of each end.
@@ -151,10 +158,14 @@ struct pair_findings {
 /// were): where every link was a suspect, the healthy ones set it. A suspect's confirm_ratio is
 /// its highest ratio to it over the sizes measured again: below pair_sure_low x the factor it
 /// is low, at or above pair_sure_high x the factor cleared; in between, and when not measured,
-/// it is undecided while `last` is false, and with `last` low when below the factor. A suspect
-/// decided by an earlier call (a finite confirm_ratio, not undecided) keeps its decision, so that
-/// `findings` can be passed again after each round. Only the low suspects are named; a suspect
-/// not measured again is not. Recomputes the nodes and links named from them.
+/// it is undecided while `last` is false, and with `last` not named. A control measured again
+/// below the clearing margin becomes a suspect too (`neighbour`). The other links at both
+/// ends of a suspect of the sweep found low that no node at fault explains become suspects too
+/// (`neighbour`), decided the same way where
+/// `again` measured them and otherwise undecided (measured in the next round), so that a slow
+/// node found on one link is named as the node. A suspect decided by an earlier call (a finite
+/// confirm_ratio, not undecided) keeps its decision, so that `findings` can be passed again
+/// after each round. Only the low suspects are named. Recomputes the nodes and links named.
 [[nodiscard]] pair_findings confirm_suspects(pair_findings findings, const std::vector<size_matrix>& again,
                                              bool last = true);
 
@@ -170,7 +181,7 @@ struct pair_findings {
 /// {"factor", "links", "judged_bytes", "references_gbs", "median_gbs", "threshold_gbs",
 /// "judged", "reason", "confirmation", "confirm_references_gbs", "confirm_rounds", "suspect_nodes",
 /// "suspects": [{"a", "b", "gbs", "ratio", "bytes", "confirm_gbs", "confirm_ratio", "confirmed",
-/// "undecided"}],
+/// "undecided", "neighbour"}],
 /// "low_links": [...], "bad_nodes": [{"node", "low_links", "links"}], "bad_links": [...],
 /// "summary"}; nodes and links by label.
 [[nodiscard]] json to_json(const pair_findings& findings, const std::vector<std::string>& labels);

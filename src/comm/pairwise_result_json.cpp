@@ -18,13 +18,14 @@ std::string pair_statistic(const pairwise_result& r) {
     sizes += (sizes.empty() ? "" : " and ") + format_bytes(static_cast<double>(bytes));
   }
   return fmt::format(
-      "each direction: its fastest of {} exchanges, each timed alone ({} in each of {} passes over the rounds); a "
-      "link: its slower direction at {}; the reference: the upper quartile of the links; "
-      "a suspect: a link below the factor x the reference, or any link of a node with half of its links (rounded up, "
-      "at least 2) below it; measured again (one pair at a time, each way alone, with up to 6 control links at their "
-      "ends, each direction the median of its exchanges), a suspect's ratio to the upper quartile of the links "
-      "measured again decides: low below {:g} x the factor, cleared at {:g} x it or above, in between measured again "
-      "(its exchanges pooled) up to {} times in all, then low below the factor",
+      "each direction: its fastest of {0} exchanges, each timed alone ({1} in each of {2} passes over the rounds); a "
+      "link: its slower direction at {3}; the reference: the upper quartile of the links; "
+      "a suspect: a link below {5:g} x the factor x the reference, or any link of a node with half of its links "
+      "(rounded up, at least 2) below that; measured again (one pair at a time, each way alone, with up to 6 control "
+      "links at their ends, each direction the median of its exchanges), a suspect's ratio to the upper quartile of "
+      "the links measured again decides: low below {4:g} x the factor, cleared at {5:g} x it or above, in between "
+      "measured again (its exchanges pooled) up to {6} times in all, then not named; the other links at the ends of "
+      "a suspect found low are measured again too (a slow node or a slow link)",
       r.passes * r.exchanges_per_pass, r.exchanges_per_pass, r.passes, sizes.empty() ? "no size" : sizes, pair_sure_low,
       pair_sure_high, pair_confirm_rounds);
 }

@@ -496,7 +496,8 @@ pairwise_result run_pairwise(bootstrap& world, peer_exchange& peers, const std::
   result.confirm_seconds = seconds_since(confirm_start);
   result.seconds = seconds_since(start);
   if (rank != 0) return result;
-  // The undecided left (by an interruption) decided by the factor; none measured: none named.
+  // The undecided left (by an interruption, or between the margins after the last round) are
+  // not named.
   result.findings =
       confirm_suspects(result.findings, judged_matrices(result.confirmations, static_cast<std::size_t>(n), judged));
   result.findings.confirm_rounds = confirm_rounds;

@@ -204,6 +204,7 @@ TEST(PairwiseSweep, TheSuspectsMeasuredAgainDecide) {
   auto f = judge_pairs(r, default_pair_outlier_factor);
   ASSERT_EQ(f.suspects.size(), 1u);
   EXPECT_TRUE(f.bad_links.empty());
+  const auto sweep = f;
   // Slow again: named.
   r.confirmations = {{0, 3, 1 << 20, 1.6, 1.7, 3, 0}, {0, 3, 16 << 20, 3.2, 3.1, 6, 0}};
   f = judge_pairs(r, default_pair_outlier_factor);
@@ -224,14 +225,17 @@ TEST(PairwiseSweep, TheSuspectsMeasuredAgainDecide) {
   EXPECT_NE(j.at("statistic").get<std::string>().find("its slower direction at 16 MiB"), std::string::npos);
   EXPECT_FALSE(j.at("measured_again")[1].at("control").get<bool>());
   // Fast when measured again against its controls a <-> b and b <-> d: not named.
-  EXPECT_EQ(control_links(f), (std::vector<std::pair<int, int>>{{0, 1}, {1, 3}}));
+  EXPECT_EQ(control_links(sweep), (std::vector<std::pair<int, int>>{{0, 1}, {1, 3}}));
   r.confirmations = {{0, 3, 1 << 20, 5, 5, 10, 0},    {0, 3, 16 << 20, 9, 10, 19, 0}, {0, 1, 1 << 20, 6, 6, 12, 0},
                      {0, 1, 16 << 20, 11, 11, 22, 0}, {1, 3, 1 << 20, 5, 5, 10, 0},   {1, 3, 16 << 20, 10, 10, 20, 0}};
   f = judge_pairs(r, default_pair_outlier_factor);
   EXPECT_TRUE(f.bad_links.empty());
   EXPECT_TRUE(f.low.empty());
-  // At 0.6 x no link is a suspect.
-  EXPECT_TRUE(judge_pairs(four_nodes(0.6), default_pair_outlier_factor).suspects.empty());
+  // At 0.6 x a link is a suspect (below 0.7 x), not named; at 0.75 x no link is a suspect.
+  const auto high = judge_pairs(four_nodes(0.6), default_pair_outlier_factor);
+  EXPECT_EQ(high.suspects.size(), 1u);
+  EXPECT_TRUE(high.low.empty());
+  EXPECT_TRUE(judge_pairs(four_nodes(0.75), default_pair_outlier_factor).suspects.empty());
 }
 
 }  // namespace
