@@ -62,7 +62,10 @@ build_stage() {
   else
     cmake --preset "$preset"
   fi
-  if [[ $preset == debug ]]; then
+  if [[ $preset == release ]] && $split; then
+    # Every other test runs under the sanitizers: release builds what its tests need.
+    cmake --build --preset release -j "$jobs" --target ironbench release_checks
+  elif [[ $preset == debug ]]; then
     # The whole tree builds in release; debug checks that the same code compiles without
     # optimisation (other warnings) and that the command line works there.
     cmake --build --preset debug -j "$jobs" --target ironbench cli_tests
@@ -95,7 +98,10 @@ test_stage() {
       if $split && [[ $preset == release ]]; then only=(-R "$release_only"); fi
       if $split && [[ $preset == asan ]]; then only=(-E "$release_only"); fi
       ctest --preset "$preset" -j "$jobs" "${only[@]}"
-      if $split && [[ $preset == asan ]]; then check_release_only_skips; fi
+      if $split && [[ $preset == asan ]]; then
+        check_release_only_skips
+        check_release_only_built
+      fi
       if [[ $preset == release ]] && $lint; then
         echo "== lint: clang-format and clang-tidy"
         scripts/lint.sh --changed -j "$jobs"
@@ -117,6 +123,23 @@ check_release_only_skips() {
       "add them to tests/release_only.txt:" "${missing//$'\n'/ }" >&2
     return 1
   fi
+}
+
+# check_release_only_built: fails when a test of tests/release_only.txt that the asan build has
+# is missing from the release build (its executable is not a dependency of release_checks).
+check_release_only_built() {
+  local missing
+  missing=$(comm -23 <(list_release_only asan) <(list_release_only release))
+  if [[ -n $missing ]]; then
+    echo "tests/release_only.txt names tests the release build did not build: add their executables to" \
+      "release_checks (tests/CMakeLists.txt):" "${missing//$'\n'/ }" >&2
+    return 1
+  fi
+}
+
+# list_release_only BUILD: the tests of build/BUILD that tests/release_only.txt names, sorted.
+list_release_only() {
+  (cd "build/$1" && ctest -N -R "$release_only" | awk '/Test +#[0-9]+:/{print $3}' | sort)
 }
 
 # The stages overlap: while one stage's tests run, the later stages build in one background

@@ -94,7 +94,7 @@ TEST(RecipeBounds, DoublingVariablesStopAtTheValueLength) {
 
 TEST(RecipeBounds, DoublingEmptyVariablesStopAtTheReferenceLimit) {
   const auto message = error_of(doubling(40, ""));
-  EXPECT_TRUE(contains(message, "expand more than 4000000 references (the limit of a plan's expansion)")) << message;
+  EXPECT_TRUE(contains(message, "expand more than 500000 references (the limit of a plan's expansion)")) << message;
 }
 
 TEST(RecipeBounds, ManyCopiesOfALongValueStopAtThePlansTextLimit) {
