@@ -1,28 +1,30 @@
-// ironbench results list|show|export|delete|import: the runs kept in the results database.
+// ironbench results list|show|export|delete|gather|baselines: the runs kept in the results database
+// (`results import`: gather's former name, still accepted).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <string>
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/option_groups.hpp"
 #include "core/error.hpp"
 #include "report/output.hpp"
-#include "report/text_table.hpp"
+#include "report/stored_runs_table.hpp"
 #include "results/baselines.hpp"
 #include "results/results_store.hpp"
-#include "results/run_gathering.hpp"
+#include "results/store_gathering.hpp"
 
 namespace ironbench::cli {
 namespace {
 
 struct results_arguments {
   std::string database;
-  std::string benchmark, host, since, until;
-  std::vector<std::string> tags;
+  std::string benchmark;
+  run_filter_arguments filter;
   std::size_t limit = 0;
   std::vector<std::int64_t> ids;
   std::string format = "console";
@@ -33,13 +35,9 @@ struct results_arguments {
 results::store_location database_of(const results_arguments& a) { return results::database_path(a.database); }
 
 results::run_filter filter_of(const results_arguments& a) {
-  results::run_filter filter;
+  auto filter = run_filter_of(a.filter);
   filter.benchmark = a.benchmark;
-  filter.host = a.host;
-  filter.since = a.since;
-  filter.until = a.until;
   filter.limit = a.limit;
-  filter.tags = results::parse_tags(a.tags, "--tag");
   return filter;
 }
 
@@ -48,22 +46,7 @@ std::string join(const std::vector<std::string>& items) { return fmt::format("{}
 int list_runs(const results_arguments& a) {
   const results::results_store store(database_of(a));
   const auto runs = store.list(filter_of(a));
-  report::text_table table;
-  for (const char* column : {"id", "uuid", "start (UTC)", "host", "command", "status", "cases"})
-    table.add_column(column);
-  table.add_column("benchmarks", report::text_table::align::left);
-  table.add_column("tags", report::text_table::align::left);
-  for (const auto& r : runs) {
-    std::vector<std::string> tags;
-    for (const auto& [key, value] : r.tags) tags.push_back(key + "=" + value);
-    table.add_row({std::to_string(r.id), r.uuid, r.start_time, r.host, r.command, r.status,
-                   std::to_string(r.case_count), join(r.benchmarks), join(tags)});
-  }
-  if (a.format == "markdown") {
-    table.render_markdown(std::cout);
-  } else {
-    table.render_text(std::cout);
-  }
+  report::write_stored_runs(runs, a.format == "markdown", std::cout);
   std::cout << fmt::format("{} run(s) in {}\n", runs.size(), store.path().string());
   return exit_ok;
 }
@@ -132,91 +115,76 @@ int delete_runs(const results_arguments& a) {
   return exit_ok;
 }
 
-int import_runs(const results_arguments& a) {
-  // Each run is stored as soon as it is read (one run in memory at a time); the target is opened
-  // on the first run to store, so a refused source alone creates nothing.
-  std::unique_ptr<results::results_store> store;
-  const auto location = database_of(a);
-  const auto summary = results::import_sources(
-      {a.sources.begin(), a.sources.end()},
-      [&]() -> results::results_store& {
-        if (!store) store = std::make_unique<results::results_store>(location, results::store_access::write);
-        return *store;
-      },
-      [](const std::string& message) { std::cerr << "ironbench: error: " << message << '\n'; });
-  std::cout << fmt::format("{} added, {} already present in {}\n", summary.counts.added, summary.counts.present,
-                           store ? store->path().string() : location.display());
-  if (!summary.skipped.empty()) {
-    std::cout << fmt::format("skipped {} JSON file(s) that are not ironbench runs: {}\n", summary.skipped.size(),
-                             join(summary.skipped));
-  }
-  for (const auto& note : summary.passed_over) std::cout << "passed over " << note << '\n';
-  return summary.refused.empty() ? exit_ok : exit_usage;
+int gather_sources(const results_arguments& a) {
+  const auto outcome =
+      results::gather_into(database_of(a), {a.sources.begin(), a.sources.end()},
+                           [](const std::string& message) { std::cerr << "ironbench: error: " << message << '\n'; });
+  for (const auto& line : results::gather_lines(outcome)) std::cout << line << '\n';
+  return outcome.summary.refused.empty() ? exit_ok : exit_usage;
+}
+
+// `results import`, gather's name until `ironbench import` (another tool's output) and it were
+// told apart; still accepted for scripts that use it.
+int gather_sources_by_old_name(const results_arguments& a) {
+  std::cerr << "ironbench: note: `results import` is now `results gather` (`ironbench import FORMAT FILE` reads "
+               "another tool's output)\n";
+  return gather_sources(a);
 }
 
 int list_baselines() {
-  report::text_table table;
-  for (const char* column : {"name", "cases", "title", "source"}) {
-    table.add_column(
-        column, column == std::string("cases") ? report::text_table::align::right : report::text_table::align::left);
-  }
   const auto baselines = results::list_baselines();
-  for (const auto& b : baselines) table.add_row({"ref:" + b.name, std::to_string(b.cases), b.title, b.source_text});
-  table.render_text(std::cout);
+  report::write_baselines_table(baselines, std::cout);
   std::cout << fmt::format("{} published baselines (docs/baselines.md); compare with: ironbench compare RUN ref:NAME\n",
                            baselines.size());
   return exit_ok;
 }
 
-void add_database_option(CLI::App& command, results_arguments& a) { cli::add_database_option(command, a.database); }
-
 }  // namespace
 
 command_action add_results_command(CLI::App& app) {
-  auto* command =
-      app.add_subcommand("results", "List, show, export, delete and import stored runs; list published baselines");
+  auto* command = app.add_subcommand(
+      "results", "List, show, export and delete stored runs, gather runs from elsewhere; list published baselines");
   command->require_subcommand(1);
   auto a = std::make_shared<results_arguments>();
   auto action = std::make_shared<command_action>();
+  // A subcommand of the store at --db whose action is `run`.
+  const auto store_subcommand = [&](const std::string& name, const std::string& help,
+                                    int (*run)(const results_arguments&)) {
+    auto* sub = command->add_subcommand(name, help);
+    add_database_option(*sub, a->database);
+    sub->callback([a, action, run] { *action = [a, run] { return run(*a); }; });
+    return sub;
+  };
 
-  auto* list = command->add_subcommand("list", "Stored runs, newest first");
-  add_database_option(*list, *a);
+  auto* list = store_subcommand("list", "Stored runs, newest first", list_runs);
   list->add_option("--benchmark", a->benchmark, "Runs with cases of this benchmark");
-  list->add_option("--tag", a->tags, "Runs carrying KEY=VALUE (repeatable: all must match)");
-  list->add_option("--host", a->host, "Runs measured on this host");
-  list->add_option("--since", a->since, "Runs started on or after this date (YYYY-MM-DD[THH:MM:SSZ], UTC)");
-  list->add_option("--until", a->until, "Runs started before this date-time, or on or before this date");
+  add_run_filter_options(*list, a->filter);
   list->add_option("--limit", a->limit, "At most this many runs");
   list->add_option("--format", a->format, "console or markdown")->check(CLI::IsMember({"console", "markdown"}));
-  list->callback([a, action] { *action = [a] { return list_runs(*a); }; });
 
-  auto* show = command->add_subcommand("show", "One or more runs in full");
-  add_database_option(*show, *a);
+  auto* show = store_subcommand("show", "One or more runs in full", show_runs);
   show->add_option("ids", a->ids, "Run ids (see `results list`)")->required();
   show->add_option("--format", a->format, "console, json, csv or markdown")->capture_default_str();
-  show->callback([a, action] { *action = [a] { return show_runs(*a); }; });
 
-  auto* exported = command->add_subcommand("export", "Write runs as JSON (or CSV, Markdown) files");
-  add_database_option(*exported, *a);
+  auto* exported = store_subcommand("export", "Write runs as JSON (or CSV, Markdown) files", export_runs);
   exported->add_option("ids", a->ids, "Run ids")->required();
   exported->add_option("--format", a->format, "json (default), csv or markdown");
   exported->add_option("-o,--output", a->output, "File, or folder for one file per run ('-' = stdout)")
       ->capture_default_str();
-  exported->callback([a, action] { *action = [a] { return export_runs(*a); }; });
 
-  auto* erase = command->add_subcommand("delete", "Delete runs from the database (their JSON files stay)");
-  add_database_option(*erase, *a);
+  auto* erase = store_subcommand("delete", "Delete runs from the database (their JSON files stay)", delete_runs);
   erase->add_option("ids", a->ids, "Run ids")->required();
-  erase->callback([a, action] { *action = [a] { return delete_runs(*a); }; });
 
-  auto* gather = command->add_subcommand(
-      "import",
-      "Add runs written elsewhere (ironbench run JSON files, folders of them, other results databases), "
-      "each once (other tools' outputs: `ironbench import FORMAT FILE`)");
-  add_database_option(*gather, *a);
-  gather->add_option("sources", a->sources, "Run JSON files, folders (every *.json under them), results databases")
-      ->required();
-  gather->callback([a, action] { *action = [a] { return import_runs(*a); }; });
+  const auto gather_help =
+      "Add runs written elsewhere (ironbench run JSON files, folders of them, other results databases), each once "
+      "(another tool's output: `ironbench import FORMAT FILE`)";
+  for (const bool old_name : {false, true}) {
+    auto* gather = old_name ? store_subcommand("import", "", gather_sources_by_old_name)
+                            : store_subcommand("gather", gather_help, gather_sources);
+    gather->add_option("sources", a->sources, "Run JSON files, folders (every *.json under them), results databases")
+        ->required();
+    if (old_name) gather->group("");  // not listed in the help
+  }
 
   auto* baselines = command->add_subcommand("baselines", "The published reference results (ref:NAME)");
   baselines->callback([action] { *action = [] { return list_baselines(); }; });

@@ -99,7 +99,7 @@ TEST(DatasetPath, AHugeLineIsRefusedInBoundedMemory) {
   }
 }
 
-// `results import` read every source of a folder before storing anything, at about 10 times
+// `results gather` read every source of a folder before storing anything, at about 10 times
 // each file's size (a 252 MB run file: 2.67 GB peak): now each run is stored as it is read, so
 // a folder costs the memory of its largest run, a few times its size.
 TEST(ResultsImportMemory, AFolderOfLargeRunsCostsTheMemoryOfItsLargestOne) {
@@ -126,7 +126,7 @@ TEST(ResultsImportMemory, AFolderOfLargeRunsCostsTheMemoryOfItsLargestOne) {
     largest = std::max(largest, std::filesystem::file_size(path));
   }
   const auto baseline = run_measured({"--version"});
-  const auto m = run_measured({"results", "import", folder.string(), "--db", (dir.path() / "all.db").string()});
+  const auto m = run_measured({"results", "gather", folder.string(), "--db", (dir.path() / "all.db").string()});
   ASSERT_EQ(m.result.exit_code, 0) << m.result.err;
   EXPECT_TRUE(input_contains(m.result.out, "3 added")) << m.result.out;
   // Measured: 4.5 times the largest file over the baseline (three 34 MB runs, 151 MiB); the

@@ -1,4 +1,4 @@
-// Runs gathered from several nodes into one store with the real binary (`results import`):
+// Runs gathered from several nodes into one store with the real binary (`results gather`):
 // every field of a real run kept through a JSON file and a database, each run once, and
 // corrupt, foreign and newer inputs refused in one line. The shared store is of each back end
 // (store_backends.hpp): an SQLite file and a fresh database of the fixture's PostgreSQL server;
@@ -50,10 +50,10 @@ TEST_P(ResultsImport, GathersNodesOnceWithEveryFieldKept) {
   const auto shared = fresh_store((dir / "shared.db").string(), "gather");
 
   // node a's JSON files, node b's database; then everything again: nothing twice.
-  auto r = run_ironbench({"results", "import", a + "/saved", b + "/results.db", "--db", shared});
+  auto r = run_ironbench({"results", "gather", a + "/saved", b + "/results.db", "--db", shared});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("3 added, 0 already present"), std::string::npos) << r.out;
-  r = run_ironbench({"results", "import", a + "/saved", a + "/results.db", b + "/results.db", "--db", shared});
+  r = run_ironbench({"results", "gather", a + "/saved", a + "/results.db", b + "/results.db", "--db", shared});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("0 added, 5 already present"), std::string::npos) << r.out;
   r = run_ironbench({"results", "list", "--db", shared});
@@ -78,7 +78,7 @@ TEST_P(ResultsImport, GathersNodesOnceWithEveryFieldKept) {
   // And back: the shared store's export imported on a node is the run it has.
   r = run_ironbench({"results", "export", "1", "2", "3", "--db", shared, "-o", dir.path().string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  r = run_ironbench({"results", "import", (dir / "run-1.json").string(), (dir / "run-2.json").string(),
+  r = run_ironbench({"results", "gather", (dir / "run-1.json").string(), (dir / "run-2.json").string(),
                      (dir / "run-3.json").string(), "--db", b + "/results.db"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("2 added, 1 already present"), std::string::npos) << r.out;
@@ -97,13 +97,13 @@ TEST_P(ResultsImport, RefusesCorruptForeignAndNewerInputsInOneLine) {
   { std::ofstream(dir / "cut.json") << R"({"schema_version": 1, "cases": [{"benchmark": "st)"; }
   { std::ofstream(dir / "vllm.json") << R"({"model_id": "m", "completed": 3, "duration": 1.5})"; }
   { std::ofstream(dir / "newer.json") << R"({"schema_version": 7, "cases": []})"; }
-  EXPECT_NE(import_refused({"results", "import", (dir / "cut.json").string(), "--db", db}).find("not valid JSON"),
+  EXPECT_NE(import_refused({"results", "gather", (dir / "cut.json").string(), "--db", db}).find("not valid JSON"),
             std::string::npos);
   EXPECT_NE(
-      import_refused({"results", "import", (dir / "vllm.json").string(), "--db", db}).find("ironbench import FORMAT"),
+      import_refused({"results", "gather", (dir / "vllm.json").string(), "--db", db}).find("ironbench import FORMAT"),
       std::string::npos);
   EXPECT_NE(
-      import_refused({"results", "import", (dir / "newer.json").string(), "--db", db}).find("newer than this build"),
+      import_refused({"results", "gather", (dir / "newer.json").string(), "--db", db}).find("newer than this build"),
       std::string::npos);
   if (postgresql()) {
     // A server's store of a newer schema, as the source.
@@ -111,7 +111,7 @@ TEST_P(ResultsImport, RefusesCorruptForeignAndNewerInputsInOneLine) {
     postgres_execute(newer_store,
                      "CREATE TABLE ironbench_schema(application TEXT PRIMARY KEY, version INTEGER NOT NULL);"
                      "INSERT INTO ironbench_schema VALUES('ironbench results', 99)");
-    EXPECT_NE(import_refused({"results", "import", newer_store, "--db", db}).find("newer than this build"),
+    EXPECT_NE(import_refused({"results", "gather", newer_store, "--db", db}).find("newer than this build"),
               std::string::npos);
   }
   // A results database file of a newer schema (the source, on every back end of the target):
@@ -120,7 +120,7 @@ TEST_P(ResultsImport, RefusesCorruptForeignAndNewerInputsInOneLine) {
   measure_on((dir / "node").string(), "node=x");
   const auto newer_db = (dir / "node" / "results.db").string();
   ASSERT_EQ(wait_for(start_program("sqlite3", {newer_db, "PRAGMA user_version=99"})).exit_code, 0);
-  EXPECT_NE(import_refused({"results", "import", newer_db, "--db", db}).find("newer than this build"),
+  EXPECT_NE(import_refused({"results", "gather", newer_db, "--db", db}).find("newer than this build"),
             std::string::npos);
   // Nothing was stored by any refused import (and the target was not even created).
   const auto r = run_ironbench({"results", "list", "--db", db});
@@ -153,7 +153,7 @@ TEST_P(ResultsImport, AFolderIsImportedFileByFileItsBadEntriesNamed) {
   fs::create_symlink("loop-a.json", saved / "loop-b.json");
   ASSERT_EQ(::mkfifo((saved / "pipe.json").c_str(), 0600), 0);
   const auto db = fresh_store((dir / "shared.db").string(), "gather_streamed");
-  const auto r = run_ironbench({"results", "import", saved.string(), "--db", db});
+  const auto r = run_ironbench({"results", "gather", saved.string(), "--db", db});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_NE(r.out.find("2 added, 0 already present"), std::string::npos) << r.out;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
@@ -177,13 +177,13 @@ TEST_P(ResultsImport, AFifoADamagedDatabaseAndAnOverflowAreRefusedNamingTheFile)
   // A FIFO nobody writes: refused at once (it waited for a writer before).
   const auto pipe = (dir / "pipe.json").string();
   ASSERT_EQ(::mkfifo(pipe.c_str(), 0600), 0);
-  const auto r = run_program("timeout", {"60", ironbench_binary(), "results", "import", pipe, "--db", db});
+  const auto r = run_program("timeout", {"60", ironbench_binary(), "results", "gather", pipe, "--db", db});
   EXPECT_NE(r.exit_code, 124) << "the import waited on the FIFO";
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("'" + pipe + "': it is a named pipe (FIFO)"), std::string::npos) << r.err;
   // "schema_version": 1e400 (exit 1 without the file's name before).
   { std::ofstream(dir / "overflow.json") << R"({"schema_version": 1e400, "cases": []})"; }
-  EXPECT_NE(import_refused({"results", "import", (dir / "overflow.json").string(), "--db", db})
+  EXPECT_NE(import_refused({"results", "gather", (dir / "overflow.json").string(), "--db", db})
                 .find((dir / "overflow.json").string()),
             std::string::npos);
   // A results database whose pages are damaged (exit 1 without the file's name before).
@@ -196,8 +196,33 @@ TEST_P(ResultsImport, AFifoADamagedDatabaseAndAnOverflowAreRefusedNamingTheFile)
     const std::string garbage(3000, '\x07');
     f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
   }
-  const auto message = import_refused({"results", "import", damaged, "--db", db});
+  const auto message = import_refused({"results", "gather", damaged, "--db", db});
   EXPECT_NE(message.find("cannot read results database " + damaged), std::string::npos) << message;
+}
+
+// `results import`, gather's former name (scripts may use it), still gathers, with one line on
+// stderr naming `results gather` and `ironbench import`; `results gather` has no such line, and
+// the help lists gather alone.
+TEST(ResultsGatherName, TheFormerNameStillGathersWithANote) {
+  const temp_dir dir("ironbench_gather_name_");
+  const auto node = (dir / "node").string(), db = (dir / "shared.db").string();
+  measure_on(node, "node=a");
+  auto r = run_ironbench({"results", "import", node + "/saved", "--db", db});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("1 added, 0 already present"), std::string::npos) << r.out;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("`results import` is now `results gather`"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("ironbench import FORMAT FILE"), std::string::npos) << r.err;
+
+  r = run_ironbench({"results", "gather", node + "/saved", "--db", db});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("0 added, 1 already present"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err, "");
+
+  r = run_ironbench({"results", "--help"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("gather"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::regex_search(r.out, std::regex(R"(\n\s*import\s)"))) << r.out;
 }
 
 }  // namespace

@@ -90,10 +90,10 @@ TEST_F(ResultsPostgres, EveryCommandWorksOnTheSharedStoreAndThePasswordIsWritten
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
 
   // Gathering the runs' files again adds nothing; into a local file, both come over.
-  r = ironbench({"results", "import", (dir / "saved").string(), "--db", db});
+  r = ironbench({"results", "gather", (dir / "saved").string(), "--db", db});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "0 added, 2 already present in " + shown)) << r.out;
-  r = ironbench({"results", "import", db, "--db", (dir / "local.db").string()});
+  r = ironbench({"results", "gather", db, "--db", (dir / "local.db").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "2 added, 0 already present")) << r.out;
 

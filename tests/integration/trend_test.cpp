@@ -1,5 +1,5 @@
 // `ironbench trend` and `report --trend` through the real binary, on synthetic nightly
-// histories gathered with `results import`: a 10 % step flagged at its run (exit 1 while it
+// histories gathered with `results gather`: a 10 % step flagged at its run (exit 1 while it
 // is the newest run), noise only flagged nowhere, and the HTML history drawn by Chromium. Each
 // test runs on both back ends (store_backends.hpp): an SQLite file and a fresh database of the
 // fixture's PostgreSQL server.
@@ -61,7 +61,7 @@ void add_nights(const temp_dir& dir, const std::string& db, int from, int to, in
     if (night < from) continue;
     std::ofstream(dir / ("night-" + std::to_string(night) + ".json")) << run.dump();
   }
-  const auto r = run_ironbench({"results", "import", dir.path().string(), "--db", db});
+  const auto r = run_ironbench({"results", "gather", dir.path().string(), "--db", db});
   ASSERT_EQ(r.exit_code, 0) << r.err;
 }
 
@@ -145,7 +145,7 @@ TEST_P(Trend, AMetricLeavingALevelOfZeroIsFlagged) {
     run["cases"][0]["metrics"].push_back({{"name", "failed"}, {"value", night < 8 ? 0 : 1000}, {"unit", "requests"}});
     std::ofstream(dir / ("night-" + std::to_string(night) + ".json")) << run.dump();
   }
-  ASSERT_EQ(run_ironbench({"results", "import", dir.path().string(), "--db", db}).exit_code, 0);
+  ASSERT_EQ(run_ironbench({"results", "gather", dir.path().string(), "--db", db}).exit_code, 0);
   auto r = run_ironbench({"trend", "failed", "--db", db});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("REGRESSION at run 8 (2026-01-08T02:00:00Z, node-a): failed 0 -> 1000 requests (from 0: +1000 "

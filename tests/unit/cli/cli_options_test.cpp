@@ -166,6 +166,14 @@ TEST(CliOptions, ResultsSubcommands) {
   expect_refused({"results", "delete"}, "ids is required");
 }
 
+// `results gather` and `results import`, its former name (kept for scripts), parse alike.
+TEST(CliOptions, ResultsGatherAndItsFormerName) {
+  expect_parses({"results", "gather", "saved", "node-b.db", "--db", "shared.db"}, "results");
+  expect_parses({"results", "import", "saved", "node-b.db", "--db", "shared.db"}, "results");
+  expect_refused({"results", "gather"}, "sources is required");
+  expect_refused({"results", "import"}, "sources is required");
+}
+
 TEST(CliOptions, ReportParsesAndRefuses) {
   expect_parses({"report", "1", "ref:mi350x-training", "-o", "r.html", "--title", "T", "--per-device"}, "report");
   expect_refused({"report"}, "report needs RUN", true);

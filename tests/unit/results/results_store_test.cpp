@@ -210,7 +210,7 @@ TEST_P(ResultsStore, RejectsForeignAndNewerDatabases) {
   EXPECT_THROW((results_store{text, store_access::write}), usage_error);
 }
 
-// A run stored once however often it is added (results import twice, two nodes at once).
+// A run stored once however often it is added (results gather twice, two nodes at once).
 TEST_P(ResultsStore, AddingARunTwiceStoresItOnce) {
   const auto path = fresh("add.db");
   results_store store(path, store_access::write);

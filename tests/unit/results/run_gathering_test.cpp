@@ -1,4 +1,4 @@
-// Gathering runs written elsewhere (results import): uuids, JSON and database round trips,
+// Gathering runs written elsewhere (results gather): uuids, JSON and database round trips,
 // duplicates, foreign and newer files, and a database of the version before uuids.
 #include "results/run_gathering.hpp"
 
