@@ -165,6 +165,23 @@ peer_transfer ring_transfer(const call_shape& shape, int from, int to, int ranks
   return {0, 0, shape.send_count};
 }
 
+// Sum over d < to of ((from + d) mod n): the classes k of the pairs (from, d) before `to`.
+std::size_t rotated_sum(int from, int to, int ranks) {
+  const auto a = static_cast<std::size_t>(from);
+  const auto t = static_cast<std::size_t>(to);
+  const auto before_wrap = static_cast<std::size_t>(ranks - from);  // a, a + 1, ..., n - 1
+  if (t <= before_wrap) return t * a + t * (t - 1) / 2;
+  const std::size_t wrapped = t - before_wrap;  // 0, 1, ..., wrapped - 1
+  return before_wrap * a + before_wrap * (before_wrap - 1) / 2 + wrapped * (wrapped - 1) / 2;
+}
+
+// What `from` sends in all to ranks 0 .. to - 1 of alltoallv's pattern: the prefix sum of its
+// counts, in closed form (a call of n ranks asks it n times per rank, not n^2).
+std::size_t alltoallv_sent_before(std::size_t unit, std::size_t remainder, int from, int to, int ranks) {
+  const int zero_class_peer = (ranks - from) % ranks;  // the d with (from + d) mod n = 0
+  return unit * (rotated_sum(from, to, ranks) + static_cast<std::size_t>(to)) + (zero_class_peer < to ? remainder : 0);
+}
+
 // The values one rank receives in a point-to-point collective: each peer's input where that
 // peer's transfer to this rank lands.
 expected_values received_from_peers(const collective_kind& kind, const collective_call& call) {
@@ -193,6 +210,17 @@ expected_values received_from_peers(const collective_kind& kind, const collectiv
 
 }  // namespace
 
+peer_transfer alltoallv_transfer(const call_shape& shape, int from, int to, int ranks) {
+  const auto n = static_cast<std::size_t>(ranks);
+  const std::size_t classes = n * (n + 1) / 2;  // the shares 1 + 2 + ... + n
+  const std::size_t unit = shape.send_count / classes;
+  const std::size_t remainder = shape.send_count - unit * classes;
+  const auto k = static_cast<std::size_t>((from + to) % ranks);
+  // Symmetric counts: what `from` receives before `to`'s block is what `to` sends before `from`'s.
+  return {alltoallv_sent_before(unit, remainder, from, to, ranks),
+          alltoallv_sent_before(unit, remainder, to, from, ranks), unit * (k + 1) + (k == 0 ? remainder : 0)};
+}
+
 const std::vector<collective_kind>& collective_kinds() {
   // name, reduces, has_root, output_at_root_only, shape, bus_factor, input, in_place_input,
   // expected, transfer, period
@@ -211,6 +239,8 @@ const std::vector<collective_kind>& collective_kinds() {
        nullptr, alltoall_transfer, 0},
       {collective::sendrecv, "sendrecv", false, false, false, whole_buffer_shape, unit_factor, moved_input, nullptr,
        nullptr, ring_transfer, 0},
+      {collective::alltoallv, "alltoallv", false, false, false, exchanged_shape, all_peers_factor, moved_input, nullptr,
+       nullptr, alltoallv_transfer, 0},
   };
   return rows;
 }

@@ -3,7 +3,7 @@
 // (counts per rank, the bytes of algbw, the bus bandwidth factor), what each rank puts in its
 // input and what each rank's output must then hold, exactly. The names, `all`, the sweep's
 // shapes and bandwidths, the data fill and the #wrong check all read it; a point-to-point row
-// (alltoall, sendrecv) also says what every rank sends every other, from which its expected
+// (alltoall, alltoallv, sendrecv) also says what every rank sends every other, from which its expected
 // values and the grouped send/receive of NCCL/RCCL follow. Adding a collective is its
 // enumerator (schema/collective_names.hpp), its row here, and its call in each backend
 // (docs/contributing.md, "Adding a collective"). Pure C++, no MPI, no GPU runtime.
@@ -82,5 +82,12 @@ struct collective_kind {
 /// point-to-point row the inputs its peers send it; an element no peer sends expects NaN,
 /// which no value equals).
 [[nodiscard]] expected_values expected_values_of(collective c, const collective_call& call);
+
+/// alltoallv's uneven pattern (docs/metrics.md): of its C = shape.send_count elements, rank s
+/// sends rank d u x (k + 1), k = (s + d) mod n, u = floor(C / (n(n+1)/2)), and the pair with
+/// k = 0 also the remainder C - u x n(n+1)/2. Every rank so sends and receives C elements, in
+/// peer order (displacements are prefix sums), and what s sends d equals what d sends s, which
+/// MPI's in-place alltoallv needs.
+[[nodiscard]] peer_transfer alltoallv_transfer(const call_shape& shape, int from, int to, int ranks);
 
 }  // namespace ironbench::schema

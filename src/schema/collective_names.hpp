@@ -1,6 +1,7 @@
 // The names of collectives, element types (dtypes) and reduction operators as ironbench stores
 // them, with nccl-tests' spellings: shared by the collectives sweep, its table and the
-// nccl-tests importer.
+// nccl-tests importer. What each collective is (sizes, data, expected values) is the table in
+// schema/collective_kinds.hpp, which these names of collectives read.
 #pragma once
 
 #include <cstddef>
@@ -10,7 +11,8 @@
 
 namespace ironbench::schema {
 
-enum class collective { all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv };
+/// One enumerator per row of collective_kinds() (schema/collective_kinds.hpp), in its order.
+enum class collective { all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv, alltoallv };
 enum class element_type { int8, int32, fp16, bf16, fp32, fp64 };
 enum class reduce_op { sum, prod, max, min, avg };
 

@@ -61,7 +61,7 @@ void every_collective_type_and_op_is_exact(int ranks) {
     }
     ++valid;
   }
-  EXPECT_EQ(collectives.size(), 7u);
+  EXPECT_EQ(collectives.size(), 8u);
   EXPECT_EQ(types.size(), 6u);
   EXPECT_EQ(ops, (std::set<std::string>{"sum", "prod", "max", "min", "avg", "none"}));
   // Both placements ran and both matched the exact expected values everywhere, so in-place

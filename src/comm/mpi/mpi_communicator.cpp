@@ -13,10 +13,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <vector>
 
 #include "blas/float_formats.hpp"
 #include "comm/collective_data.hpp"
 #include "core/error.hpp"
+#include "schema/collective_kinds.hpp"
 
 namespace ironbench::comm {
 namespace {
@@ -270,6 +272,26 @@ class mpi_backend final : public collective_backend {
         }
         return 0;
       }
+      case collective::alltoallv: {
+        // The row's uneven counts, which are symmetric: in place, MPI takes the receive side's
+        // counts and displacements for both, and they are the send side's.
+        const auto transfer = schema::kind_of(c).transfer;
+        for (auto* v : {&send_counts_, &send_displacements_, &recv_counts_, &recv_displacements_}) {
+          v->resize(static_cast<std::size_t>(n));
+        }
+        for (int peer = 0; peer < n; ++peer) {
+          const auto p = static_cast<std::size_t>(peer);
+          const auto to = transfer(shape, rank, peer, n);
+          const auto from = transfer(shape, peer, rank, n);
+          send_counts_[p] = count(to.count);
+          send_displacements_[p] = count(to.send_offset);
+          recv_counts_[p] = count(from.count);
+          recv_displacements_[p] = count(from.recv_offset);
+        }
+        IRONBENCH_MPI_CHECK(MPI_Alltoallv(in, send_counts_.data(), send_displacements_.data(), t, out,
+                                          recv_counts_.data(), recv_displacements_.data(), t, MPI_COMM_WORLD));
+        return 0;
+      }
       case collective::sendrecv: {
         const int next = (rank + 1) % n;
         const int previous = (rank - 1 + n) % n;
@@ -349,6 +371,8 @@ class mpi_backend final : public collective_backend {
 
   std::shared_ptr<bootstrap> world_;
   std::optional<mpi_device_memory> device_;
+  // alltoallv's counts and displacements, kept between calls.
+  std::vector<int> send_counts_, send_displacements_, recv_counts_, recv_displacements_;
   MPI_Op ops16_[2][4] = {{MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL},
                          {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL}};
 };

@@ -30,6 +30,15 @@ double combine(reduce_op op, double a, double b) {
   return 0;
 }
 
+// alltoallv's documented pattern, spelled out: of each rank's C elements, s sends d
+// u(k + 1), k = (s + d) mod n, u = C / (n(n+1)/2) rounded down, and the k = 0 pair also the rest.
+std::size_t alltoallv_count(std::size_t c, int s, int d, int n) {
+  const std::size_t shares = static_cast<std::size_t>(n * (n + 1) / 2);
+  const std::size_t u = c / shares;
+  const auto k = static_cast<std::size_t>((s + d) % n);
+  return u * (k + 1) + (k == 0 ? c - u * shares : 0);
+}
+
 // Rank r's output of collective c, computed from every rank's input buffer.
 bytes simulate(collective c, reduce_op op, element_type type, const call_shape& s, int r, int n, int root,
                const std::vector<bytes>& inputs) {
@@ -58,6 +67,16 @@ bytes simulate(collective c, reduce_op op, element_type type, const call_shape& 
         break;
       }
       case collective::sendrecv: v = in((r - 1 + n) % n, i); break;
+      case collective::alltoallv: {
+        // Peer blocks in rank order, each read where the sender's block for r starts.
+        std::size_t from = i;
+        int src = 0;
+        while (from >= alltoallv_count(s.send_count, src, r, n)) from -= alltoallv_count(s.send_count, src++, r, n);
+        std::size_t at = 0;
+        for (int d = 0; d < r; ++d) at += alltoallv_count(s.send_count, src, d, n);
+        v = in(src, at + from);
+        break;
+      }
     }
     put(type, out, i, v);
   }
@@ -115,6 +134,23 @@ TEST(CollectiveData, SimulatedResultsHaveNoWrongElementAndCorruptionIsCounted) {
           }
         }
       }
+    }
+  }
+}
+
+TEST(CollectiveData, AnEvenSplitIsWrongForAlltoallvAndItsOwnPatternIsRight) {
+  for (int n : {2, 3, 5}) {
+    const auto s = shape_of(collective::alltoallv, 960 * 4, element_type::fp32, n);
+    std::vector<bytes> inputs(n, bytes(s.send_count * 4));
+    for (int r = 0; r < n; ++r)
+      fill_input(collective::alltoallv, reduce_op::sum, element_type::fp32, r, inputs[r].data(), s.send_count);
+    for (int r = 0; r < n; ++r) {
+      const auto uneven = simulate(collective::alltoallv, reduce_op::sum, element_type::fp32, s, r, n, 0, inputs);
+      EXPECT_EQ(count_wrong(collective::alltoallv, reduce_op::sum, element_type::fp32, s, r, n, 0, uneven.data()), 0u);
+      const auto even = simulate(collective::alltoall, reduce_op::sum, element_type::fp32, s, r, n, 0, inputs);
+      EXPECT_GE(count_wrong(collective::alltoallv, reduce_op::sum, element_type::fp32, s, r, n, 0, even.data()),
+                s.recv_count / 2)
+          << "n=" << n << " rank " << r;
     }
   }
 }

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -73,6 +74,63 @@ TEST(CollectiveKinds, PointToPointTransfersSendEachInputElementOnceAndFillEachOu
     }
   }
   EXPECT_GT(checked, 0);
+}
+
+bool same(const peer_transfer& t, std::size_t send_offset, std::size_t recv_offset, std::size_t count) {
+  return t.send_offset == send_offset && t.recv_offset == recv_offset && t.count == count;
+}
+
+TEST(CollectiveKinds, AlltoallvSizesAsAlltoallAndSendsUnevenSymmetricBlocks) {
+  const auto& kind = kind_of(collective::alltoallv);
+  // Sized as nccl-tests' alltoall (rccl-tests' alltoallv): each rank's buffer, a multiple of
+  // n elements; S = that buffer; bus factor (n-1)/n.
+  const auto shape = kind.shape(29, 4, 3);
+  EXPECT_EQ(shape.count, 27u);
+  EXPECT_EQ(shape.send_count, 27u);
+  EXPECT_EQ(shape.recv_count, 27u);
+  EXPECT_EQ(shape.param_count, 9u);
+  EXPECT_EQ(shape.algorithm_bytes, 27.0 * 4);
+  EXPECT_DOUBLE_EQ(kind.bus_factor(3), 2.0 / 3);
+  EXPECT_DOUBLE_EQ(kind.bus_factor(8), 7.0 / 8);
+  // n = 3, C = 27: u = 27 / 6 = 4, remainder 3; k = (s + d) mod 3 gets 4(k + 1), k = 0 also 3:
+  // rank 0 sends 7, 8, 12 to ranks 0, 1, 2; rank 1 sends 8, 12, 7; rank 2 sends 12, 7, 8.
+  const std::size_t counts[3][3] = {{7, 8, 12}, {8, 12, 7}, {12, 7, 8}};
+  for (int s = 0; s < 3; ++s) {
+    for (int d = 0; d < 3; ++d) EXPECT_EQ(kind.transfer(shape, s, d, 3).count, counts[s][d]) << s << "->" << d;
+  }
+  EXPECT_TRUE(same(kind.transfer(shape, 0, 0, 3), 0, 0, 7));
+  EXPECT_TRUE(same(kind.transfer(shape, 0, 2, 3), 15, 0, 12));
+  EXPECT_TRUE(same(kind.transfer(shape, 1, 2, 3), 20, 12, 7));
+  EXPECT_TRUE(same(kind.transfer(shape, 2, 1, 3), 12, 20, 7));
+  EXPECT_TRUE(same(kind.transfer(shape, 2, 2, 3), 19, 19, 8));
+  // Rank 1 receives rank 0's elements 7..14, rank 1's 8..19, rank 2's 12..18, in that order.
+  collective_call call;
+  call.shape = shape;
+  call.rank = 1;
+  call.ranks = 3;
+  const auto expected = expected_values_of(collective::alltoallv, call);
+  const auto input = [&](int rank, std::size_t index) { return kind.input(call.op, rank, index); };
+  EXPECT_EQ(expected(0), input(0, 7));
+  EXPECT_EQ(expected(7), input(0, 14));
+  EXPECT_EQ(expected(8), input(1, 8));
+  EXPECT_EQ(expected(19), input(1, 19));
+  EXPECT_EQ(expected(20), input(2, 12));
+  EXPECT_EQ(expected(26), input(2, 18));
+  EXPECT_TRUE(std::isnan(expected(27)));  // beyond the output: no peer sends it
+}
+
+TEST(CollectiveKinds, AlltoallvIsUnevenForEveryRankCountAboveOne) {
+  for (int n = 2; n <= 16; ++n) {
+    const auto shape = kind_of(collective::alltoallv).shape(std::size_t{1} << 16, 4, n);
+    for (int s = 0; s < n; ++s) {
+      std::set<std::size_t> counts;
+      for (int d = 0; d < n; ++d) {
+        counts.insert(alltoallv_transfer(shape, s, d, n).count);
+        EXPECT_EQ(alltoallv_transfer(shape, s, d, n).count, alltoallv_transfer(shape, d, s, n).count);
+      }
+      EXPECT_EQ(counts.size(), static_cast<std::size_t>(n)) << "n=" << n << " rank " << s;
+    }
+  }
 }
 
 }  // namespace

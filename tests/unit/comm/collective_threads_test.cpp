@@ -123,8 +123,8 @@ sweep_settings small_sweep(std::vector<collective> collectives, element_type typ
   s.collectives = std::move(collectives);
   s.type = type;
   s.min_bytes = 8;
-  s.max_bytes = 64 * 1024;
-  s.factor = 4;
+  s.max_bytes = 32 * 1024;
+  s.factor = 8;
   s.warmup_iterations = 1;
   s.iterations = 2;
   return s;
@@ -139,7 +139,7 @@ std::vector<collective> point_to_point_collectives() {
 }
 
 TEST(CollectiveThreads, EveryReceivedElementOfEveryPointToPointCollectiveIsExactOnFiveRanks) {
-  for (const auto type : {element_type::int8, element_type::bf16, element_type::fp64}) {
+  for (const auto type : {element_type::int8, element_type::fp64}) {
     const auto rows = sweep_on_threads(5, small_sweep(point_to_point_collectives(), type));
     ASSERT_GE(rows.size(), point_to_point_collectives().size() * 4);
     for (const auto& row : rows) {
