@@ -145,268 +145,405 @@ void describe_point_bounds(json& vllm, const load_settings& load, const load_res
   }
 }
 
-}  // namespace
+// One point from its prepared requests to its case, one method per phase: prepared (checks,
+// adapters, warm-ups), watched (progress, /metrics, GPUs), measured (every rank's load),
+// collected (the watchers stopped), computed (its metrics), described (its result object),
+// reported (console, case, result file) and judged. Used once.
+class point_run {
+ public:
+  point_run(const sweep_settings& s, const load_settings& load, std::vector<prepared_request> requests, bool named,
+            const std::atomic<bool>* cancel, const sweep_callbacks& callbacks, sweep_outcome& out)
+      : s_(s),
+        load_(load),
+        requests_(std::move(requests)),
+        named_(named),
+        cancel_(cancel),
+        callbacks_(callbacks),
+        out_(out),
+        concurrency_(load.max_concurrency),
+        rate_(load.request_rate) {}
+  point_run(const point_run&) = delete;
+  point_run& operator=(const point_run&) = delete;
 
-bool run_point(const sweep_settings& s, const load_settings& load, std::vector<prepared_request> requests, bool named,
-               const std::atomic<bool>* cancel, const sweep_callbacks& callbacks, sweep_outcome& out) {
-  const double concurrency = load.max_concurrency, rate = load.request_rate;
-  const auto& ranks = s.ranks;
+  // True when the point was interrupted.
+  bool run() {
+    prepare();
+    watch();
+    measure();
+    if (s_.ranks.rank != 0) return result_.interrupted;  // rank 0 reports the point
+    collect();
+    compute_metrics();
+    describe();
+    report();
+    judge();
+    out_.cases.push_back(std::move(c_));
+    out_.points.push_back(vllm_);
+    return result_.interrupted;
+  }
+
+ private:
+  void prepare();
+  void watch();
+  void start_scrapers();
+  void measure();
+  void collect();
+  void compute_metrics();
+  void add_load_shape_metrics();
+  void describe();
+  void describe_server();
+  void report();
+  void make_case();
+  void add_gpu_telemetry();
+  void save();
+  void judge();
+
+  const sweep_settings& s_;
+  const load_settings& load_;
+  std::vector<prepared_request> requests_;
+  const bool named_;
+  const std::atomic<bool>* cancel_;
+  const sweep_callbacks& callbacks_;
+  sweep_outcome& out_;
+  const double concurrency_, rate_;
+
+  // Watching the point.
+  load_settings measured_;
+  bool shown_ = false;  // a progress line was shown
+  std::unique_ptr<metrics_scraper> scraper_;
+  std::vector<std::string> scrape_urls_;
+  std::vector<watched_gpu> gpus_;
+  // --gpu-metrics-url: each round folded into the history as it comes (bounded memory); the
+  // history outlives the scraper, whose thread feeds it.
+  std::unique_ptr<remote_gpu_history> gpu_history_;
+  std::unique_ptr<metrics_scraper> gpu_scraper_;
+
+  // What was measured and seen.
+  load_result result_;
+  point_gpu_telemetry gpu_;
+  json server_ = nullptr;
+  std::vector<scrape_round> server_rounds_;
+  remote_gpu_telemetry remote_gpus_;
+  bool pooled_ = false;
+  json metrics_;
+
+  // What is reported.
+  point_description description_;
+  std::size_t sent_ = 0;
+  json vllm_;
+  std::map<std::string, double> server_values_;
+  ttft_breakdown breakdown_;
+  core::case_result c_;
+};
+
+// The trace's schedule and the warm-ups checked, the adapters named, the warm-ups sent, and
+// the point announced.
+void point_run::prepare() {
   // A trace's schedule is checked before anything is sent (run_load checks it again).
-  if (!requests.empty() && requests.front().send_at_s >= 0) {
+  if (!requests_.empty() && requests_.front().send_at_s >= 0) {
     std::vector<double> times;
-    for (const auto& r : requests) times.push_back((r.send_at_s - requests.front().send_at_s) / load.trace_speed);
-    check_schedule_span(times, fmt::format("the trace's times at --trace-speed {:g}", load.trace_speed));
+    for (const auto& r : requests_) times.push_back((r.send_at_s - requests_.front().send_at_s) / load_.trace_speed);
+    check_schedule_span(times, fmt::format("the trace's times at --trace-speed {:g}", load_.trace_speed));
   }
-  if (static_cast<std::size_t>(std::max(0, s.num_warmups)) >= requests.size()) {
-    throw usage_error(fmt::format("--num-warmups {} leaves none of the dataset's {} requests to measure", s.num_warmups,
-                                  requests.size()));
+  if (static_cast<std::size_t>(std::max(0, s_.num_warmups)) >= requests_.size()) {
+    throw usage_error(fmt::format("--num-warmups {} leaves none of the dataset's {} requests to measure",
+                                  s_.num_warmups, requests_.size()));
   }
-  apply_lora_adapters(requests, s.lora, load.seed);  // --lora-modules: each request's adapter as its model
-  if (s.num_warmups > 0) {
-    std::vector<prepared_request> warm(requests.begin(), requests.begin() + s.num_warmups);
-    requests.erase(requests.begin(), requests.begin() + s.num_warmups);
-    auto warm_settings = rank_share(load, ranks);
+  apply_lora_adapters(requests_, s_.lora, load_.seed);  // --lora-modules: each request's adapter as its model
+  if (s_.num_warmups > 0) {
+    std::vector<prepared_request> warm(requests_.begin(), requests_.begin() + s_.num_warmups);
+    requests_.erase(requests_.begin(), requests_.begin() + s_.num_warmups);
+    auto warm_settings = rank_share(load_, s_.ranks);
     warm_settings.request_rate = std::numeric_limits<double>::infinity();
-    (void)run_load(warm, warm_settings, cancel);
+    (void)run_load(warm, warm_settings, cancel_);
   }
-  say(callbacks.progress, fmt::format("serve: {}{} requests, max concurrency {}, request rate {}, {} endpoint(s)\n",
-                                      load.duration_s > 0 ? fmt::format("for {:g} s, at most ", load.duration_s) : "",
-                                      requests.size(), concurrency > 0 ? fmt::format("{:g}", concurrency) : "unlimited",
-                                      rate_text(load), load.base_urls.size()));
-  auto measured = rank_share(load, ranks);
-  bool shown = false;
-  if (s.progress_interval_s > 0 && ranks.rank == 0) {
-    measured.progress_interval_s = s.progress_interval_s;
-    measured.on_progress = [&](const load_progress& p) {
-      say(callbacks.progress, progress_line(p, s.live_progress));
-      shown = true;
+  say(callbacks_.progress,
+      fmt::format("serve: {}{} requests, max concurrency {}, request rate {}, {} endpoint(s)\n",
+                  load_.duration_s > 0 ? fmt::format("for {:g} s, at most ", load_.duration_s) : "", requests_.size(),
+                  concurrency_ > 0 ? fmt::format("{:g}", concurrency_) : "unlimited", rate_text(load_),
+                  load_.base_urls.size()));
+}
+
+// This rank's share of the load with its progress line, the ranks' common start, and the
+// watchers of the server and its GPUs (on rank 0).
+void point_run::watch() {
+  const auto& ranks = s_.ranks;
+  measured_ = rank_share(load_, ranks);
+  if (s_.progress_interval_s > 0 && ranks.rank == 0) {
+    measured_.progress_interval_s = s_.progress_interval_s;
+    measured_.on_progress = [this](const load_progress& p) {
+      say(callbacks_.progress, progress_line(p, s_.live_progress));
+      shown_ = true;
     };
   }
-  std::unique_ptr<metrics_scraper> scraper;
-  const auto scrape_urls = metrics_urls(s, load);
+  scrape_urls_ = metrics_urls(s_, load_);
   if (ranks.several()) {
     // Every rank's schedule starts at one moment on the wall clock, chosen by rank 0 a little
     // ahead (a barrier alone lets ranks leave it milliseconds apart).
     ranks.barrier();
     const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-    measured.start_at_unix_s = ranks.sum(ranks.rank == 0 ? now + 0.05 : 0.0);
+    measured_.start_at_unix_s = ranks.sum(ranks.rank == 0 ? now + 0.05 : 0.0);
   }
-  auto gpus = s.watch_gpus && ranks.rank == 0 ? s.watch_gpus() : std::vector<watched_gpu>{};
-  if (s.server_metrics.enabled && ranks.rank == 0) {
+  if (s_.watch_gpus && ranks.rank == 0) gpus_ = s_.watch_gpus();
+  start_scrapers();
+}
+
+// /metrics and --gpu-metrics-url scraped during the point (rank 0).
+void point_run::start_scrapers() {
+  if (s_.ranks.rank != 0) return;
+  if (s_.server_metrics.enabled) {
     scrape_settings settings;
-    settings.urls = scrape_urls;
-    settings.interval_s = s.server_metrics.interval_s;
-    settings.headers = scrape_headers(scrape_urls, load.base_urls, load.headers);
-    settings.ca_file = load.ca_file;
-    settings.verify_tls = load.verify_tls;
-    scraper = std::make_unique<metrics_scraper>(std::move(settings));
+    settings.urls = scrape_urls_;
+    settings.interval_s = s_.server_metrics.interval_s;
+    settings.headers = scrape_headers(scrape_urls_, load_.base_urls, load_.headers);
+    settings.ca_file = load_.ca_file;
+    settings.verify_tls = load_.verify_tls;
+    scraper_ = std::make_unique<metrics_scraper>(std::move(settings));
   }
-  // --gpu-metrics-url: each round folded into the history as it comes (bounded memory); the
-  // history outlives the scraper, whose thread feeds it.
-  std::unique_ptr<remote_gpu_history> gpu_history;
-  std::unique_ptr<metrics_scraper> gpu_scraper;
-  if (!s.server_metrics.gpu_urls.empty() && ranks.rank == 0) {
-    const auto& urls = s.server_metrics.gpu_urls;
-    gpu_history = std::make_unique<remote_gpu_history>(urls, s.server_metrics.interval_s);
+  if (!s_.server_metrics.gpu_urls.empty()) {
+    const auto& urls = s_.server_metrics.gpu_urls;
+    gpu_history_ = std::make_unique<remote_gpu_history>(urls, s_.server_metrics.interval_s);
     scrape_settings settings;
     settings.urls = urls;
-    settings.interval_s = s.server_metrics.interval_s;
-    settings.headers = scrape_headers(urls, load.base_urls, load.headers);
-    settings.ca_file = load.ca_file;
-    settings.verify_tls = load.verify_tls;
-    settings.on_round = [history = gpu_history.get()](scrape_round&& round) { history->add(round); };
-    gpu_scraper = std::make_unique<metrics_scraper>(gpu_exporter_scrape_settings(std::move(settings)));
+    settings.interval_s = s_.server_metrics.interval_s;
+    settings.headers = scrape_headers(urls, load_.base_urls, load_.headers);
+    settings.ca_file = load_.ca_file;
+    settings.verify_tls = load_.verify_tls;
+    settings.on_round = [history = gpu_history_.get()](scrape_round&& round) { history->add(round); };
+    gpu_scraper_ = std::make_unique<metrics_scraper>(gpu_exporter_scrape_settings(std::move(settings)));
   }
-  auto result = gather_ranks(ranks, run_load(requests, measured, cancel), load);
-  if (ranks.rank != 0) return result.interrupted;  // rank 0 reports the point
-  judge_point(result, s.max_failed_share);
+}
+
+// This rank's load run, and every rank's results merged at rank 0.
+void point_run::measure() { result_ = gather_ranks(s_.ranks, run_load(requests_, measured_, cancel_), load_); }
+
+// The point judged on its requests, and the watchers stopped: the GPUs, /metrics, the GPU
+// exporters, the progress line.
+void point_run::collect() {
+  judge_point(result_, s_.max_failed_share);
   // The GPUs stop being watched when the load ends.
   double output_tokens = 0;
-  for (const auto& r : result.records) output_tokens += r.success ? static_cast<double>(r.output_len) : 0;
-  auto gpu = finish_gpu_watch(gpus, output_tokens);
-  json server = nullptr;
-  std::vector<scrape_round> server_rounds;
-  if (scraper) {
-    server_rounds = scraper->stop();
-    server =
-        summarize_server_metrics(server_rounds, scrape_urls, result.origin_monotonic_ns, s.server_metrics.interval_s);
+  for (const auto& r : result_.records) output_tokens += r.success ? static_cast<double>(r.output_len) : 0;
+  gpu_ = finish_gpu_watch(gpus_, output_tokens);
+  if (scraper_) {
+    server_rounds_ = scraper_->stop();
+    server_ = summarize_server_metrics(server_rounds_, scrape_urls_, result_.origin_monotonic_ns,
+                                       s_.server_metrics.interval_s);
   }
-  if (gpu_scraper) (void)gpu_scraper->stop();  // the last round folded in
-  const auto remote_gpus = gpu_history
-                               ? gpu_history->summarize(result.origin_monotonic_ns, result.duration_s, output_tokens)
-                               : remote_gpu_telemetry{};
-  if (shown) say(callbacks.progress, end_of_progress(s.live_progress));
-  const bool pooled = is_pooling(load.kind);
-  auto metrics = pooled ? pooling_metrics(result.records, result.duration_s, s.selection, load.inputs_per_request,
-                                          result.embedding_dimension)
-                        : serving_metrics(result.records, result.duration_s, s.slo, s.selection);
-  metrics.update(image_prompt_metrics(result.records));
-  if (auto turns = turn_metrics(result.records); !turns.empty()) {
-    metrics["turns"] = std::move(turns);
-    metrics["conversation_turns_not_sent"] = result.turns_dropped;
+  if (gpu_scraper_) (void)gpu_scraper_->stop();  // the last round folded in
+  if (gpu_history_)
+    remote_gpus_ = gpu_history_->summarize(result_.origin_monotonic_ns, result_.duration_s, output_tokens);
+  if (shown_) say(callbacks_.progress, end_of_progress(s_.live_progress));
+}
+
+// The point's metrics: vLLM's (or a pooling point's), images, turns, from the schedule,
+// goodput, interactivity, the steady state, reasoning and adapters.
+void point_run::compute_metrics() {
+  pooled_ = is_pooling(load_.kind);
+  metrics_ = pooled_ ? pooling_metrics(result_.records, result_.duration_s, s_.selection, load_.inputs_per_request,
+                                       result_.embedding_dimension)
+                     : serving_metrics(result_.records, result_.duration_s, s_.slo, s_.selection);
+  metrics_.update(image_prompt_metrics(result_.records));
+  if (auto turns = turn_metrics(result_.records); !turns.empty()) {
+    metrics_["turns"] = std::move(turns);
+    metrics_["conversation_turns_not_sent"] = result_.turns_dropped;
   }
   // On a schedule, also the latency from the intended send time.
-  if (!std::isinf(rate) || load.ramp.enabled()) {
-    metrics.update(pooled ? pooling_schedule_metrics(result.records, s.selection)
-                          : schedule_latency_metrics(result.records, s.selection));
+  if (!std::isinf(rate_) || load_.ramp.enabled()) {
+    metrics_.update(pooled_ ? pooling_schedule_metrics(result_.records, s_.selection)
+                            : schedule_latency_metrics(result_.records, s_.selection));
   }
-  // Goodput as shares and tokens, interactivity (and per GPU), and the steady-state window.
-  if (!pooled) {
-    metrics.update(goodput_shares(result.records, result.duration_s, s.slo));
-    metrics.update(interactivity_metrics(result.records, metrics, s.gpus));
-    const point_load shape{
-        !std::isinf(rate) || load.ramp.enabled() || (!requests.empty() && requests.front().send_at_s >= 0),
-        static_cast<std::size_t>(concurrency)};
-    metrics["steady_state"] = steady_state_metrics(result.records, shape, s.selection);
-    // A ramp-up: the window is over the ramp (the rate rose through it), marked as such.
-    if (load.ramp.enabled()) {
-      metrics["steady_state"]["ramp_up"] = {{"strategy", to_string(load.ramp.strategy)},
-                                            {"start_rps", load.ramp.start_rps},
-                                            {"end_rps", load.ramp.end_rps}};
-    }
-  }
+  if (!pooled_) add_load_shape_metrics();
   // Reasoning models: the first reasoning and answer tokens; LoRA adapters: each one's metrics.
-  metrics.update(reasoning_metrics(result.records, s.selection));
-  if (s.lora.enabled()) metrics["per_adapter"] = adapter_metrics(result.records, result.duration_s, s.lora);
-  point_description description;
-  description.date = utc_time(std::chrono::system_clock::now(), "%Y%m%d-%H%M%S");
-  description.api = load.api;
-  description.model = s.body.model;
-  description.tokenizer = s.tokenizer;
+  metrics_.update(reasoning_metrics(result_.records, s_.selection));
+  if (s_.lora.enabled()) metrics_["per_adapter"] = adapter_metrics(result_.records, result_.duration_s, s_.lora);
+}
+
+// Goodput as shares and tokens, interactivity (and per GPU), and the steady-state window.
+void point_run::add_load_shape_metrics() {
+  metrics_.update(goodput_shares(result_.records, result_.duration_s, s_.slo));
+  metrics_.update(interactivity_metrics(result_.records, metrics_, s_.gpus));
+  const point_load shape{
+      !std::isinf(rate_) || load_.ramp.enabled() || (!requests_.empty() && requests_.front().send_at_s >= 0),
+      static_cast<std::size_t>(concurrency_)};
+  metrics_["steady_state"] = steady_state_metrics(result_.records, shape, s_.selection);
+  // A ramp-up: the window is over the ramp (the rate rose through it), marked as such.
+  if (load_.ramp.enabled()) {
+    metrics_["steady_state"]["ramp_up"] = {{"strategy", to_string(load_.ramp.strategy)},
+                                           {"start_rps", load_.ramp.start_rps},
+                                           {"end_rps", load_.ramp.end_rps}};
+  }
+}
+
+// The point's result object (vLLM's keys and ironbench's), and the line of a point bounded by time.
+void point_run::describe() {
+  description_.date = utc_time(std::chrono::system_clock::now(), "%Y%m%d-%H%M%S");
+  description_.api = load_.api;
+  description_.model = s_.body.model;
+  description_.tokenizer = s_.tokenizer;
   // Bounded by time, the requests sent are an outcome (the unfinished ones among them).
-  const std::size_t sent = load.duration_s > 0 ? result.records.size() + result.unfinished : requests.size();
-  description.num_prompts = sent;
-  description.request_rate = rate;
-  description.burstiness = load.burstiness;
-  description.max_concurrency = concurrency > 0 ? static_cast<int>(concurrency) : 0;
-  auto vllm = vllm_point_json(description, metrics, result);
-  describe_point_bounds(vllm, load, result);
-  if (load.duration_s > 0) {
-    say(callbacks.console,
+  sent_ = load_.duration_s > 0 ? result_.records.size() + result_.unfinished : requests_.size();
+  description_.num_prompts = sent_;
+  description_.request_rate = rate_;
+  description_.burstiness = load_.burstiness;
+  description_.max_concurrency = concurrency_ > 0 ? static_cast<int>(concurrency_) : 0;
+  vllm_ = vllm_point_json(description_, metrics_, result_);
+  describe_point_bounds(vllm_, load_, result_);
+  if (load_.duration_s > 0) {
+    say(callbacks_.console,
         fmt::format("duration {:g} s: {} requests sent, {} unfinished after the {:g} s grace period (left out of "
                     "the metrics); ended by {}\n",
-                    load.duration_s, sent, result.unfinished, load.grace_s,
-                    result.ended_by == "duration"      ? "the duration"
-                    : result.ended_by == "num_prompts" ? "--num-prompts (every prepared request sent)"
-                                                       : result.ended_by));
+                    load_.duration_s, sent_, result_.unfinished, load_.grace_s,
+                    result_.ended_by == "duration"      ? "the duration"
+                    : result_.ended_by == "num_prompts" ? "--num-prompts (every prepared request sent)"
+                                                        : result_.ended_by));
   }
   // How the requests sampled (null: the server's default), which --check-outputs reads.
-  vllm["temperature"] = s.body.extra.contains("temperature") ? s.body.extra.at("temperature") : json(nullptr);
-  if (!result.ranks.is_null()) vllm["client_ranks"] = result.ranks;
-  if (pooled) describe_pooling_point(vllm, load.kind, load.endpoint);
-  const auto server_values = server_metric_values(server);
-  for (const auto& [name, value] : server_values) vllm[name] = value;
+  vllm_["temperature"] = s_.body.extra.contains("temperature") ? s_.body.extra.at("temperature") : json(nullptr);
+  if (!result_.ranks.is_null()) vllm_["client_ranks"] = result_.ranks;
+  if (pooled_) describe_pooling_point(vllm_, load_.kind, load_.endpoint);
+  describe_server();
+}
+
+// What the server said: its /metrics values, where TTFT goes, its GPUs through their exporters.
+void point_run::describe_server() {
+  server_values_ = server_metric_values(server_);
+  for (const auto& [name, value] : server_values_) vllm_[name] = value;
   // Where TTFT goes, from the servers' stage histograms (ttft_breakdown.hpp); a pooling point
   // has no TTFT to break down.
-  const auto breakdown =
-      pooled ? ttft_breakdown{}
-             : summarize_ttft_breakdown(server_rounds, scrape_urls, s.server_metrics.roles,
-                                        metrics.value("mean_ttft_ms", 0.0), metrics.value("mean_e2el_ms", 0.0),
-                                        metrics.value("completed", 0.0));
-  if (!breakdown.summary.is_null()) vllm["ttft_breakdown"] = breakdown.summary;
-  for (const auto& [name, value] : breakdown.values) vllm[name] = value;
-  if (!remote_gpus.summary.is_null()) vllm["remote_gpu_telemetry"] = remote_gpus.summary;
+  breakdown_ = pooled_ ? ttft_breakdown{}
+                       : summarize_ttft_breakdown(
+                             server_rounds_, scrape_urls_, s_.server_metrics.roles, metrics_.value("mean_ttft_ms", 0.0),
+                             metrics_.value("mean_e2el_ms", 0.0), metrics_.value("completed", 0.0));
+  if (!breakdown_.summary.is_null()) vllm_["ttft_breakdown"] = breakdown_.summary;
+  for (const auto& [name, value] : breakdown_.values) vllm_[name] = value;
+  if (!remote_gpus_.summary.is_null()) vllm_["remote_gpu_telemetry"] = remote_gpus_.summary;
+}
+
+// The console summary, the point's case, and its result file.
+void point_run::report() {
   std::ostringstream summary;
-  if (pooled) {
-    write_pooling_summary(summary, metrics, result, s.selection);
+  if (pooled_) {
+    write_pooling_summary(summary, metrics_, result_, s_.selection);
   } else {
-    write_serving_summary(summary, metrics, result, s.selection);
+    write_serving_summary(summary, metrics_, result_, s_.selection);
   }
-  write_image_prompt_summary(summary, metrics);
-  summary << reasoning_summary(metrics, s.selection) << adapter_summary(metrics.value("per_adapter", json::object()));
-  if (!server.is_null()) write_server_metrics_summary(summary, server);
-  summary << ttft_breakdown_text(breakdown.summary) << remote_gpu_text(remote_gpus.summary);
-  say(callbacks.console, summary.str());
-  auto c = point_case(load, concurrency, rate, sent, metrics, result, server_values);
-  if (load.duration_s > 0) {
-    c.metrics.push_back({"unfinished_requests", static_cast<double>(result.unfinished), "requests",
-                         "still in flight when the grace period ended"});
+  write_image_prompt_summary(summary, metrics_);
+  summary << reasoning_summary(metrics_, s_.selection)
+          << adapter_summary(metrics_.value("per_adapter", json::object()));
+  if (!server_.is_null()) write_server_metrics_summary(summary, server_);
+  summary << ttft_breakdown_text(breakdown_.summary) << remote_gpu_text(remote_gpus_.summary);
+  say(callbacks_.console, summary.str());
+  make_case();
+  save();
+}
+
+// The point's case: its metrics, the output check, the GPUs, the result object and the timeline.
+void point_run::make_case() {
+  c_ = point_case(load_, concurrency_, rate_, sent_, metrics_, result_, server_values_);
+  if (load_.duration_s > 0) {
+    c_.metrics.push_back({"unfinished_requests", static_cast<double>(result_.unfinished), "requests",
+                          "still in flight when the grace period ended"});
   }
-  for (const auto& [name, value] : breakdown.values)
-    c.metrics.push_back({name, value, "ms", "server stage histograms"});
-  for (const auto& m : remote_gpus.metrics) {
-    vllm[m.name] = m.value;
-    c.metrics.push_back(m);
+  for (const auto& [name, value] : breakdown_.values)
+    c_.metrics.push_back({name, value, "ms", "server stage histograms"});
+  for (const auto& m : remote_gpus_.metrics) {
+    vllm_[m.name] = m.value;
+    c_.metrics.push_back(m);
   }
-  if (s.loaded_reference) {  // --check-outputs
-    auto check = check_outputs(result.records, *s.loaded_reference, load.tokenizer);
-    say(callbacks.console, output_check_line(check));
-    add_output_check_metrics(check, c);
-    vllm["output_check"] = std::move(check);
+  if (s_.loaded_reference) {  // --check-outputs
+    auto check = check_outputs(result_.records, *s_.loaded_reference, load_.tokenizer);
+    say(callbacks_.console, output_check_line(check));
+    add_output_check_metrics(check, c_);
+    vllm_["output_check"] = std::move(check);
   }
-  for (auto& m : interactivity_case_metrics(metrics)) c.metrics.push_back(std::move(m));
+  for (auto& m : interactivity_case_metrics(metrics_)) c_.metrics.push_back(std::move(m));
   for (const auto& [key, unit] : {std::pair{"slo_attainment", "share"}, std::pair{"token_goodput", "tok/s"}}) {
-    if (metrics.contains(key)) c.metrics.push_back({key, metrics.at(key).get<double>(), unit, "within --goodput"});
+    if (metrics_.contains(key)) c_.metrics.push_back({key, metrics_.at(key).get<double>(), unit, "within --goodput"});
   }
-  if (const auto steady = metrics.value("steady_state", json()); steady.contains("output_throughput")) {
-    c.metrics.push_back({"steady_output_throughput", steady.at("output_throughput").get<double>(), "tok/s",
-                         "over the steady-state window"});
+  if (const auto steady = metrics_.value("steady_state", json()); steady.contains("output_throughput")) {
+    c_.metrics.push_back({"steady_output_throughput", steady.at("output_throughput").get<double>(), "tok/s",
+                          "over the steady-state window"});
   }
-  if (!gpus.empty()) {
-    for (auto& m : gpu.metrics) {
-      // With --gpu-metrics-url too, the exporter's figures keep the flat names.
-      const auto taken = [&](const core::metric& x) { return x.name == m.name; };
-      if (!remote_gpus.metrics.empty() && std::any_of(c.metrics.begin(), c.metrics.end(), taken)) continue;
-      vllm[m.name] = m.value;
-      c.metrics.push_back(std::move(m));
-    }
-    vllm["gpu_telemetry"] = gpu.summary;
-    c.telemetry = gpu.summary;
-    for (auto& series : gpu.series) {
-      series["case"] = out.cases.size();  // this case's index once it is added
-      out.telemetry.push_back(std::move(series));
-    }
-    if (gpu.summary.contains("energy_invalid_reason")) {
-      say(callbacks.console,
-          fmt::format("GPU energy: INVALID ({})\n", gpu.summary.at("energy_invalid_reason").get<std::string>()));
-    }
-    if (gpu.summary.contains("joules_per_output_token")) {
-      say(callbacks.console,
-          fmt::format("GPU energy: {:.1f} J, {:.4f} J per output token, {:.2f} output tokens per J\n",
-                      gpu.summary.at("energy_j").get<double>(), gpu.summary.at("joules_per_output_token").get<double>(),
-                      gpu.summary.at("output_tokens_per_joule").get<double>()));
-    }
+  if (!gpus_.empty()) add_gpu_telemetry();
+  c_.notes["result"] = core::json_text(vllm_);
+  if (!server_.is_null()) {
+    c_.notes["server_metrics"] = core::json_text(server_);
+    vllm_["server_metrics"] = server_;
   }
-  c.notes["result"] = core::json_text(vllm);
-  if (!server.is_null()) {
-    c.notes["server_metrics"] = core::json_text(server);
-    vllm["server_metrics"] = server;
+  c_.series = point_timeline(result_.records, result_.duration_s, s_.server_metrics.interval_s, server_);
+  if (const auto steady = metrics_.value("steady_state", json()); steady.contains("start_s")) {
+    c_.series["client_steady_state_s"] = {steady.at("start_s").get<double>(), steady.at("end_s").get<double>()};
   }
-  c.series = point_timeline(result.records, result.duration_s, s.server_metrics.interval_s, server);
-  if (const auto steady = metrics.value("steady_state", json()); steady.contains("start_s")) {
-    c.series["client_steady_state_s"] = {steady.at("start_s").get<double>(), steady.at("end_s").get<double>()};
+}
+
+// The GPUs watched on this node: their metrics, summary and series, and their energy's line.
+void point_run::add_gpu_telemetry() {
+  for (auto& m : gpu_.metrics) {
+    // With --gpu-metrics-url too, the exporter's figures keep the flat names.
+    const auto taken = [&](const core::metric& x) { return x.name == m.name; };
+    if (!remote_gpus_.metrics.empty() && std::any_of(c_.metrics.begin(), c_.metrics.end(), taken)) continue;
+    vllm_[m.name] = m.value;
+    c_.metrics.push_back(std::move(m));
   }
-  if (s.save.save_result) {
-    const auto name =
-        named ? s.save.result_filename : result_file_name(vllm, rate, description.max_concurrency, description.date);
-    say(callbacks.console, "saved: " + write_result_file(vllm, result, s.save, name).string() + "\n");
-    const auto not_kept = std::count_if(result.records.begin(), result.records.end(),
-                                        [](const request_record& r) { return r.text_not_kept; });
-    if (not_kept > 0) {
-      say(callbacks.console,
-          fmt::format("{} generated texts were not kept: past --max-kept-text-bytes ({} bytes); the result file "
-                      "counts them in generated_texts_not_kept\n",
-                      not_kept, s.load.max_kept_text_bytes));
-    }
+  vllm_["gpu_telemetry"] = gpu_.summary;
+  c_.telemetry = gpu_.summary;
+  for (auto& series : gpu_.series) {
+    series["case"] = out_.cases.size();  // this case's index once it is added
+    out_.telemetry.push_back(std::move(series));
   }
-  if (!result.valid) {
-    c.status = core::case_status::invalid;
-    c.reason = result.invalid_reason;
-    out.invalid = true;
+  if (gpu_.summary.contains("energy_invalid_reason")) {
+    say(callbacks_.console,
+        fmt::format("GPU energy: INVALID ({})\n", gpu_.summary.at("energy_invalid_reason").get<std::string>()));
+  }
+  if (gpu_.summary.contains("joules_per_output_token")) {
+    say(callbacks_.console,
+        fmt::format("GPU energy: {:.1f} J, {:.4f} J per output token, {:.2f} output tokens per J\n",
+                    gpu_.summary.at("energy_j").get<double>(), gpu_.summary.at("joules_per_output_token").get<double>(),
+                    gpu_.summary.at("output_tokens_per_joule").get<double>()));
+  }
+}
+
+// --save-result: the result file, and a line when texts were not kept in it.
+void point_run::save() {
+  if (!s_.save.save_result) return;
+  const auto name = named_ ? s_.save.result_filename
+                           : result_file_name(vllm_, rate_, description_.max_concurrency, description_.date);
+  say(callbacks_.console, "saved: " + write_result_file(vllm_, result_, s_.save, name).string() + "\n");
+  const auto not_kept = std::count_if(result_.records.begin(), result_.records.end(),
+                                      [](const request_record& r) { return r.text_not_kept; });
+  if (not_kept > 0) {
+    say(callbacks_.console,
+        fmt::format("{} generated texts were not kept: past --max-kept-text-bytes ({} bytes); the result file "
+                    "counts them in generated_texts_not_kept\n",
+                    not_kept, s_.load.max_kept_text_bytes));
+  }
+}
+
+// The case's status: INVALID with the point's reason, FAILED when not one request succeeded.
+void point_run::judge() {
+  if (!result_.valid) {
+    c_.status = core::case_status::invalid;
+    c_.reason = result_.invalid_reason;
+    out_.invalid = true;
   }
   // Not one request succeeded (server down, wrong URL or endpoint): say so in one line.
-  if (!result.records.empty() && metrics.at(schema::vllm_key::completed).get<std::size_t>() == 0 &&
-      !result.interrupted) {
-    const auto& first = result.records.front();
-    c.status = core::case_status::failed;
-    c.reason = fmt::format("no request succeeded; the first failed with {}: {}", first.error_class, first.error);
-    say(callbacks.progress, fmt::format("ironbench: error: no request to {}{} succeeded ({}: {})\n", first.endpoint,
-                                        load.endpoint, first.error_class, first.error));
-    out.invalid = true;
+  if (!result_.records.empty() && metrics_.at(schema::vllm_key::completed).get<std::size_t>() == 0 &&
+      !result_.interrupted) {
+    const auto& first = result_.records.front();
+    c_.status = core::case_status::failed;
+    c_.reason = fmt::format("no request succeeded; the first failed with {}: {}", first.error_class, first.error);
+    say(callbacks_.progress, fmt::format("ironbench: error: no request to {}{} succeeded ({}: {})\n", first.endpoint,
+                                         load_.endpoint, first.error_class, first.error));
+    out_.invalid = true;
   }
-  out.cases.push_back(std::move(c));
-  out.points.push_back(vllm);
-  return result.interrupted;
+}
+
+}  // namespace
+
+bool run_point(const sweep_settings& s, const load_settings& load, std::vector<prepared_request> requests, bool named,
+               const std::atomic<bool>* cancel, const sweep_callbacks& callbacks, sweep_outcome& out) {
+  point_run point(s, load, std::move(requests), named, cancel, callbacks, out);
+  return point.run();
 }
 
 }  // namespace ironbench::serve

@@ -67,42 +67,11 @@ void write_server_metrics_summary(std::ostream& out, const json& summary) {
   }
 }
 
-void write_serving_summary(std::ostream& out, const json& m, const load_result& load,
-                           const metric_selection& selection) {
-  fmt::print(out, "{:=^50}\n", " Serving Benchmark Result ");
-  line(out, "Successful requests:", fmt::format("{}", m.at("completed").get<std::size_t>()));
-  line(out, "Failed requests:", fmt::format("{}", m.at("failed").get<std::size_t>()));
-  line(out, "Benchmark duration (s):", fmt::format("{:.2f}", m.at("duration").get<double>()));
-  line(out, "Total input tokens:", fmt::format("{}", m.at("total_input_tokens").get<std::int64_t>()));
-  line(out, "Total generated tokens:", fmt::format("{}", m.at("total_output_tokens").get<std::int64_t>()));
-  line(out, "Request throughput (req/s):", fmt::format("{:.2f}", m.at("request_throughput").get<double>()));
-  if (m.contains("request_goodput"))
-    line(out, "Request goodput (req/s):", fmt::format("{:.2f}", m.at("request_goodput").get<double>()));
-  if (m.contains("slo_attainment")) {
-    line(out, "SLO attainment, every SLO (%):", fmt::format("{:.2f}", 100 * m.at("slo_attainment").get<double>()));
-    for (const auto& metric : latency_metric_table()) {
-      const auto key = fmt::format("slo_attainment_{}", metric.name);
-      if (metric.goodput && m.contains(key))
-        line(out, fmt::format("SLO attainment, {} alone (%):", metric.name),
-             fmt::format("{:.2f}", 100 * m.at(key).get<double>()));
-    }
-    line(out, "Token goodput (tok/s):", fmt::format("{:.2f}", m.at("token_goodput").get<double>()));
-  }
-  line(out, "Output token throughput (tok/s):", fmt::format("{:.2f}", m.at("output_throughput").get<double>()));
-  if (m.contains("output_throughput_per_gpu")) {
-    line(out, fmt::format("Output token throughput per GPU ({}):", m.value("gpus", 0)),
-         fmt::format("{:.2f}", m.at("output_throughput_per_gpu").get<double>()));
-  }
-  if (m.contains("median_interactivity")) {
-    line(out, "Tok/s per user, median / at p90 TPOT:",
-         fmt::format("{:.2f} / {:.2f}", m.at("median_interactivity").get<double>(),
-                     m.value("interactivity_at_p90_tpot", 0.0)));
-  }
-  line(out, "Total Token throughput (tok/s):", fmt::format("{:.2f}", m.at("total_token_throughput").get<double>()));
-  line(out, "Max concurrent requests:", fmt::format("{}", m.at("max_concurrent_requests").get<std::size_t>()));
-  for (const auto& name : selection.metrics) {
-    if (const auto* metric = find_latency_metric(name)) section(out, m, selection, *metric);
-  }
+namespace {
+
+// From the intended send time, the steady-state window and the conversations' turns, where
+// the point has them.
+void write_serving_load_sections(std::ostream& out, const json& m) {
   if (m.contains("median_ttft_from_schedule_ms")) {
     fmt::print(out, "{:-^50}\n", "From the intended send time");
     line(out, "Median / P99 schedule delay (ms):",
@@ -136,6 +105,11 @@ void write_serving_summary(std::ostream& out, const json& m, const load_result& 
       line(out, "Turns not sent (earlier turn failed):", fmt::format("{}", m.value("conversation_turns_not_sent", 0)));
     }
   }
+}
+
+// The client's own timing: its ranks, lateness, CPU, kernel stamps and their accuracy, the
+// failures and what the server reported wrongly, and the point's verdict.
+void write_serving_client_section(std::ostream& out, const json& m, const load_result& load) {
   fmt::print(out, "{:-^50}\n", "Client");
   if (load.ranks.is_array()) {
     for (const auto& r : load.ranks) {
@@ -175,6 +149,48 @@ void write_serving_summary(std::ostream& out, const json& m, const load_result& 
     line(out, "Responses with invalid UTF-8 (replaced):", fmt::format("{}", n));
   }
   line(out, "Verdict:", load.valid ? "VALID" : "INVALID: " + load.invalid_reason);
+}
+
+}  // namespace
+
+void write_serving_summary(std::ostream& out, const json& m, const load_result& load,
+                           const metric_selection& selection) {
+  fmt::print(out, "{:=^50}\n", " Serving Benchmark Result ");
+  line(out, "Successful requests:", fmt::format("{}", m.at("completed").get<std::size_t>()));
+  line(out, "Failed requests:", fmt::format("{}", m.at("failed").get<std::size_t>()));
+  line(out, "Benchmark duration (s):", fmt::format("{:.2f}", m.at("duration").get<double>()));
+  line(out, "Total input tokens:", fmt::format("{}", m.at("total_input_tokens").get<std::int64_t>()));
+  line(out, "Total generated tokens:", fmt::format("{}", m.at("total_output_tokens").get<std::int64_t>()));
+  line(out, "Request throughput (req/s):", fmt::format("{:.2f}", m.at("request_throughput").get<double>()));
+  if (m.contains("request_goodput"))
+    line(out, "Request goodput (req/s):", fmt::format("{:.2f}", m.at("request_goodput").get<double>()));
+  if (m.contains("slo_attainment")) {
+    line(out, "SLO attainment, every SLO (%):", fmt::format("{:.2f}", 100 * m.at("slo_attainment").get<double>()));
+    for (const auto& metric : latency_metric_table()) {
+      const auto key = fmt::format("slo_attainment_{}", metric.name);
+      if (metric.goodput && m.contains(key))
+        line(out, fmt::format("SLO attainment, {} alone (%):", metric.name),
+             fmt::format("{:.2f}", 100 * m.at(key).get<double>()));
+    }
+    line(out, "Token goodput (tok/s):", fmt::format("{:.2f}", m.at("token_goodput").get<double>()));
+  }
+  line(out, "Output token throughput (tok/s):", fmt::format("{:.2f}", m.at("output_throughput").get<double>()));
+  if (m.contains("output_throughput_per_gpu")) {
+    line(out, fmt::format("Output token throughput per GPU ({}):", m.value("gpus", 0)),
+         fmt::format("{:.2f}", m.at("output_throughput_per_gpu").get<double>()));
+  }
+  if (m.contains("median_interactivity")) {
+    line(out, "Tok/s per user, median / at p90 TPOT:",
+         fmt::format("{:.2f} / {:.2f}", m.at("median_interactivity").get<double>(),
+                     m.value("interactivity_at_p90_tpot", 0.0)));
+  }
+  line(out, "Total Token throughput (tok/s):", fmt::format("{:.2f}", m.at("total_token_throughput").get<double>()));
+  line(out, "Max concurrent requests:", fmt::format("{}", m.at("max_concurrent_requests").get<std::size_t>()));
+  for (const auto& name : selection.metrics) {
+    if (const auto* metric = find_latency_metric(name)) section(out, m, selection, *metric);
+  }
+  write_serving_load_sections(out, m);
+  write_serving_client_section(out, m, load);
   fmt::print(out, "{:=^50}\n", "");
 }
 

@@ -249,109 +249,112 @@ search_plan make_plan(const search_settings& search, const std::optional<capacit
   return plan;
 }
 
-// --search: the highest load meeting --slo, each probe a point of its own, bounded by time.
-void run_search(sweep_run& run) {
-  const auto& s = run.s;
-  const auto& search = *s.search;
-  const bool by_rate = search.axis == search_axis::rate;
-  const bool reporting = s.ranks.rank == 0;
-  const auto started = std::chrono::steady_clock::now();
-  // The first load (rate) and the probes' sizes (concurrency) come from a short estimate.
-  std::optional<capacity_estimate> estimate;
-  double estimate_s = 0;
-  if (!by_rate || search.start_from_estimate) {
-    say(run.callbacks.console,
-        fmt::format("SLO search: estimating capacity: {} requests in flight, {} requests, at most {:g} s\n",
-                    search.estimate_concurrency, estimate_requests(search.estimate_concurrency),
-                    search.estimate_duration_s));
-    bool interrupted = false;
-    estimate = run_capacity_estimate(run, estimate_s, interrupted);
-    if (interrupted) {
-      say(run.callbacks.console, "SLO search: interrupted during the capacity estimate\n");
-      return;
-    }
-    say(run.callbacks.console,
-        estimate->ok ? fmt::format("capacity estimate: {:.4g} requests/s ({} completed in {:.2f} s, the longest in "
-                                   "{:.2f} s)\n",
-                                   estimate->requests_per_s, estimate->completed, estimate_s, estimate->max_e2el_s)
-                     : fmt::format("capacity estimate: none ({}); the search starts at --search-start {:g}\n",
-                                   estimate->why, search.start));
+namespace {
+
+// The capacity estimate a search starts from (rate: unless --search-start is given;
+// concurrency: always, for the probes' sizes), and its line; nullopt without one.
+std::optional<capacity_estimate> search_estimate(sweep_run& run, double& estimate_s, bool& interrupted) {
+  const auto& search = *run.s.search;
+  if (search.axis == search_axis::rate && !search.start_from_estimate) return std::nullopt;
+  say(run.callbacks.console,
+      fmt::format("SLO search: estimating capacity: {} requests in flight, {} requests, at most {:g} s\n",
+                  search.estimate_concurrency, estimate_requests(search.estimate_concurrency),
+                  search.estimate_duration_s));
+  auto estimate = run_capacity_estimate(run, estimate_s, interrupted);
+  if (interrupted) {
+    say(run.callbacks.console, "SLO search: interrupted during the capacity estimate\n");
+    return estimate;
   }
-  const auto plan = make_plan(search, estimate, estimate_s);
-  auto settings = search;
-  settings.start = plan.start;
-  const double bound_s = plan.estimate_s + probes_time_bound_s(settings, plan);
-  say(run.callbacks.console, plan_text(settings, plan));
-  const auto probe = [&](double value) -> probe_outcome {
-    if (cancelled(run)) return {false, false, "interrupted", true};
-    const auto count = probe_requests(settings, plan.rate_at(value));
-    const double limit = probe_time_limit_s(settings, plan, value);
-    const bool invalid_before = run.out.invalid;
-    const auto* user = run.cancel;
-    bool interrupted = false, cut = false;
-    {
-      // A probe still running at its time limit is cut: the load was more than the server
-      // serves in time.
-      probe_deadline deadline(user, limit);
-      run.cancel = deadline.flag();
-      interrupted =
-          by_rate ? run.measure(s.concurrencies.front(), value, count) : run.measure(value, s.rates.front(), count);
-      run.cancel = user;
-      cut = deadline.expired() && !(user != nullptr && user->load());
+  say(run.callbacks.console,
+      estimate.ok ? fmt::format("capacity estimate: {:.4g} requests/s ({} completed in {:.2f} s, the longest in "
+                                "{:.2f} s)\n",
+                                estimate.requests_per_s, estimate.completed, estimate_s, estimate.max_e2el_s)
+                  : fmt::format("capacity estimate: none ({}); the search starts at --search-start {:g}\n",
+                                estimate.why, search.start));
+  return estimate;
+}
+
+// Rank 0's verdict on the probe just measured (its case the last of run.out), said on the
+// console as `what`; `cut`: stopped at its time limit of `limit` s.
+probe_outcome judge_search_probe(sweep_run& run, const std::string& what, bool cut, double limit, bool invalid_before) {
+  const auto& s = run.s;
+  auto& c = run.out.cases.back();
+  if (cut) {
+    const auto why =
+        fmt::format("cut at its time limit of {:.3g} s (the requests still in flight were cancelled)", limit);
+    c.reason = why;
+    c.notes["slo"] = "missed: " + why;
+    run.out.invalid = invalid_before;  // a cut probe misses the objectives; the run is not invalid for it
+    say(run.callbacks.console, fmt::format("{}: missed ({})\n", what, why));
+    return {true, false, why};
+  }
+  if (c.status == core::case_status::failed) {
+    // No request succeeded: the objectives (no request may fail) were missed.
+    c.notes["slo"] = "missed: " + c.reason;
+    run.out.invalid = invalid_before;  // the search judged it; the run is not invalid for it
+    say(run.callbacks.console, fmt::format("{}: missed ({})\n", what, c.reason));
+    return {true, false, c.reason};
+  }
+  const auto verdict = judge_slo(run.out.points.back(), s.objectives);
+  if (c.status != core::case_status::valid) {
+    // Failed requests break the objectives whatever else went wrong; otherwise an INVALID
+    // point (the client fell behind its schedule) says nothing of the server: the search
+    // goes on below this load, and the run is not invalid for it.
+    const bool failures = run.out.points.back().value("failed", 0.0) > 0;
+    run.out.invalid = invalid_before;
+    if (failures) {
+      c.notes["slo"] = "missed: " + verdict.why;
+      say(run.callbacks.console,
+          fmt::format("{}: missed ({}; the point is INVALID: {})\n", what, verdict.why, c.reason));
+      return {true, false, verdict.why};
     }
-    if (s.ranks.any(interrupted && !cut)) return {false, false, "interrupted", true};
-    cut = s.ranks.rank0_says(cut);
-    probe_outcome o;
-    const auto what =
-        fmt::format("SLO probe {} {:g} ({} requests)", by_rate ? "request rate" : "max concurrency", value, count);
-    if (reporting) {
-      auto& c = run.out.cases.back();
-      if (cut) {
-        const auto why =
-            fmt::format("cut at its time limit of {:.3g} s (the requests still in flight were cancelled)", limit);
-        c.reason = why;
-        c.notes["slo"] = "missed: " + why;
-        run.out.invalid = invalid_before;  // a cut probe misses the objectives; the run is not invalid for it
-        say(run.callbacks.console, fmt::format("{}: missed ({})\n", what, why));
-        o = {true, false, why};
-      } else if (c.status == core::case_status::failed) {
-        // No request succeeded: the objectives (no request may fail) were missed.
-        c.notes["slo"] = "missed: " + c.reason;
-        run.out.invalid = invalid_before;  // the search judged it; the run is not invalid for it
-        say(run.callbacks.console, fmt::format("{}: missed ({})\n", what, c.reason));
-        o = {true, false, c.reason};
-      } else if (c.status != core::case_status::valid) {
-        // Failed requests break the objectives whatever else went wrong; otherwise an INVALID
-        // point (the client fell behind its schedule) says nothing of the server: the search
-        // goes on below this load, and the run is not invalid for it.
-        const auto verdict = judge_slo(run.out.points.back(), s.objectives);
-        const bool failures = run.out.points.back().value("failed", 0.0) > 0;
-        if (failures) {
-          c.notes["slo"] = "missed: " + verdict.why;
-          say(run.callbacks.console,
-              fmt::format("{}: missed ({}; the point is INVALID: {})\n", what, verdict.why, c.reason));
-          o = {true, false, verdict.why};
-        } else {
-          c.notes["slo"] = "could not judge: " + c.reason;
-          say(run.callbacks.console, fmt::format("{}: could not judge ({})\n", what, c.reason));
-          o = {false, false, c.reason};
-        }
-        run.out.invalid = invalid_before;
-      } else {
-        const auto verdict = judge_slo(run.out.points.back(), s.objectives);
-        c.notes["slo"] = verdict.met ? "met" : "missed: " + verdict.why;
-        say(run.callbacks.console, fmt::format("{}: {}\n", what, verdict.met ? "met" : "missed (" + verdict.why + ")"));
-        o = {true, verdict.met, verdict.why};
-      }
-    }
-    // The other ranks follow rank 0's verdict.
-    o.measured = s.ranks.rank0_says(o.measured);
-    o.met = s.ranks.rank0_says(o.met);
-    return o;
-  };
-  const auto result = search_limit(settings, probe);
-  const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  if (s.ranks.rank != 0) return;
+    c.notes["slo"] = "could not judge: " + c.reason;
+    say(run.callbacks.console, fmt::format("{}: could not judge ({})\n", what, c.reason));
+    return {false, false, c.reason};
+  }
+  c.notes["slo"] = verdict.met ? "met" : "missed: " + verdict.why;
+  say(run.callbacks.console, fmt::format("{}: {}\n", what, verdict.met ? "met" : "missed (" + verdict.why + ")"));
+  return {true, verdict.met, verdict.why};
+}
+
+// One probe of a search at `value` (a rate or a concurrency), within its time limit, judged
+// by rank 0 and followed by the other ranks.
+probe_outcome run_search_probe(sweep_run& run, const search_settings& settings, const search_plan& plan, double value) {
+  const auto& s = run.s;
+  const bool by_rate = settings.axis == search_axis::rate;
+  if (cancelled(run)) return {false, false, "interrupted", true};
+  const auto count = probe_requests(settings, plan.rate_at(value));
+  const double limit = probe_time_limit_s(settings, plan, value);
+  const bool invalid_before = run.out.invalid;
+  const auto* user = run.cancel;
+  bool interrupted = false, cut = false;
+  {
+    // A probe still running at its time limit is cut: the load was more than the server
+    // serves in time.
+    probe_deadline deadline(user, limit);
+    run.cancel = deadline.flag();
+    interrupted =
+        by_rate ? run.measure(s.concurrencies.front(), value, count) : run.measure(value, s.rates.front(), count);
+    run.cancel = user;
+    cut = deadline.expired() && !(user != nullptr && user->load());
+  }
+  if (s.ranks.any(interrupted && !cut)) return {false, false, "interrupted", true};
+  cut = s.ranks.rank0_says(cut);
+  probe_outcome o;
+  const auto what =
+      fmt::format("SLO probe {} {:g} ({} requests)", by_rate ? "request rate" : "max concurrency", value, count);
+  if (s.ranks.rank == 0) o = judge_search_probe(run, what, cut, limit, invalid_before);
+  // The other ranks follow rank 0's verdict.
+  o.measured = s.ranks.rank0_says(o.measured);
+  o.met = s.ranks.rank0_says(o.met);
+  return o;
+}
+
+// The search as the run's settings record it: its estimate, plan, probes and answer.
+json search_record(const sweep_run& run, const search_settings& settings, const search_plan& plan,
+                   const std::optional<capacity_estimate>& estimate, double estimate_s, const search_result& result,
+                   double bound_s, double elapsed_s) {
+  const auto& s = run.s;
   json probes = json::array();
   for (const auto& p : result.probes) {
     const auto& o = p.outcome;
@@ -366,7 +369,7 @@ void run_search(sweep_run& run) {
   }
   json estimated = nullptr;
   if (estimate) {
-    estimated = {{"concurrency", search.estimate_concurrency},
+    estimated = {{"concurrency", s.search->estimate_concurrency},
                  {"ok", estimate->ok},
                  {"requests_per_s", estimate->ok ? json(estimate->requests_per_s) : json(nullptr)},
                  {"completed", estimate->completed},
@@ -375,55 +378,79 @@ void run_search(sweep_run& run) {
                  {"elapsed_s", estimate_s},
                  {"why", estimate->why}};
   }
-  run.out.settings["slo_search"] = {
-      {"axis", by_rate ? "rate" : "concurrency"},
-      {"slo", s.objectives.text()},
-      {"capacity_estimate", estimated},
-      {"plan",
-       {{"start", plan.start},
-        {"start_basis", plan.start_basis},
-        {"max_probes", settings.max_probes},
-        {"probe_duration_s", settings.probe_duration_s},
-        {"min_probe_requests", settings.min_probe_requests},
-        {"max_probe_requests", settings.max_probe_requests > 0 ? json(settings.max_probe_requests) : json(nullptr)},
-        {"drain_s", plan.drain_s},
-        {"time_bound_s", bound_s}}},
-      {"probes", probes},
-      {"best", result.best ? json(*result.best) : json(nullptr)},
-      {"lowest_failing", result.lowest_failing ? json(*result.lowest_failing) : json(nullptr)},
-      {"lowest_unjudged", result.lowest_unjudged ? json(*result.lowest_unjudged) : json(nullptr)},
-      {"outcome", to_string(result.verdict)},
-      {"ended", result.ended},
-      {"elapsed_s", elapsed_s}};
+  return {{"axis", settings.axis == search_axis::rate ? "rate" : "concurrency"},
+          {"slo", s.objectives.text()},
+          {"capacity_estimate", estimated},
+          {"plan",
+           {{"start", plan.start},
+            {"start_basis", plan.start_basis},
+            {"max_probes", settings.max_probes},
+            {"probe_duration_s", settings.probe_duration_s},
+            {"min_probe_requests", settings.min_probe_requests},
+            {"max_probe_requests", settings.max_probe_requests > 0 ? json(settings.max_probe_requests) : json(nullptr)},
+            {"drain_s", plan.drain_s},
+            {"time_bound_s", bound_s}}},
+          {"probes", probes},
+          {"best", result.best ? json(*result.best) : json(nullptr)},
+          {"lowest_failing", result.lowest_failing ? json(*result.lowest_failing) : json(nullptr)},
+          {"lowest_unjudged", result.lowest_unjudged ? json(*result.lowest_unjudged) : json(nullptr)},
+          {"outcome", to_string(result.verdict)},
+          {"ended", result.ended},
+          {"elapsed_s", elapsed_s}};
+}
+
+// The search's last line: its answer, or why it has none.
+std::string search_result_line(const sweep_run& run, const search_result& result, double bound_s, double elapsed_s) {
+  const bool by_rate = run.s.search->axis == search_axis::rate;
+  const auto unit = by_rate ? " requests/s" : " in flight";
+  const auto axis = by_rate ? "rate" : "concurrency";
+  const auto slo = run.s.objectives.text();
+  switch (result.verdict) {
+    case search_verdict::found:
+      return fmt::format(
+          "SLO search ({}): highest load meeting {}: {:.4g}{}; {} ({} probes, {:.1f} s of at most "
+          "{:.0f} s)\n",
+          axis, slo, *result.best, unit, result.ended, result.probes.size(), elapsed_s, bound_s);
+    case search_verdict::missed:
+      return fmt::format("SLO search ({}): missed: no load met {}: {} ({:.1f} s)\n", axis, slo, result.ended,
+                         elapsed_s);
+    case search_verdict::unjudged:
+      return fmt::format(
+          "SLO search ({}): could not judge: no probe met {} and the lowest load probed could not be judged: {} "
+          "({:.1f} s); lower the load (--search-start) or give the client more room (--max-lateness-ms)\n",
+          axis, slo, result.ended, elapsed_s);
+    case search_verdict::interrupted:
+      return fmt::format("SLO search ({}): {} ({:.1f} s)\n", axis, result.ended, elapsed_s);
+  }
+  return "";
+}
+
+}  // namespace
+
+// --search: the highest load meeting --slo, each probe a point of its own, bounded by time.
+void run_search(sweep_run& run) {
+  const auto& s = run.s;
+  const auto started = std::chrono::steady_clock::now();
+  // The first load (rate) and the probes' sizes (concurrency) come from a short estimate.
+  double estimate_s = 0;
+  bool interrupted = false;
+  const auto estimate = search_estimate(run, estimate_s, interrupted);
+  if (interrupted) return;
+  const auto plan = make_plan(*s.search, estimate, estimate_s);
+  auto settings = *s.search;
+  settings.start = plan.start;
+  const double bound_s = plan.estimate_s + probes_time_bound_s(settings, plan);
+  say(run.callbacks.console, plan_text(settings, plan));
+  const auto result =
+      search_limit(settings, [&](double value) { return run_search_probe(run, settings, plan, value); });
+  const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (s.ranks.rank != 0) return;
+  run.out.settings["slo_search"] = search_record(run, settings, plan, estimate, estimate_s, result, bound_s, elapsed_s);
   run.out.cases.push_back(limit_case(run, result));
   // Missed: exit code 1; could not judge: its own exit code (serve_command); interrupted: 130.
   if (result.verdict == search_verdict::missed) run.out.invalid = true;
   if (result.verdict == search_verdict::unjudged) run.out.unjudged = true;
-  const auto unit = by_rate ? " requests/s" : " in flight";
-  const auto axis = by_rate ? "rate" : "concurrency";
-  std::string line;
-  switch (result.verdict) {
-    case search_verdict::found:
-      line = fmt::format(
-          "SLO search ({}): highest load meeting {}: {:.4g}{}; {} ({} probes, {:.1f} s of at most "
-          "{:.0f} s)\n",
-          axis, s.objectives.text(), *result.best, unit, result.ended, result.probes.size(), elapsed_s, bound_s);
-      break;
-    case search_verdict::missed:
-      line = fmt::format("SLO search ({}): missed: no load met {}: {} ({:.1f} s)\n", axis, s.objectives.text(),
-                         result.ended, elapsed_s);
-      break;
-    case search_verdict::unjudged:
-      line = fmt::format(
-          "SLO search ({}): could not judge: no probe met {} and the lowest load probed could not be judged: {} "
-          "({:.1f} s); lower the load (--search-start) or give the client more room (--max-lateness-ms)\n",
-          axis, s.objectives.text(), result.ended, elapsed_s);
-      break;
-    case search_verdict::interrupted:
-      line = fmt::format("SLO search ({}): {} ({:.1f} s)\n", axis, result.ended, elapsed_s);
-      break;
-  }
-  say(run.callbacks.console, line);
+  say(run.callbacks.console, search_result_line(run, result, bound_s, elapsed_s));
 }
 
 }  // namespace ironbench::serve
