@@ -99,7 +99,11 @@ serve::sweep_settings to_settings(const serve_arguments& a) {
   return s;
 }
 
-void add_options(CLI::App& c, serve_arguments& a) {
+namespace {
+
+// The server, the endpoint and the kind of request, the model, LoRA adapters, tokenizer and chat
+// template.
+void add_serve_target_options(CLI::App& c, serve_arguments& a) {
   auto& s = a.sweep;
   c.add_option("--base-url", a.base_urls,
                "Server URL, e.g. http://127.0.0.1:8000 (repeat, or separate with commas, for replicas)")
@@ -138,9 +142,14 @@ void add_options(CLI::App& c, serve_arguments& a) {
                "Chat prompts are counted through this chat template (auto: the tokenizer's "
                "chat_template.jinja or tokenizer_config.json; none; or a file)")
       ->capture_default_str();
+}
+
+// The prompts: the dataset and its lengths, conversations, traces.
+void add_serve_dataset_options(CLI::App& c, serve_arguments& a) {
+  auto& s = a.sweep;
+  auto& d = s.datasets;
   c.add_option("--dataset-name", s.dataset_name, serve::dataset_name_help())->capture_default_str();
   c.add_option("--dataset-path", s.dataset_path, "File of the custom dataset");
-  auto& d = s.datasets;
   c.add_option("--random-input-len", d.random.input_len, "Prompt tokens (random dataset)")->capture_default_str();
   c.add_option("--random-output-len", d.random.output_len, "Output tokens (max_tokens)")->capture_default_str();
   c.add_option("--random-range-ratio", d.random.range_ratio, "Lengths vary uniformly by this ratio")
@@ -172,6 +181,11 @@ void add_options(CLI::App& c, serve_arguments& a) {
       ->capture_default_str();
   c.add_option("--trace-block-size", d.trace.block_size, "Tokens per hash id of a Mooncake trace")
       ->capture_default_str();
+}
+
+// The load of each point: how many requests, concurrency, rate, duration, ramp-up, streaming.
+void add_serve_load_options(CLI::App& c, serve_arguments& a) {
+  auto& s = a.sweep;
   c.add_option("--num-prompts", s.num_prompts,
                "Requests per point (a trace: its first N entries); with --search, the most a probe sends; with "
                "--duration, the most a point sends")
@@ -197,6 +211,11 @@ void add_options(CLI::App& c, serve_arguments& a) {
   c.add_option("--ramp-up-end-rps", a.ramp_up_end_rps, "The ramp-up's last rate (requests/s, at least the start)");
   c.add_flag("--ignore-eos", s.body.ignore_eos, "Ask the server to ignore end-of-sequence");
   c.add_flag("--no-stream", a.no_stream, "Non-streaming requests (TTFT = E2EL)");
+}
+
+// Which metrics and percentiles are reported, goodput SLOs, GPUs and interactivity.
+void add_serve_metric_options(CLI::App& c, serve_arguments& a) {
+  auto& s = a.sweep;
   c.add_option("--percentile-metrics", a.percentile_metrics,
                "Metrics with percentiles: " + serve::latency_metric_names(serve::metric_use::any, ","))
       ->capture_default_str();
@@ -205,6 +224,12 @@ void add_options(CLI::App& c, serve_arguments& a) {
   c.add_option("--gpus", s.gpus, "GPUs behind the endpoint(s): adds output tok/s per GPU (recorded in the settings)");
   c.add_option("--at-interactivity", s.at_interactivity,
                "Throughput at this many tok/s per user, interpolated on the sweep's Pareto frontier");
+}
+
+// How each point runs and is kept: seeds, warm-ups, result files, headers, timeouts, limits,
+// progress.
+void add_serve_run_options(CLI::App& c, serve_arguments& a) {
+  auto& s = a.sweep;
   c.add_option("--seed", s.load.seed,
                "Seed of the first point's prompts and arrivals (each later point draws its own from it; each "
                "point's is its result's prompt_seed: --seed of it sends that point's prompts again)")
@@ -243,6 +268,16 @@ void add_options(CLI::App& c, serve_arguments& a) {
       ->capture_default_str();
   c.add_option("--progress-interval", a.progress_interval,
                "A progress line this often during each point (default 1s on a terminal, 10s otherwise; 0: none)");
+}
+
+}  // namespace
+
+void add_options(CLI::App& c, serve_arguments& a) {
+  add_serve_target_options(c, a);
+  add_serve_dataset_options(c, a);
+  add_serve_load_options(c, a);
+  add_serve_metric_options(c, a);
+  add_serve_run_options(c, a);
   add_judging_options(c, a);
   add_output_options(c, a.outputs);
 }
