@@ -7,7 +7,7 @@ c8f39a6, the values-only path: rules 1 and 2; these histories have no timing sam
 
 Each history is one case (benchmark `synthetic`, parameters `class` and `history`) whose metric
 `bandwidth` (GB/s: higher is better) is 100 x goodness x (1 + N(0, cv)) on each night. Every
-night is one run file, imported with `ironbench results import` into a temporary SQLite store;
+night is one run file, gathered with `ironbench results gather` into a temporary SQLite store;
 `ironbench trend bandwidth --recent 0 --format json` gives the verdicts of the whole history,
 and, unless --no-gate, `trend --until NIGHT` replays the nightly gate (`--recent 1`: the
 regressions found on that night) night by night.
@@ -178,7 +178,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="trend_rates_") as folder:
         db = os.path.join(folder, "rates.db")
         write_runs(folder, histories)
-        subprocess.run([a.ironbench, "results", "import", folder, "--db", db], check=True, capture_output=True)
+        subprocess.run([a.ironbench, "results", "gather", folder, "--db", db], check=True, capture_output=True)
         final = trend_json(a.ironbench, db)
         # night (0-based) -> histories whose gate fails that night
         gate = {}

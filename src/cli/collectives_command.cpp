@@ -19,16 +19,14 @@
 #include "core/error.hpp"
 #include "core/units.hpp"
 #include "report/collectives_table.hpp"
+#include "schema/collective_kinds.hpp"
 #include "session/run_setup.hpp"
 
 namespace ironbench::cli {
 namespace {
 
 void add_options(CLI::App& command, collectives_arguments& a) {
-  command
-      .add_option("collectives", a.collectives,
-                  "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv, or all")
-      ->capture_default_str();
+  command.add_option("collectives", a.collectives, schema::collective_names_text() + ", or all")->capture_default_str();
   command.add_option("-b,--minbytes", a.min_bytes, "Smallest size (nccl-tests' -b; K/M/G = 2^10..)")
       ->capture_default_str();
   command.add_option("-e,--maxbytes", a.max_bytes, "Largest size (-e)")->capture_default_str();

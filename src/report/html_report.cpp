@@ -56,7 +56,7 @@ json case_data(const core::case_result& c) {
   if (c.benchmark == "serve") add_serving_percentiles(c, metrics, units);
   json data{{"benchmark", c.benchmark}, {"device", c.device}, {"params", core::to_json(c.params)},
             {"metrics", metrics},       {"units", units},     {"status", core::to_string(c.status)}};
-  // A point of a sweep where the server saturated (serve/saturation.hpp).
+  // A point of a sweep where the server saturated (serve/sweep/saturation.hpp).
   if (const auto saturation = c.notes.find("saturation"); saturation != c.notes.end()) {
     data["saturation"] = saturation->second;
   }

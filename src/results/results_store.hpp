@@ -130,7 +130,7 @@ class results_store {
 
 /// Whether `key` and `value` make a tag: a key of letters, digits, '_', '-' and '.' (no '=',
 /// space, ';' or '$'), a value that is not empty and on one line (no CR or LF): what --tag
-/// accepts, and what `results import` accepts of a run's tags.
+/// accepts, and what `results gather` accepts of a run's tags.
 [[nodiscard]] bool is_valid_tag(std::string_view key, std::string_view value);
 
 /// Parses "key=value" (is_valid_tag's rules). Throws usage_error naming `what` (e.g. "--tag")

@@ -1,4 +1,4 @@
-// `ironbench results import`: runs written elsewhere (ironbench's own run JSON files, folders
+// `ironbench results gather`: runs written elsewhere (ironbench's own run JSON files, folders
 // of them, other ironbench results databases) gathered into one store, each once: a run is
 // known by its uuid (results/run_uuid.hpp), so importing it again, or from a second copy,
 // adds nothing. (`ironbench import` is another thing: it turns other tools' outputs into new
@@ -81,7 +81,7 @@ struct import_summary {
   std::vector<std::string> refused;      ///< one line each, naming the source or file
 };
 
-/// `ironbench results import`: walks `paths` (gather_runs) and stores each run as soon as it is
+/// `ironbench results gather`: walks `paths` (gather_runs) and stores each run as soon as it is
 /// read, so that a folder of many large runs costs the memory of one. `store` opens the target
 /// on the first run to store (a refused source alone creates nothing); `on_refused` is told of
 /// each refusal as it happens.

@@ -1,6 +1,6 @@
 // The `serve` case as ironbench writes it: benchmark "serve", parameters max_concurrency,
 // request_rate and num_prompts, vLLM's headline metrics and the keys of vLLM bench serve's
-// result files. Shared by the measured case (serve/serve_sweep) and cases imported from
+// result files. Shared by the measured case (serve/sweep/serve_sweep) and cases imported from
 // vLLM's result files (results/vllm_import), so that both are built alike.
 #pragma once
 
