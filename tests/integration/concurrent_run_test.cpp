@@ -11,6 +11,7 @@
 #include "core/json.hpp"
 #include "files.hpp"
 #include "process.hpp"
+#include "run_json.hpp"
 
 namespace ironbench::testing {
 namespace {
@@ -26,11 +27,6 @@ struct stand_in_gpus {
     unsetenv("IRONBENCH_STAND_IN_TIME_SCALE");
   }
 };
-
-json read_json(const std::string& path) {
-  std::ifstream in(path);
-  return json::parse(in);
-}
 
 std::vector<json> cases_of(const json& run, const std::string& device) {
   std::vector<json> out;

@@ -14,14 +14,10 @@
 #include "files.hpp"
 #include "platform/cpu_load.hpp"
 #include "process.hpp"
+#include "run_json.hpp"
 
 namespace ironbench::testing {
 namespace {
-
-json read_json(const std::string& path) {
-  std::ifstream in(path);
-  return json::parse(in);
-}
 
 double metric(const json& c, const std::string& name) {
   for (const auto& m : c.at("metrics")) {

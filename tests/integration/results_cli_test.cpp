@@ -165,8 +165,6 @@ TEST_P(ResultsCli, ComparesWithAPublishedBaseline) {
   EXPECT_NE(r.out.find("1.045"), std::string::npos) << "1100 / 1053 = 1.0446:\n" << r.out;
 }
 
-bool have_chromium() { return wait_for(start_program("chromium", {"--version"})).exit_code == 0; }
-
 // A run with a case of every charted kind, and markup in every string that reaches the page.
 json hostile_run() {
   const std::string script = "<script>document.body.dataset.pwned='1'</script>";

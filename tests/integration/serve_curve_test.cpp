@@ -164,8 +164,6 @@ TEST(ServeCurveTimed, SteadyStateOfAScheduleIsTheOfferedLoadAndGoodputSharesFoll
   EXPECT_DOUBLE_EQ(series.at("client_steady_state_s")[0].get<double>(), steady.at("start_s").get<double>());
 }
 
-bool have_chromium() { return wait_for(start_program("chromium", {"--version"})).exit_code == 0; }
-
 // Two "nodes" (serve-sim with steps of 4 ms and of 8 ms): `ironbench report A B` draws both
 // runs' points and frontiers on one chart.
 TEST(ServeCurve, ReportOverlaysTwoRunsCurvesInChromium) {

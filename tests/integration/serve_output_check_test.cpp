@@ -29,11 +29,6 @@ std::vector<std::string> operator+(std::vector<std::string> a, const std::vector
   return a;
 }
 
-json read_json(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  return json::parse(in);
-}
-
 // The reference: 12 prompts on a clean serve-sim, saved with their texts.
 std::filesystem::path make_reference(const temp_dir& dir, const std::vector<std::string>& extra = {}) {
   sim_process clean({"--decode-base-ms", "1"});
@@ -55,7 +50,7 @@ std::size_t word_start(const std::string& text, std::size_t n) {
 TEST(ServeOutputCheck, ShareIdenticalAndFirstDifferenceAreServeSimsTruth) {
   const temp_dir dir;
   const auto reference_path = make_reference(dir);
-  const auto reference = read_json(reference_path);
+  const auto reference = read_json(reference_path.string());
   ASSERT_EQ(reference.at("temperature"), 0);
   ASSERT_EQ(reference.at("prompt_hashes").size(), 12U);
   // 16 requests one at a time: the 4th, 8th, 12th and 16th get token 3 changed; the 16th's

@@ -11,6 +11,7 @@
 #include "core/json.hpp"
 #include "files.hpp"
 #include "process.hpp"
+#include "run_json.hpp"
 #include "sim_process.hpp"
 #include "temp_dir.hpp"
 #include "timed_check.hpp"
@@ -34,10 +35,6 @@ json serve_run(const std::string& url, const std::vector<std::string>& extra, in
   const auto r = run_ironbench(args);
   EXPECT_EQ(r.exit_code, expected_exit) << r.err << r.out;
   return expected_exit == 0 ? json::parse(r.out) : json();
-}
-
-json point_of(const json& run, std::size_t i = 0) {
-  return json::parse(run.at("cases").at(i).at("notes").at("result").get<std::string>());
 }
 
 std::int64_t logged_sum(const std::vector<json>& rows, const char* key) {

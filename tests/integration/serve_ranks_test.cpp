@@ -9,6 +9,7 @@
 
 #include "core/json.hpp"
 #include "process.hpp"
+#include "run_json.hpp"
 #include "sim_process.hpp"
 #include "temp_dir.hpp"
 #include "timed_check.hpp"
@@ -44,10 +45,6 @@ json serve_on(int ranks, const std::vector<std::string>& args) {
   const auto doc = json::parse(r.out, nullptr, false);
   EXPECT_FALSE(doc.is_discarded()) << "one run document, from rank 0 only:\n" << r.out.substr(0, 2000);
   return doc;
-}
-
-json point_of(const json& run) {
-  return json::parse(run.at("cases").at(0).at("notes").at("result").get<std::string>());
 }
 
 // Eight streams from one client, and four from each of two: the server sees the same load, so

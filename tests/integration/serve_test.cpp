@@ -15,6 +15,7 @@
 
 #include "core/json.hpp"
 #include "process.hpp"
+#include "run_json.hpp"
 #include "sim_process.hpp"
 #include "timed_check.hpp"
 
@@ -30,10 +31,6 @@ json serve_json(const std::vector<std::string>& args, int* exit_code = nullptr, 
   if (exit_code != nullptr) *exit_code = r.exit_code;
   EXPECT_TRUE(r.exit_code == 0 || exit_code != nullptr) << r.err << r.out;
   return json::parse(r.out);
-}
-
-json point_of(const json& run, std::size_t i = 0) {
-  return json::parse(run.at("cases").at(i).at("notes").at("result").get<std::string>());
 }
 
 // 50 requests/s into one concurrency slot, each request taking ~90 ms: they queue in the

@@ -74,4 +74,6 @@ bool have_program(const std::string& program) {
   return std::system(("command -v '" + program + "' > /dev/null 2>&1").c_str()) == 0;
 }
 
+bool have_chromium() { return wait_for(start_program("chromium", {"--version"})).exit_code == 0; }
+
 }  // namespace ironbench::testing

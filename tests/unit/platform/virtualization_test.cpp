@@ -9,7 +9,7 @@ namespace {
 
 using strings = std::vector<std::string>;
 
-virtualization_info detect(const std::string& scenario) {
+virtualization_info detect_scenario(const std::string& scenario) {
   const sysfs_reader reader(test::scenario_root(scenario));
   return detect_virtualization(reader, test::scenario_cpuid(scenario), detect_cpu(reader).flags);
 }
@@ -41,7 +41,7 @@ TEST(Virtualization, ClassifiesDmi) {
 }
 
 TEST(Virtualization, BareMetalHasNoEvidence) {
-  const auto v = detect("bare_metal_2socket");
+  const auto v = detect_scenario("bare_metal_2socket");
   EXPECT_FALSE(v.is_virtual_machine);
   EXPECT_TRUE(v.evidence.empty());
   EXPECT_EQ(v.hypervisor, "");
@@ -52,7 +52,7 @@ TEST(Virtualization, BareMetalHasNoEvidence) {
 }
 
 TEST(Virtualization, KvmGuest) {
-  const auto v = detect("kvm_vm");
+  const auto v = detect_scenario("kvm_vm");
   EXPECT_TRUE(v.is_virtual_machine);
   EXPECT_EQ(v.hypervisor, "kvm");
   EXPECT_TRUE(v.cpuinfo_hypervisor_flag);
@@ -87,11 +87,11 @@ TEST(Virtualization, XenFromSysHypervisor) {
 }
 
 TEST(Virtualization, ContainerInVmAndAarch64) {
-  const auto vm = detect("container_in_vm");
+  const auto vm = detect_scenario("container_in_vm");
   EXPECT_TRUE(vm.is_virtual_machine);
   EXPECT_EQ(vm.hypervisor, "kvm");
   EXPECT_TRUE(vm.dmi.sys_vendor.empty());
-  const auto arm = detect("aarch64_host");
+  const auto arm = detect_scenario("aarch64_host");
   EXPECT_FALSE(arm.is_virtual_machine);
   EXPECT_FALSE(arm.cpuid_available);
 }
