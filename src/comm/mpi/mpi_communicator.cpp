@@ -7,16 +7,16 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
-#include <new>
 #include <vector>
 
 #include "blas/float_formats.hpp"
 #include "comm/collective_data.hpp"
+#include "comm/host_comm_buffer.hpp"
 #include "core/error.hpp"
 #include "schema/collective_kinds.hpp"
 
@@ -122,30 +122,6 @@ class mpi_session final : public bootstrap {
   std::string description_;
 };
 
-class host_buffer final : public comm_buffer {
- public:
-  explicit host_buffer(std::size_t bytes) : bytes_(bytes) {
-    data_ = static_cast<std::byte*>(std::aligned_alloc(64, std::max<std::size_t>(64, (bytes + 63) / 64 * 64)));
-    if (data_ == nullptr) throw std::bad_alloc();
-    std::memset(data_, 0, bytes);
-  }
-  host_buffer(const host_buffer&) = delete;
-  host_buffer& operator=(const host_buffer&) = delete;
-  ~host_buffer() override { std::free(data_); }
-  void* data() override { return data_; }
-  std::size_t bytes() const override { return bytes_; }
-  void write(std::size_t offset, const void* host, std::size_t bytes) override {
-    std::memcpy(data_ + offset, host, bytes);
-  }
-  void read(std::size_t offset, void* host, std::size_t bytes) const override {
-    std::memcpy(host, data_ + offset, bytes);
-  }
-
- private:
-  std::byte* data_ = nullptr;
-  std::size_t bytes_ = 0;
-};
-
 // fp16 and bf16 reductions: MPI has no 16-bit floating-point type, so they travel as
 // MPI_UINT16_T and reduce through user-defined operators that decode, combine and round.
 template <const blas::small_float_format& format, reduce_op op>
@@ -205,7 +181,7 @@ class mpi_backend final : public collective_backend {
 
   std::unique_ptr<comm_buffer> allocate(std::size_t bytes) override {
     if (device_) return device_->allocate(bytes);
-    return std::make_unique<host_buffer>(bytes);
+    return std::make_unique<host_comm_buffer>(bytes);
   }
 
   std::string unsupported(collective c, element_type type, reduce_op op, bool) const override {

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "comm/collective_sweep.hpp"
+#include "comm/host_comm_buffer.hpp"
 #include "comm/launch_environment.hpp"
 #include "comm/node_ranks.hpp"
 #if IRONBENCH_TEST_MPI
@@ -195,22 +196,7 @@ class recording_backend final : public collective_backend {
   explicit recording_backend(bool rotates) : rotates_(rotates) {}
   std::string description() const override { return "recording"; }
   std::unique_ptr<comm_buffer> allocate(std::size_t bytes) override {
-    class host final : public comm_buffer {
-     public:
-      explicit host(std::size_t bytes) : memory_(bytes) {}
-      void* data() override { return memory_.data(); }
-      std::size_t bytes() const override { return memory_.size(); }
-      void write(std::size_t offset, const void* in, std::size_t n) override {
-        std::memcpy(memory_.data() + offset, in, n);
-      }
-      void read(std::size_t offset, void* out, std::size_t n) const override {
-        std::memcpy(out, memory_.data() + offset, n);
-      }
-
-     private:
-      std::vector<unsigned char> memory_;
-    };
-    auto buffer = std::make_unique<host>(bytes);
+    auto buffer = std::make_unique<host_comm_buffer>(bytes);
     bases_.push_back(static_cast<unsigned char*>(buffer->data()));
     allocated_.push_back(bytes);
     return buffer;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "comm/collective_sweep.hpp"
+#include "comm/host_comm_buffer.hpp"
 #include "comm/thread_ranks.hpp"
 #include "schema/collective_kinds.hpp"
 
@@ -34,22 +35,6 @@ class lone_process final : public bootstrap {
   }
 };
 
-class host_memory final : public comm_buffer {
- public:
-  explicit host_memory(std::size_t bytes) : memory_(bytes) {}
-  void* data() override { return memory_.data(); }
-  std::size_t bytes() const override { return memory_.size(); }
-  void write(std::size_t offset, const void* in, std::size_t n) override {
-    std::memcpy(memory_.data() + offset, in, n);
-  }
-  void read(std::size_t offset, void* out, std::size_t n) const override {
-    std::memcpy(out, memory_.data() + offset, n);
-  }
-
- private:
-  std::vector<unsigned char> memory_;
-};
-
 // What the thread ranks share: each rank's input for the call under way.
 struct exchange {
   explicit exchange(int ranks) : inputs(static_cast<std::size_t>(ranks)), sync(ranks) {}
@@ -64,7 +49,9 @@ class peer_copy_backend final : public collective_backend {
   peer_copy_backend(exchange& shared, int rank, bool wrong_peer)
       : shared_(shared), rank_(rank), wrong_peer_(wrong_peer) {}
   std::string description() const override { return "threads"; }
-  std::unique_ptr<comm_buffer> allocate(std::size_t bytes) override { return std::make_unique<host_memory>(bytes); }
+  std::unique_ptr<comm_buffer> allocate(std::size_t bytes) override {
+    return std::make_unique<host_comm_buffer>(bytes);
+  }
   std::string unsupported(collective c, element_type, reduce_op, bool) const override {
     return schema::kind_of(c).transfer == nullptr ? "not point-to-point" : "";
   }
