@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <optional>
 #include <set>
 
 #include "core/error.hpp"
@@ -122,6 +123,216 @@ std::string choose_metric(const std::vector<std::vector<const pooled_case*>>& pe
   return "";
 }
 
+/// Parameters every side uses for a benchmark: the alignment key (the rest collapse), less the
+/// ignored and collapsed ones.
+std::map<std::string, std::set<std::string>> common_params(const std::vector<std::vector<pooled_case>>& pooled,
+                                                           const comparison_options& options) {
+  std::map<std::string, std::set<std::string>> common;
+  std::map<std::string, std::size_t> sides_with;
+  for (const auto& cases : pooled) {
+    std::map<std::string, std::set<std::string>> names;
+    for (const auto& p : cases) {
+      for (const auto& [name, value] : p.params) names[p.benchmark].insert(name);
+      names.try_emplace(p.benchmark);
+    }
+    for (const auto& [benchmark, set] : names) {
+      if (sides_with[benchmark]++ == 0) {
+        common[benchmark] = set;
+      } else {
+        std::set<std::string> both;
+        std::set_intersection(common[benchmark].begin(), common[benchmark].end(), set.begin(), set.end(),
+                              std::inserter(both, both.begin()));
+        common[benchmark] = both;
+      }
+    }
+  }
+  for (auto& [benchmark, set] : common) {
+    for (const auto& ignored : options.ignored_params) set.erase(ignored);
+    for (const auto& collapsed : options.collapsed_params) set.erase(collapsed);
+  }
+  return common;
+}
+
+/// The pooled cases of every side aligned on their common parameters, in first-seen order.
+std::vector<aligned_entry> align(const std::vector<std::vector<pooled_case>>& pooled,
+                                 const comparison_options& options) {
+  auto common = common_params(pooled, options);
+  std::map<std::string, std::size_t> index;
+  std::vector<aligned_entry> aligned;
+  for (std::size_t s = 0; s < pooled.size(); ++s) {
+    for (const auto& p : pooled[s]) {
+      param_list kept;
+      const auto key = reduced_key(p, common[p.benchmark], options.per_device, kept);
+      auto [it, inserted] = index.try_emplace(key, aligned.size());
+      if (inserted) {
+        aligned.emplace_back();
+        aligned.back().params = kept;
+        aligned.back().per_side.resize(pooled.size());
+      }
+      aligned[it->second].per_side[s].push_back(&p);
+    }
+  }
+  return aligned;
+}
+
+/// A row with every per-side column sized for `n` sides, nothing compared yet.
+compared_case empty_row(std::size_t n) {
+  compared_case row;
+  row.values.resize(n);
+  row.speedup.assign(n, 1.0);
+  row.percent.assign(n, 0.0);
+  row.p_value.resize(n);
+  row.speedup_low.resize(n);
+  row.speedup_high.resize(n);
+  row.verdicts.assign(n, verdict::not_comparable);
+  row.unstable.assign(n, "");
+  return row;
+}
+
+/// Each side's best pooled case for the row's metric (its median): fills the row's values and
+/// returns the cases chosen (null for a side without the metric).
+std::vector<const pooled_case*> choose_cases(const aligned_entry& entry, compared_case& row) {
+  const std::size_t n = entry.per_side.size();
+  for (std::size_t s = 0; s < n; ++s) {
+    for (const auto* p : entry.per_side[s]) {
+      if (p->metric_values.count(row.metric) != 0 && row.unit.empty()) row.unit = p->units.at(row.metric);
+    }
+  }
+  row.higher_is_better = metric_higher_is_better(row.metric, row.unit);
+  std::vector<const pooled_case*> chosen(n, nullptr);
+  for (std::size_t s = 0; s < n; ++s) {
+    double best = 0;
+    std::size_t cases = 0;
+    for (const auto* p : entry.per_side[s]) {
+      const auto it = p->metric_values.find(row.metric);
+      if (it == p->metric_values.end()) continue;
+      const double v = core::percentile(it->second, 50);
+      cases += p->cases;
+      if (chosen[s] == nullptr || (row.higher_is_better ? v > best : v < best)) {
+        best = v;
+        chosen[s] = p;
+      }
+    }
+    if (chosen[s] != nullptr) {
+      row.values[s] = side_value{best, cases, chosen[s]->samples_s.size()};
+      row.unstable[s] = chosen[s]->unstable;
+    }
+  }
+  return chosen;
+}
+
+/// Side `s` against side 0: speedup, difference, significance and verdict.
+void judge_side(compared_case& row, std::size_t s, const std::vector<const pooled_case*>& chosen,
+                const comparison_options& options) {
+  const double base = row.values[0]->value;
+  const double v = row.values[s]->value;
+  if (base <= 0 || v <= 0) return;  // not comparable: a ratio needs two positive numbers
+  row.speedup[s] = row.higher_is_better ? v / base : base / v;
+  row.percent[s] = (v - base) / base * 100;
+  const auto& a = chosen[0]->samples_s;
+  const auto& b = chosen[s]->samples_s;
+  if (a.size() >= 2 && b.size() >= 2) {
+    row.p_value[s] = mann_whitney_u(a, b).p_value;
+    // Whatever the metric's direction, the speedup of b over a is a's time over b's.
+    const auto interval = bootstrap_median_ratio(a, b, options.confidence);
+    row.speedup_low[s] = interval.low;
+    row.speedup_high[s] = interval.high;
+  }
+  const bool tiny = std::abs(row.speedup[s] - 1) < options.min_difference;
+  if ((row.p_value[s] && *row.p_value[s] >= options.alpha) || tiny) {
+    row.verdicts[s] = verdict::same;
+  } else {
+    row.verdicts[s] = row.speedup[s] > 1 ? verdict::faster : verdict::slower;
+  }
+  if (!row.unstable[0].empty() || !row.unstable[s].empty()) row.verdicts[s] = verdict::unstable;
+}
+
+/// One aligned entry compared across the sides; none when it cannot be (it is on one side only,
+/// not on the first side, has no metric in common, or the first side lacks the metric): those
+/// are listed in `result.only_in` as `label`.
+std::optional<compared_case> compare_entry(const aligned_entry& entry, const comparison_options& options,
+                                           const std::string& label, comparison& result) {
+  const std::size_t n = entry.per_side.size();
+  std::size_t present = 0;
+  for (const auto& e : entry.per_side) present += e.empty() ? 0 : 1;
+  if (present < 2 || entry.per_side[0].empty()) {
+    for (std::size_t s = 0; s < n; ++s) {
+      if (!entry.per_side[s].empty()) result.only_in[s].push_back(label);
+    }
+    return std::nullopt;
+  }
+  const auto& any =
+      *std::find_if(entry.per_side.begin(), entry.per_side.end(), [](const auto& e) { return !e.empty(); });
+  auto row = empty_row(n);
+  row.benchmark = any.front()->benchmark;
+  row.key = join(entry.params);
+  if (options.per_device) row.key += (row.key.empty() ? "" : " ") + std::string("device=") + any.front()->device;
+  for (const auto& [name, value] : entry.params) row.params[name] = value;
+  row.metric = choose_metric(entry.per_side, options.metric);
+  if (row.metric.empty()) {
+    for (std::size_t s = 0; s < n; ++s) {
+      if (!entry.per_side[s].empty()) result.only_in[s].push_back(label + " (no metric in common)");
+    }
+    return std::nullopt;
+  }
+  const auto chosen = choose_cases(entry, row);
+  if (!row.values[0]) return std::nullopt;
+  for (std::size_t s = 1; s < n; ++s) {
+    if (row.values[s]) judge_side(row, s, chosen, options);
+  }
+  return row;
+}
+
+/// Each benchmark's verdict counts and geometric-mean speedup per side, in first-seen order.
+class summary_table {
+ public:
+  explicit summary_table(std::size_t sides) : sides_(sides) {}
+
+  void add(const compared_case& row) {
+    auto [it, inserted] = summaries_.try_emplace(row.benchmark);
+    auto& summary = it->second;
+    if (inserted) {
+      order_.push_back(row.benchmark);
+      summary.benchmark = row.benchmark;
+      summary.geomean_speedup.assign(sides_, 0.0);
+      summary.cases.assign(sides_, 0);
+      summary.faster.assign(sides_, 0);
+      summary.slower.assign(sides_, 0);
+      summary.same.assign(sides_, 0);
+      summary.unstable.assign(sides_, 0);
+    }
+    for (std::size_t s = 1; s < sides_; ++s) {
+      if (row.verdicts[s] == verdict::not_comparable) continue;
+      summary.geomean_speedup[s] += std::log(row.speedup[s]);
+      ++summary.cases[s];
+      summary.faster[s] += row.verdicts[s] == verdict::faster ? 1 : 0;
+      summary.slower[s] += row.verdicts[s] == verdict::slower ? 1 : 0;
+      summary.same[s] += row.verdicts[s] == verdict::same ? 1 : 0;
+      summary.unstable[s] += row.verdicts[s] == verdict::unstable ? 1 : 0;
+    }
+  }
+
+  /// The summaries, their sums of logarithms turned into geometric means.
+  std::vector<benchmark_summary> finish() {
+    std::vector<benchmark_summary> out;
+    for (const auto& benchmark : order_) {
+      auto summary = summaries_.at(benchmark);
+      summary.geomean_speedup[0] = 1;
+      for (std::size_t s = 1; s < sides_; ++s) {
+        summary.geomean_speedup[s] =
+            summary.cases[s] > 0 ? std::exp(summary.geomean_speedup[s] / static_cast<double>(summary.cases[s])) : 0;
+      }
+      out.push_back(std::move(summary));
+    }
+    return out;
+  }
+
+ private:
+  std::size_t sides_;
+  std::map<std::string, benchmark_summary> summaries_;
+  std::vector<std::string> order_;
+};
+
 }  // namespace
 
 const char* to_string(verdict v) {
@@ -165,172 +376,25 @@ comparison compare_sides(const std::vector<comparison_side>& sides, const compar
 
   std::vector<std::vector<pooled_case>> pooled;
   for (const auto& side : sides) pooled.push_back(pool(side));
-
-  // Parameters every side uses for a benchmark are the alignment key; the rest collapse.
-  std::map<std::string, std::set<std::string>> common;
-  std::map<std::string, std::size_t> sides_with;
-  for (const auto& cases : pooled) {
-    std::map<std::string, std::set<std::string>> names;
-    for (const auto& p : cases) {
-      for (const auto& [name, value] : p.params) names[p.benchmark].insert(name);
-      names.try_emplace(p.benchmark);
-    }
-    for (const auto& [benchmark, set] : names) {
-      if (sides_with[benchmark]++ == 0) {
-        common[benchmark] = set;
-      } else {
-        std::set<std::string> both;
-        std::set_intersection(common[benchmark].begin(), common[benchmark].end(), set.begin(), set.end(),
-                              std::inserter(both, both.begin()));
-        common[benchmark] = both;
-      }
-    }
-  }
-  for (auto& [benchmark, set] : common) {
-    for (const auto& ignored : options.ignored_params) set.erase(ignored);
-    for (const auto& collapsed : options.collapsed_params) set.erase(collapsed);
-  }
-
-  std::map<std::string, aligned_entry> aligned;
-  std::vector<std::string> order;
-  for (std::size_t s = 0; s < n; ++s) {
-    for (const auto& p : pooled[s]) {
-      param_list kept;
-      const auto key = reduced_key(p, common[p.benchmark], options.per_device, kept);
-      auto [it, inserted] = aligned.try_emplace(key);
-      if (inserted) {
-        order.push_back(key);
-        it->second.params = kept;
-        it->second.per_side.resize(n);
-      }
-      it->second.per_side[s].push_back(&p);
-    }
-  }
+  const auto aligned = align(pooled, options);
 
   result.only_in.resize(n);
-  std::map<std::string, benchmark_summary> summaries;
-  std::vector<std::string> benchmark_order;
-  for (const auto& key : order) {
-    const auto& entry = aligned.at(key);
-    std::size_t present = 0;
-    for (const auto& e : entry.per_side) present += e.empty() ? 0 : 1;
+  summary_table summaries(n);
+  for (const auto& entry : aligned) {
     const auto& any =
         *std::find_if(entry.per_side.begin(), entry.per_side.end(), [](const auto& e) { return !e.empty(); });
-    const std::string benchmark = any.front()->benchmark;
-    const std::string label =
-        fmt::format("{} {}{}", benchmark, join(entry.params), options.per_device ? " on " + any.front()->device : "");
-    if (present < 2 || entry.per_side[0].empty()) {
-      for (std::size_t s = 0; s < n; ++s) {
-        if (!entry.per_side[s].empty()) result.only_in[s].push_back(label);
-      }
-      continue;
-    }
-    compared_case row;
-    row.benchmark = benchmark;
-    row.key = join(entry.params);
-    if (options.per_device) row.key += (row.key.empty() ? "" : " ") + std::string("device=") + any.front()->device;
-    for (const auto& [name, value] : entry.params) row.params[name] = value;
-    row.metric = choose_metric(entry.per_side, options.metric);
-    row.values.resize(n);
-    row.speedup.assign(n, 1.0);
-    row.percent.assign(n, 0.0);
-    row.p_value.resize(n);
-    row.speedup_low.resize(n);
-    row.speedup_high.resize(n);
-    row.verdicts.assign(n, verdict::not_comparable);
-    row.unstable.assign(n, "");
-    if (row.metric.empty()) {
-      for (std::size_t s = 0; s < n; ++s) {
-        if (!entry.per_side[s].empty()) result.only_in[s].push_back(label + " (no metric in common)");
-      }
-      continue;
-    }
-    std::vector<const pooled_case*> chosen(n, nullptr);
-    for (std::size_t s = 0; s < n; ++s) {
-      for (const auto* p : entry.per_side[s]) {
-        if (p->metric_values.count(row.metric) != 0 && row.unit.empty()) row.unit = p->units.at(row.metric);
-      }
-    }
-    row.higher_is_better = metric_higher_is_better(row.metric, row.unit);
-    for (std::size_t s = 0; s < n; ++s) {
-      double best = 0;
-      std::size_t cases = 0;
-      for (const auto* p : entry.per_side[s]) {
-        const auto it = p->metric_values.find(row.metric);
-        if (it == p->metric_values.end()) continue;
-        const double v = core::percentile(it->second, 50);
-        cases += p->cases;
-        if (chosen[s] == nullptr || (row.higher_is_better ? v > best : v < best)) {
-          best = v;
-          chosen[s] = p;
-        }
-      }
-      if (chosen[s] != nullptr) {
-        row.values[s] = side_value{best, cases, chosen[s]->samples_s.size()};
-        row.unstable[s] = chosen[s]->unstable;
-      }
-    }
-    if (!row.values[0]) continue;
-    const double base = row.values[0]->value;
+    const std::string label = fmt::format("{} {}{}", any.front()->benchmark, join(entry.params),
+                                          options.per_device ? " on " + any.front()->device : "");
+    auto row = compare_entry(entry, options, label, result);
+    if (!row) continue;
     for (std::size_t s = 1; s < n; ++s) {
-      if (!row.values[s]) continue;
-      const double v = row.values[s]->value;
-      if (base <= 0 || v <= 0) continue;  // not comparable: a ratio needs two positive numbers
-      row.speedup[s] = row.higher_is_better ? v / base : base / v;
-      row.percent[s] = (v - base) / base * 100;
-      const auto& a = chosen[0]->samples_s;
-      const auto& b = chosen[s]->samples_s;
-      if (a.size() >= 2 && b.size() >= 2) {
-        row.p_value[s] = mann_whitney_u(a, b).p_value;
-        // Whatever the metric's direction, the speedup of b over a is a's time over b's.
-        const auto interval = bootstrap_median_ratio(a, b, options.confidence);
-        row.speedup_low[s] = interval.low;
-        row.speedup_high[s] = interval.high;
-      }
-      const bool tiny = std::abs(row.speedup[s] - 1) < options.min_difference;
-      if ((row.p_value[s] && *row.p_value[s] >= options.alpha) || tiny) {
-        row.verdicts[s] = verdict::same;
-      } else {
-        row.verdicts[s] = row.speedup[s] > 1 ? verdict::faster : verdict::slower;
-      }
-      if (!row.unstable[0].empty() || !row.unstable[s].empty()) row.verdicts[s] = verdict::unstable;
-    }
-    for (std::size_t s = 1; s < n; ++s) {
-      if (row.values[s]) continue;
+      if (row->values[s]) continue;
       result.only_in[0].push_back(label + fmt::format(" (not in {})", result.labels[s]));
     }
-    if (!summaries.count(benchmark)) {
-      benchmark_order.push_back(benchmark);
-      auto& summary = summaries[benchmark];
-      summary.benchmark = benchmark;
-      summary.geomean_speedup.assign(n, 0.0);
-      summary.cases.assign(n, 0);
-      summary.faster.assign(n, 0);
-      summary.slower.assign(n, 0);
-      summary.same.assign(n, 0);
-      summary.unstable.assign(n, 0);
-    }
-    auto& summary = summaries[benchmark];
-    for (std::size_t s = 1; s < n; ++s) {
-      if (row.verdicts[s] == verdict::not_comparable) continue;
-      summary.geomean_speedup[s] += std::log(row.speedup[s]);
-      ++summary.cases[s];
-      summary.faster[s] += row.verdicts[s] == verdict::faster ? 1 : 0;
-      summary.slower[s] += row.verdicts[s] == verdict::slower ? 1 : 0;
-      summary.same[s] += row.verdicts[s] == verdict::same ? 1 : 0;
-      summary.unstable[s] += row.verdicts[s] == verdict::unstable ? 1 : 0;
-    }
-    result.cases.push_back(std::move(row));
+    summaries.add(*row);
+    result.cases.push_back(std::move(*row));
   }
-  for (const auto& benchmark : benchmark_order) {
-    auto summary = summaries.at(benchmark);
-    summary.geomean_speedup[0] = 1;
-    for (std::size_t s = 1; s < n; ++s) {
-      summary.geomean_speedup[s] =
-          summary.cases[s] > 0 ? std::exp(summary.geomean_speedup[s] / static_cast<double>(summary.cases[s])) : 0;
-    }
-    result.benchmarks.push_back(std::move(summary));
-  }
+  result.benchmarks = summaries.finish();
   return result;
 }
 

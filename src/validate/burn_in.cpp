@@ -109,6 +109,13 @@ std::vector<device_work> plan_burn_in(const core::registry& benchmarks, const st
   return out;
 }
 
+// How many workloads the busiest device runs per interval: each gets that share of the interval.
+std::size_t workloads_per_device(const std::vector<device_work>& plan) {
+  std::size_t most = 0;
+  for (const auto& d : plan) most = std::max(most, d.workloads.size());
+  return most;
+}
+
 // Each case of an interval measures for `share` seconds: no stop on low noise, no warm-up past
 // the first interval (the device is already busy).
 core::measurement_settings interval_settings(double share, bool first) {
@@ -326,6 +333,190 @@ void check_burn_in_settings(const validation_settings& s) {
   }
 }
 
+namespace {
+
+/// The first line: what runs on which device, for how long, and what fails it.
+void announce_plan(const std::vector<device_work>& plan, std::size_t total, const validation_settings& s,
+                   const burn_in_line& line) {
+  std::vector<std::string> described;
+  for (const auto& d : plan) {
+    std::vector<std::string> labels;
+    for (const auto& w : d.workloads) labels.push_back(w.label);
+    described.push_back(d.device.id + " (" + join(labels, ", ") + ")");
+  }
+  line(
+      fmt::format("burn-in: {} intervals of {:g} s on {}; FAIL on a drop of more than {:g} % (the last intervals' "
+                  "median against the first ones'), a CV above {:g} %, corrected errors rising by more than {}, "
+                  "or any uncorrected error",
+                  total, s.burn_in_interval_s, join(described, ", "), s.burn_in.max_drop * 100, s.burn_in.max_cv * 100,
+                  s.burn_in.max_corrected));
+  if (s.burn_in_interval_s < steady_interval_s) {
+    line(fmt::format("note: intervals under {:g} s are noisier: each workload measures {:.1f} s or less per interval",
+                     steady_interval_s, s.burn_in_interval_s / static_cast<double>(workloads_per_device(plan))));
+  }
+}
+
+/// The intervals, one after another, each device's workloads on a thread of their own; stops
+/// early on an interrupt, or when another interval would end past --duration plus one --interval.
+class interval_loop {
+ public:
+  interval_loop(const std::vector<device_work>& plan, const session::live_host& host, const validation_settings& s,
+                const std::atomic<bool>* cancel)
+      : plan_(plan),
+        host_(host),
+        s_(s),
+        cancel_(cancel),
+        per_device_(workloads_per_device(plan)),
+        previous_errors_(host.hardware_errors_before) {
+    options_.cancel = cancel;
+    options_.monitor = session::case_monitors(std::chrono::milliseconds(100));
+  }
+
+  void run(std::size_t total, const burn_in_line& line) {
+    const auto started = clock_type::now();
+    for (std::size_t i = 0; i < total; ++i) {
+      if (cancelled()) break;
+      auto r = measure(i, started);
+      if (cancelled()) break;  // an interval cut short is not judged
+      line(interval_line(i, total, r, plan_));
+      intervals_.push_back(std::move(r));
+      const double elapsed = std::chrono::duration<double>(clock_type::now() - started).count();
+      if (i + 1 < total && !next_interval_fits(intervals_.size(), elapsed, intervals_.back().duration_s,
+                                               s_.burn_in_duration_s, s_.burn_in_interval_s)) {
+        stopped_early_ = fmt::format(
+            "stopped after {} of {} intervals: the intervals took {:.1f} s (setup and verification beyond the "
+            "{:g}-s interval), and another would end past --duration plus one --interval ({:g} s)",
+            intervals_.size(), total, intervals_.back().duration_s, s_.burn_in_interval_s,
+            s_.burn_in_duration_s + s_.burn_in_interval_s);
+        line("note: " + stopped_early_);
+        break;
+      }
+    }
+  }
+
+  [[nodiscard]] const std::vector<interval_record>& intervals() const { return intervals_; }
+  /// Why fewer intervals than planned ran (empty: all ran, or an interrupt stopped them).
+  [[nodiscard]] const std::string& stopped_early() const { return stopped_early_; }
+  /// The devices whose hardware error counters were read ("host" for the EDAC counters).
+  [[nodiscard]] std::vector<std::string> error_devices() const {
+    std::vector<std::string> out;
+    for (const auto& d : previous_errors_.devices) out.push_back(d.device);
+    return out;
+  }
+
+ private:
+  [[nodiscard]] bool cancelled() const { return cancel_ != nullptr && cancel_->load(); }
+
+  interval_record measure(std::size_t i, clock_type::time_point started) {
+    interval_record r;
+    const auto t0 = clock_type::now();
+    r.start_s = std::chrono::duration<double>(t0 - started).count();
+    const double share = std::max(0.2, (s_.burn_in_interval_s - overhead_s_) / static_cast<double>(per_device_));
+    auto options_now = options_;
+    options_now.settings = interval_settings(share, i == 0);
+    const auto sensors_before = read_host_sensors(sysfs_);
+    r.devices.resize(plan_.size());
+    std::vector<std::thread> threads;
+    for (std::size_t d = 0; d < plan_.size(); ++d) {
+      threads.emplace_back([&, d] {
+        for (const auto& w : plan_[d].workloads) r.devices[d].cases.push_back(core::run_case(w.planned, options_now));
+      });
+    }
+    for (auto& t : threads) t.join();
+    r.duration_s = std::chrono::duration<double>(clock_type::now() - t0).count();
+    if (cancelled()) return r;
+    read_sensors(r, sensors_before);
+    if (host_.hardware_errors) {
+      auto now = host_.hardware_errors->read();
+      r.errors = telemetry::delta_between(previous_errors_, now);
+      previous_errors_ = std::move(now);
+    }
+    // The next interval's measurements get what the interval leaves after this one's setup and
+    // verification (allocating, filling and checking large arrays on a busy host can take
+    // longer than the interval: then they get the 0.2-s floor).
+    overhead_s_ = std::max(0.0, r.duration_s - share * static_cast<double>(per_device_));
+    return r;
+  }
+
+  // Clocks, temperatures and power: the GPUs' own sensors, the host's for the CPU.
+  void read_sensors(interval_record& r, const host_sensor_reading& before) const {
+    const auto after = read_host_sensors(sysfs_);
+    for (std::size_t d = 0; d < plan_.size(); ++d) {
+      auto& di = r.devices[d];
+      if (core::is_gpu(plan_[d].device)) {
+        gpu_sensors(di);
+        continue;
+      }
+      di.clock_mhz = after.clock_mhz;
+      di.temperature_c = after.temperature_c;
+      di.power_w = power_between(before, after, r.duration_s);
+      di.sensor_source = after.clock_source;
+      if (!after.temperature_source.empty()) di.sensor_source += "; " + after.temperature_source;
+      if (di.power_w) di.sensor_source += "; RAPL package energy";
+      di.not_available = after.not_available;
+    }
+  }
+
+  const std::vector<device_work>& plan_;
+  const session::live_host& host_;
+  const validation_settings& s_;
+  const std::atomic<bool>* cancel_;
+  std::size_t per_device_;
+  core::run_options options_;
+  const platform::sysfs_reader sysfs_{"/"};
+  telemetry::error_counter_reading previous_errors_;
+  std::vector<interval_record> intervals_;
+  double overhead_s_ = 0;  // the previous interval's time outside the measurements (setup, verification)
+  std::string stopped_early_;
+};
+
+/// The report's rows: the intervals judged against each other, hardware errors the host cannot
+/// show, and the last interval's cases against the expected values; then the overall verdict.
+void judge_burn_in(validation_report& report, const std::vector<interval_record>& intervals,
+                   const std::vector<device_work>& plan, const validation_settings& s,
+                   const std::vector<std::string>& error_devices, json& judgements) {
+  report.rows = burn_in_rows(intervals, plan, s.burn_in, error_devices, judgements);
+  for (const auto& d : plan) {
+    if (!core::is_gpu(d.device) &&
+        std::find(error_devices.begin(), error_devices.end(), "host") == error_devices.end()) {
+      check_row row;
+      row.check = "burn-in hardware errors";
+      row.device = d.device.id;
+      row.result = verdict::skip;
+      row.rule = "not available: the host exposes no EDAC memory error counters (sys/devices/system/edac/mc)";
+      report.rows.push_back(std::move(row));
+    }
+  }
+  const std::string cpu_isa =
+      doctor::to_string(doctor::widest_isa(platform::detect_cpu(platform::sysfs_reader("/")).isa));
+  for (auto& row : judge_run(report.run, report.rules, nullptr, cpu_isa)) report.rows.push_back(std::move(row));
+  report.overall = summary_verdict(report.rows);
+}
+
+/// settings.validation.burn_in: the bounds, every interval and every judgement.
+json burn_in_json(const validation_settings& s, std::size_t total, const std::vector<interval_record>& intervals,
+                  const std::vector<device_work>& plan, const std::string& stopped_early, const json& judgements) {
+  json interval_list = json::array();
+  for (std::size_t i = 0; i < intervals.size(); ++i) interval_list.push_back(interval_json(i, intervals[i], plan));
+  const bool noisy = s.burn_in_interval_s < steady_interval_s;
+  return {
+      {"duration_s", s.burn_in_duration_s},
+      {"interval_s", s.burn_in_interval_s},
+      {"intervals_planned", total},
+      {"intervals_measured", intervals.size()},
+      {"stopped_early", stopped_early},
+      {"interval_note", noisy ? fmt::format("intervals under {:g} s are noisier", steady_interval_s) : std::string()},
+      {"bounds",
+       {{"max_drop", s.burn_in.max_drop},
+        {"max_cv", s.burn_in.max_cv},
+        {"max_corrected", s.burn_in.max_corrected},
+        {"reference_intervals", reference_intervals(intervals.size())}}},
+      {"judgements", judgements},
+      {"intervals", interval_list}};
+}
+
+}  // namespace
+
 validation_report burn_in_this_machine(const validation_settings& s, const std::vector<std::string>& argv,
                                        const std::atomic<bool>* cancel, const burn_in_line& line) {
   check_burn_in_settings(s);
@@ -345,104 +536,21 @@ validation_report burn_in_this_machine(const validation_settings& s, const std::
   if (plan.empty()) throw usage_error("--level burn-in: no selected device runs gemm or stream");
   const auto total =
       static_cast<std::size_t>(std::max<long>(2, std::lround(s.burn_in_duration_s / s.burn_in_interval_s)));
-
-  std::vector<std::string> described;
-  std::size_t per_device = 0;
-  for (const auto& d : plan) {
-    std::vector<std::string> labels;
-    for (const auto& w : d.workloads) labels.push_back(w.label);
-    described.push_back(d.device.id + " (" + join(labels, ", ") + ")");
-    per_device = std::max(per_device, d.workloads.size());
-  }
-  line(
-      fmt::format("burn-in: {} intervals of {:g} s on {}; FAIL on a drop of more than {:g} % (the last intervals' "
-                  "median against the first ones'), a CV above {:g} %, corrected errors rising by more than {}, "
-                  "or any uncorrected error",
-                  total, s.burn_in_interval_s, join(described, ", "), s.burn_in.max_drop * 100, s.burn_in.max_cv * 100,
-                  s.burn_in.max_corrected));
-  const bool noisy = s.burn_in_interval_s < steady_interval_s;
-  if (noisy) {
-    line(fmt::format("note: intervals under {:g} s are noisier: each workload measures {:.1f} s or less per interval",
-                     steady_interval_s, s.burn_in_interval_s / static_cast<double>(per_device)));
-  }
+  announce_plan(plan, total, s, line);
 
   auto& run = report.run;
   run = session::start_run(argv, host, std::chrono::system_clock::now());
   run.devices = devices;
-  core::run_options options;
-  options.cancel = cancel;
-  options.monitor = session::case_monitors(std::chrono::milliseconds(100));
   const auto before = doctor::live_host_counters();
-  const platform::sysfs_reader sysfs("/");
-  auto previous_errors = host.hardware_errors_before;
-
-  std::vector<interval_record> intervals;
-  const auto started = clock_type::now();
-  double overhead_s = 0;      // the previous interval's time outside the measurements (setup, verification)
-  std::string stopped_early;  // why fewer intervals than planned ran, if so
-  for (std::size_t i = 0; i < total; ++i) {
-    if (cancel != nullptr && cancel->load()) break;
-    interval_record r;
-    const auto t0 = clock_type::now();
-    r.start_s = std::chrono::duration<double>(t0 - started).count();
-    const double share = std::max(0.2, (s.burn_in_interval_s - overhead_s) / static_cast<double>(per_device));
-    auto options_now = options;
-    options_now.settings = interval_settings(share, i == 0);
-    const auto sensors_before = read_host_sensors(sysfs);
-    r.devices.resize(plan.size());
-    std::vector<std::thread> threads;
-    for (std::size_t d = 0; d < plan.size(); ++d) {
-      threads.emplace_back([&, d] {
-        for (const auto& w : plan[d].workloads) r.devices[d].cases.push_back(core::run_case(w.planned, options_now));
-      });
-    }
-    for (auto& t : threads) t.join();
-    r.duration_s = std::chrono::duration<double>(clock_type::now() - t0).count();
-    if (cancel != nullptr && cancel->load()) break;  // an interval cut short is not judged
-    const auto sensors_after = read_host_sensors(sysfs);
-    for (std::size_t d = 0; d < plan.size(); ++d) {
-      auto& di = r.devices[d];
-      if (core::is_gpu(plan[d].device)) {
-        gpu_sensors(di);
-      } else {
-        di.clock_mhz = sensors_after.clock_mhz;
-        di.temperature_c = sensors_after.temperature_c;
-        di.power_w = power_between(sensors_before, sensors_after, r.duration_s);
-        di.sensor_source = sensors_after.clock_source;
-        if (!sensors_after.temperature_source.empty()) di.sensor_source += "; " + sensors_after.temperature_source;
-        if (di.power_w) di.sensor_source += "; RAPL package energy";
-        di.not_available = sensors_after.not_available;
-      }
-    }
-    if (host.hardware_errors) {
-      auto now = host.hardware_errors->read();
-      r.errors = telemetry::delta_between(previous_errors, now);
-      previous_errors = std::move(now);
-    }
-    // The next interval's measurements get what the interval leaves after this one's setup and
-    // verification (allocating, filling and checking large arrays on a busy host can take
-    // longer than the interval: then they get the 0.2-s floor).
-    overhead_s = std::max(0.0, r.duration_s - share * static_cast<double>(per_device));
-    line(interval_line(i, total, r, plan));
-    intervals.push_back(std::move(r));
-    const double elapsed = std::chrono::duration<double>(clock_type::now() - started).count();
-    if (i + 1 < total && !next_interval_fits(intervals.size(), elapsed, intervals.back().duration_s,
-                                             s.burn_in_duration_s, s.burn_in_interval_s)) {
-      stopped_early = fmt::format(
-          "stopped after {} of {} intervals: the intervals took {:.1f} s (setup and verification beyond the {:g}-s "
-          "interval), and another would end past --duration plus one --interval ({:g} s)",
-          intervals.size(), total, intervals.back().duration_s, s.burn_in_interval_s,
-          s.burn_in_duration_s + s.burn_in_interval_s);
-      line("note: " + stopped_early);
-      break;
-    }
-  }
+  interval_loop loop(plan, host, s, cancel);
+  loop.run(total, line);
 
   // The run's cases are the last interval's measurements (judged against the expected values
   // as validate judges any case); every interval is in settings.validation.burn_in.
+  const auto& intervals = loop.intervals();
   if (!intervals.empty()) {
-    for (auto& di : intervals.back().devices) {
-      for (auto& c : di.cases) run.cases.push_back(c);
+    for (const auto& di : intervals.back().devices) {
+      for (const auto& c : di.cases) run.cases.push_back(c);
     }
   }
   std::vector<core::planned_case> planned;
@@ -453,42 +561,9 @@ validation_report burn_in_this_machine(const validation_settings& s, const std::
   session::finish_run(run, host);
   if (cancel != nullptr && cancel->load()) core::mark_interrupted(run, "the intervals measured so far");
 
-  std::vector<std::string> error_devices;
-  for (const auto& d : previous_errors.devices) error_devices.push_back(d.device);
   json judgements = json::array();
-  report.rows = burn_in_rows(intervals, plan, s.burn_in, error_devices, judgements);
-  for (const auto& d : plan) {
-    if (!core::is_gpu(d.device) &&
-        std::find(error_devices.begin(), error_devices.end(), "host") == error_devices.end()) {
-      check_row row;
-      row.check = "burn-in hardware errors";
-      row.device = d.device.id;
-      row.result = verdict::skip;
-      row.rule = "not available: the host exposes no EDAC memory error counters (sys/devices/system/edac/mc)";
-      report.rows.push_back(std::move(row));
-    }
-  }
-  const std::string cpu_isa =
-      doctor::to_string(doctor::widest_isa(platform::detect_cpu(platform::sysfs_reader("/")).isa));
-  for (auto& row : judge_run(run, report.rules, nullptr, cpu_isa)) report.rows.push_back(std::move(row));
-  report.overall = summary_verdict(report.rows);
-
-  json interval_list = json::array();
-  for (std::size_t i = 0; i < intervals.size(); ++i) interval_list.push_back(interval_json(i, intervals[i], plan));
-  report.burn_in = {
-      {"duration_s", s.burn_in_duration_s},
-      {"interval_s", s.burn_in_interval_s},
-      {"intervals_planned", total},
-      {"intervals_measured", intervals.size()},
-      {"stopped_early", stopped_early},
-      {"interval_note", noisy ? fmt::format("intervals under {:g} s are noisier", steady_interval_s) : std::string()},
-      {"bounds",
-       {{"max_drop", s.burn_in.max_drop},
-        {"max_cv", s.burn_in.max_cv},
-        {"max_corrected", s.burn_in.max_corrected},
-        {"reference_intervals", reference_intervals(intervals.size())}}},
-      {"judgements", judgements},
-      {"intervals", interval_list}};
+  judge_burn_in(report, intervals, plan, s, loop.error_devices(), judgements);
+  report.burn_in = burn_in_json(s, total, intervals, plan, loop.stopped_early(), judgements);
   if (!share_notes.empty()) run.settings["host_share"] = share_notes.front();
   run.settings["validation"] = to_json(report);
   return report;
