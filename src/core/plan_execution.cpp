@@ -185,8 +185,8 @@ class plan_executor {
     if (!progress_) return;
     const double eta = update_etas(steady_clock::now());
     const auto index = schedule_[p].index;
-    progress_(progress_event{what, index, plan_.size(), done_, plan_[index], result, eta, side_by_side_,
-                             device_of_[p], devices_});
+    progress_(progress_event{what, index, plan_.size(), done_, plan_[index], result, eta, side_by_side_, device_of_[p],
+                             devices_});
   }
 
   void record(std::size_t p, case_result result, json case_series, double start_s, double end_s) {
@@ -309,19 +309,17 @@ class plan_executor {
       }
       for (auto& dp : devices_) dp.lost = dp.lost || dp.device == d;
     }
-    hung_.push_back({{"device", planned.device->id},
-                     {"devices", schedule_[p].devices},
-                     {"case", label},
-                     {"limit_s", it->limit_s}});
+    hung_.push_back(
+        {{"device", planned.device->id}, {"devices", schedule_[p].devices}, {"case", label}, {"limit_s", it->limit_s}});
     auto r = not_run(p, "");
     r.status = case_status::failed;
-    r.reason = over_limit ? fmt::format(
-                                "no result within the case's time limit of {}: {} hung (its cases left "
-                                "are not run)",
-                                format_wall_time(it->limit_s), fmt::join(schedule_[p].devices, " or "))
-                          : fmt::format("did not stop within {} of the interrupt: {} hung",
-                                        format_wall_time(options_.interrupt_grace_s),
-                                        fmt::join(schedule_[p].devices, " or "));
+    r.reason = over_limit
+                   ? fmt::format(
+                         "no result within the case's time limit of {}: {} hung (its cases left "
+                         "are not run)",
+                         format_wall_time(it->limit_s), fmt::join(schedule_[p].devices, " or "))
+                   : fmt::format("did not stop within {} of the interrupt: {} hung",
+                                 format_wall_time(options_.interrupt_grace_s), fmt::join(schedule_[p].devices, " or "));
     it = running_.erase(it);
     record(p, std::move(r), nullptr, start_s, seconds_between(t0_, now));
     return it;
