@@ -54,8 +54,9 @@ build_stage() {
     return
   fi
   if [[ $preset == release ]]; then
-    # Unity mode (eight sources a translation unit: the headers parsed once for all eight) cuts
-    # the build by a third on two cores; the asan and tsan presets set it themselves, and
+    # Unity mode (16 sources a translation unit, CMakeLists.txt's CMAKE_UNITY_BUILD_BATCH_SIZE:
+    # the headers parsed once for all 16) cuts the build by a third and more on two cores; the
+    # asan and tsan presets set it themselves, and
     # scripts/lint.sh gives clang-tidy a per-file database (build/tidy). A plain
     # `cmake --preset release` stays per-file, for incremental builds.
     cmake --preset release -DCMAKE_UNITY_BUILD=ON
