@@ -159,9 +159,15 @@ TEST(PairwiseMpiTimed, ARankThreeTimesSlowerNamesItsNode) {
   for (const auto& l : p.at("findings").at("low_links")) {
     EXPECT_TRUE(l.at("a") == "c" || l.at("b") == "c") << findings_of(p);
   }
-  int suspects = 0;
-  for (const auto& again : p.at("measured_again")) suspects += again.at("control").get<bool>() ? 0 : 1;
-  EXPECT_EQ(suspects, 3) << "c's 3 links measured again at 16 MiB";
+  // Each of c's 3 links was a suspect and measured again. A loaded sweep may find healthy links
+  // below the suspect margin (0.7x) too: measured again they are cleared, and no link is named
+  // (above).
+  std::set<std::string> links_of_c_again;
+  for (const auto& again : p.at("measured_again")) {
+    if (again.at("control").get<bool>() || (again.at("a") != "c" && again.at("b") != "c")) continue;
+    links_of_c_again.insert(again.at("a").get<std::string>() + "-" + again.at("b").get<std::string>());
+  }
+  EXPECT_EQ(links_of_c_again.size(), 3u) << "c's 3 links measured again: " << p.at("measured_again").dump();
 }
 
 TEST(PairwiseMpiTimed, ALinkThreeTimesSlowerIsNamedAsTheLinkAndDrawnRed) {
