@@ -146,12 +146,16 @@ list_release_only() {
 # The stages overlap: while one stage's tests run, the later stages build in one background
 # chain at the lowest CPU priority (nice 19), in the time the tests leave the cores idle
 # (tests wait on servers, ranks and timers); a test that judges time meets less load from it
-# than the two busy loops its tolerance was measured beside (docs/testing.md). A stage starts
-# its tests once its build is done; a build that failed stops the run with its log.
+# than the two busy loops its tolerance was measured beside (docs/testing.md). While no tests
+# run, the chain builds at normal priority. A stage starts its tests once its build is done; a
+# build that failed stops the run with its log.
 mkdir -p build/stages
 rm -f build/stages/*.status
 chain=""
 stop_chain() { if [[ -n $chain ]]; then kill -- "-$chain" 2> /dev/null || true; fi; }
+# chain_priority NICE: the background chain's niceness (its whole process group, and what it
+# starts later). Lowering it back to 0 needs root (CAP_SYS_NICE): elsewhere it stays at 19.
+chain_priority() { if [[ -n $chain ]]; then renice -n "$1" -g "$chain" > /dev/null 2>&1 || true; fi; }
 trap stop_chain EXIT
 echo "== ${presets[0]}: configure, build"
 status=0
@@ -174,6 +178,9 @@ for preset in "${presets[@]}"; do
     fi
   else
     echo "== $preset: its build (started in the background)"
+    # Nothing of ours runs meanwhile: the build gets the cores at normal priority (at nice 19
+    # it would get almost nothing beside other busy work on the machine).
+    chain_priority 0
     while [[ ! -f build/stages/$preset.status ]]; do
       if ! kill -0 "$chain" 2> /dev/null && [[ ! -f build/stages/$preset.status ]]; then
         echo "the background build stopped before $preset (build/stages/chain.log):" >&2
@@ -195,6 +202,7 @@ for preset in "${presets[@]}"; do
     tail -n 1 "build/stages/$preset.log"
   fi
   echo "== $preset: test"
+  chain_priority 19
   test_stage "$preset"
 done
 if $slow; then
