@@ -153,9 +153,16 @@ mkdir -p build/stages
 rm -f build/stages/*.status
 chain=""
 stop_chain() { if [[ -n $chain ]]; then kill -- "-$chain" 2> /dev/null || true; fi; }
-# chain_priority NICE: the background chain's niceness (its whole process group, and what it
-# starts later). Lowering it back to 0 needs root (CAP_SYS_NICE): elsewhere it stays at 19.
-chain_priority() { if [[ -n $chain ]]; then renice -n "$1" -g "$chain" > /dev/null 2>&1 || true; fi; }
+# chain_priority NICE: the background chain's niceness: every process of its session (ninja
+# starts each compiler in a process group of its own), and so what they start later. Lowering
+# it back to 0 needs root (CAP_SYS_NICE): elsewhere it stays at 19.
+chain_priority() {
+  local pids
+  if [[ -n $chain ]]; then
+    mapfile -t pids < <(ps -o pid= -s "$chain" 2> /dev/null)
+    if ((${#pids[@]})); then renice -n "$1" -p "${pids[@]}" > /dev/null 2>&1 || true; fi
+  fi
+}
 trap stop_chain EXIT
 echo "== ${presets[0]}: configure, build"
 status=0
