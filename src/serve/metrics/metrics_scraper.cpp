@@ -77,6 +77,9 @@ class endpoint_client {
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, append);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, &body_);
     curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");  // gzip when the server offers it
+    // An answer that declares more bytes than the bound is refused at its header, before any of
+    // its body is read; one without a length is stopped by append() at the bound.
+    curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(s.max_answer_bytes));
     if (headers_ != nullptr) curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers_);
     if (!s.ca_file.empty()) curl_easy_setopt(e, CURLOPT_CAINFO, s.ca_file.c_str());
     if (!s.verify_tls) {
@@ -100,7 +103,7 @@ class endpoint_client {
     const CURLcode code = curl_easy_perform(easy_.get());
     long status = 0;
     curl_easy_getinfo(easy_.get(), CURLINFO_RESPONSE_CODE, &status);
-    if (body_.over) {
+    if (body_.over || code == CURLE_FILESIZE_EXCEEDED) {
       body_.text = std::string();  // its memory back
       return refuse(fmt::format("the answer passed the {} one scrape may be", bytes_text(body_.limit)));
     }

@@ -43,7 +43,8 @@ struct scrape_settings {
   /// The bounds of one answer (after decompression): its bytes and its sample lines (0: any).
   /// An answer beyond either is refused: that scrape fails with a one-line error saying which
   /// bound, and the URL is not asked again for the scraper's life (its later scrapes fail with
-  /// the same error, without a request).
+  /// the same error, without a request). An answer whose Content-Length passes the bytes is
+  /// refused at its header, without reading its body.
   std::size_t max_answer_bytes = std::size_t{64} << 20;
   std::size_t max_sample_lines = 0;
   /// When set, only the samples whose metric name it accepts are parsed and kept (the other

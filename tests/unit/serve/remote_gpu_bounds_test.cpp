@@ -27,10 +27,12 @@ namespace ironbench::serve {
 namespace {
 
 // An HTTP server on loopback that answers every GET with one fixed body and closes the
-// connection; it counts the requests.
+// connection; it counts the requests. Without `declare_length` the answer has no
+// Content-Length (its end is the connection's close).
 class fixed_exporter {
  public:
-  explicit fixed_exporter(std::string body) : body_(std::move(body)) {
+  explicit fixed_exporter(std::string body, bool declare_length = true)
+      : body_(std::move(body)), declare_length_(declare_length) {
     listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in address{};
     address.sin_family = AF_INET;
@@ -67,9 +69,9 @@ class fixed_exporter {
         request.append(buffer, static_cast<std::size_t>(n));
       }
       ++requests_;
+      const auto length = declare_length_ ? fmt::format("Content-Length: {}\r\n", body_.size()) : std::string();
       const auto head =
-          fmt::format("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                      body_.size());
+          fmt::format("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n{}Connection: close\r\n\r\n", length);
       std::string reply = head + body_;
       std::size_t sent = 0;
       while (sent < reply.size()) {
@@ -82,6 +84,7 @@ class fixed_exporter {
   }
 
   std::string body_;
+  bool declare_length_ = true;
   int listener_ = -1;
   int port_ = 0;
   std::atomic<int> requests_{0};
@@ -156,17 +159,27 @@ TEST(RemoteGpuBounds, AnAnswerOfTooManySeriesIsRefusedOnceAndItsUrlNotAskedAgain
   EXPECT_NE(line.find(exporter.url()), std::string::npos) << line;
 }
 
+// With and without a Content-Length: refused at the header, or stopped while reading.
 TEST(RemoteGpuBounds, AnAnswerBeyondItsBytesIsRefused) {
   std::string text = dcgm_answer(1, 300);
   const std::string padding = "# " + std::string(1000, 'x') + "\n";
   while (text.size() <= exporter_limits::answer_bytes) text += padding;
-  fixed_exporter exporter(text);
+  for (const bool declared : {true, false}) {
+    SCOPED_TRACE(declared ? "Content-Length declared" : "no Content-Length");
+    fixed_exporter exporter(text, declared);
+    const auto t = scrape_exporter(exporter.url(), 2);
+    EXPECT_EQ(exporter.requests(), 1);
+    EXPECT_TRUE(t.summary.at("gpus").empty());
+    EXPECT_NE(t.summary.at("error").get<std::string>().find("refused: the answer passed the 16 MiB one scrape may be"),
+              std::string::npos)
+        << t.summary.at("error");
+  }
+}
+
+TEST(RemoteGpuBounds, AnAnswerWithoutALengthWithinItsBytesIsRead) {
+  fixed_exporter exporter(dcgm_answer(2, 300), false);
   const auto t = scrape_exporter(exporter.url(), 2);
-  EXPECT_EQ(exporter.requests(), 1);
-  EXPECT_TRUE(t.summary.at("gpus").empty());
-  EXPECT_NE(t.summary.at("error").get<std::string>().find("refused: the answer passed the 16 MiB one scrape may be"),
-            std::string::npos)
-      << t.summary.at("error");
+  EXPECT_EQ(t.summary.at("gpus").size(), 2U) << t.summary.dump();
 }
 
 TEST(RemoteGpuBounds, AnExporterOfThousandsOfGpusIsRefused) {
