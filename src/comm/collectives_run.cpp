@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <thread>
 
@@ -97,6 +98,70 @@ void require_gpu_aware_mpi(bootstrap& world, const std::vector<core::device_info
 #endif
 }
 
+// A side channel to rank 0, so that a hang names the ranks that never arrived: the job's part
+// measured so far, which `guard` hands to rank0_on_hang when the run hangs. Every rank keeps
+// what it has: the lowest rank alive writes it when rank 0 dies.
+std::shared_ptr<shared_collectives_partial> keep_partial_for_hangs(const collectives_settings& a, const job_start& job,
+                                                                   int per_process, watchdog& guard) {
+  auto partial = std::make_shared<shared_collectives_partial>();
+  if (!a.rank0_on_hang) return partial;
+  partial->data.size = job.world->size() * per_process;
+  partial->data.ranks_per_process = per_process;
+  partial->data.host = job.host;
+  partial->data.measured = job.host.devices.devices.front();
+  partial->data.start = std::chrono::system_clock::now();
+  guard.on_hang([partial, handler = a.rank0_on_hang](const hang_verdict& verdict) {
+    const std::lock_guard lock(partial->mutex);
+    handler(partial->data, verdict);
+  });
+  return partial;
+}
+
+// The backend the ranks use (`use_gpu`: every rank takes a GPU), refused where the job asks
+// what it cannot do.
+const collective_backend_kind& checked_backend(const collectives_settings& a, bootstrap& world, bool use_gpu,
+                                               const session::live_host& live) {
+  const int per_process = a.threads * a.gpus_per_thread;
+  const auto& kind = resolve_backend(a.backend, use_gpu);
+  if (per_process > 1 && !kind.gpu_collectives) {
+    throw usage_error(
+        fmt::format("--nthreads/--ngpus {}: several ranks per process need GPU collectives (NCCL/RCCL)", per_process));
+  }
+  if (a.base.graph_launches > 0 && !kind.gpu_collectives) {
+    throw usage_error(fmt::format("--cudagraph {}: MPI backends have no GPU graphs", a.base.graph_launches));
+  }
+  if (kind.name == "mpi-gpu") require_gpu_aware_mpi(world, gpus_of(live.devices.devices));
+  return kind;
+}
+
+using rank_body = std::function<rank_outcome(const std::shared_ptr<bootstrap>& view, const core::device_info& device)>;
+
+// Runs every rank of this process, one a device of `devices`: on this thread alone, or with
+// several, one thread a rank, thread 0 being this (MPI's) thread, the only one that calls MPI.
+// A rank that fails ends the process (status 1), since the others would wait for it at their
+// next exchange. Returns the outcome of the process's first rank.
+rank_outcome run_process_ranks(const std::shared_ptr<bootstrap>& world, const std::vector<core::device_info>& devices,
+                               const rank_body& run_rank) {
+  const int per_process = static_cast<int>(devices.size());
+  if (per_process == 1) return run_rank(world, devices.front());
+  auto group = std::make_shared<thread_group>(*world, per_process);
+  std::vector<rank_outcome> outcomes(devices.size());
+  const auto run_thread = [&](int t) {
+    try {
+      outcomes[static_cast<std::size_t>(t)] =
+          run_rank(std::make_shared<thread_rank>(group, t), devices[static_cast<std::size_t>(t)]);
+    } catch (const std::exception& e) {
+      std::cerr << fmt::format("ironbench: error: rank {}: {}\n", world->rank() * per_process + t, e.what());
+      std::_Exit(1);
+    }
+  };
+  std::vector<std::thread> others;
+  for (int t = 1; t < per_process; ++t) others.emplace_back(run_thread, t);
+  run_thread(0);
+  for (auto& thread : others) thread.join();
+  return std::move(outcomes.front());
+}
+
 }  // namespace
 
 std::vector<collective> parse_collectives(const std::string& text) {
@@ -155,20 +220,7 @@ collectives_outcome run_collectives(const collectives_settings& a, const std::at
   out.ranks_per_process = per_process;
   out.guard = std::make_unique<watchdog>(std::chrono::duration<double>(a.timeout_s), rank);
   auto& guard = *out.guard;
-  // A side channel to rank 0, so that a hang names the ranks that never arrived. Every rank
-  // keeps what it has: the lowest rank alive writes it when rank 0 dies.
-  auto partial = std::make_shared<shared_collectives_partial>();
-  if (a.rank0_on_hang) {
-    partial->data.size = world->size() * per_process;
-    partial->data.ranks_per_process = per_process;
-    partial->data.host = job.host;
-    partial->data.measured = job.host.devices.devices.front();
-    partial->data.start = std::chrono::system_clock::now();
-    guard.on_hang([partial, handler = a.rank0_on_hang](const hang_verdict& verdict) {
-      const std::lock_guard lock(partial->mutex);
-      handler(partial->data, verdict);
-    });
-  }
+  const auto partial = keep_partial_for_hangs(a, job, per_process, guard);
   guard.watch_ranks(*world, this_host_name());
   enact_start_fault(a.fault, rank);
 
@@ -178,15 +230,7 @@ collectives_outcome run_collectives(const collectives_settings& a, const std::at
   const auto& live = out.host;
   const bool use_gpu =
       every_rank_takes_gpus(*world, a.backend, asked.takes_gpus, live.devices.devices, live.devices.notes);
-  const auto& backend_kind = resolve_backend(a.backend, use_gpu);
-  if (per_process > 1 && !backend_kind.gpu_collectives) {
-    throw usage_error(
-        fmt::format("--nthreads/--ngpus {}: several ranks per process need GPU collectives (NCCL/RCCL)", per_process));
-  }
-  if (base.graph_launches > 0 && !backend_kind.gpu_collectives) {
-    throw usage_error(fmt::format("--cudagraph {}: MPI backends have no GPU graphs", base.graph_launches));
-  }
-  if (backend_kind.name == "mpi-gpu") require_gpu_aware_mpi(*world, gpus_of(live.devices.devices));
+  const auto& backend_kind = checked_backend(a, *world, use_gpu, live);
   const auto devices = devices_of_ranks(*world, launch, live, use_gpu, per_process);
   out.start = std::chrono::system_clock::now();
   const auto host_facts = session::host_json(live.fingerprint);
@@ -237,29 +281,7 @@ collectives_outcome run_collectives(const collectives_settings& a, const std::at
     return outcome;
   };
 
-  rank_outcome outcome;
-  if (per_process == 1) {
-    outcome = run_rank(world, devices.front());
-  } else {
-    // Thread 0 is this (MPI's) thread: only it calls MPI. A rank that fails ends the process
-    // (status 1), since the others would wait for it at their next exchange.
-    auto group = std::make_shared<thread_group>(*world, per_process);
-    std::vector<rank_outcome> outcomes(static_cast<std::size_t>(per_process));
-    const auto run_thread = [&](int t) {
-      try {
-        outcomes[static_cast<std::size_t>(t)] =
-            run_rank(std::make_shared<thread_rank>(group, t), devices[static_cast<std::size_t>(t)]);
-      } catch (const std::exception& e) {
-        std::cerr << fmt::format("ironbench: error: rank {}: {}\n", rank * per_process + t, e.what());
-        std::_Exit(1);
-      }
-    };
-    std::vector<std::thread> others;
-    for (int t = 1; t < per_process; ++t) others.emplace_back(run_thread, t);
-    run_thread(0);
-    for (auto& thread : others) thread.join();
-    outcome = std::move(outcomes.front());
-  }
+  auto outcome = run_process_ranks(world, devices, run_rank);
   out.trials = std::move(outcome.trials);
   out.rank_descriptions = std::move(outcome.rank_descriptions);
   out.backend = std::move(outcome.backend);

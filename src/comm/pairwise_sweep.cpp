@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <thread>
 #include <tuple>
 
@@ -370,9 +371,11 @@ std::vector<std::string> participant_labels(const pairwise_result& r) {
   return labels;
 }
 
-pairwise_result run_pairwise(bootstrap& world, peer_exchange& peers, const std::string& host_name,
-                             const pairwise_settings& s, const std::atomic<bool>* cancel) {
-  const auto start = pair_clock::now();
+namespace {
+
+// A sweep's result before anything is measured: its settings, and the ranks that take part
+// (every rank's node name gathered). Throws usage_error for settings the sweep cannot run.
+pairwise_result begin_pairwise(bootstrap& world, const std::string& host_name, const pairwise_settings& s) {
   pairwise_result result;
   result.mode = s.mode;
   result.ranks = world.size();
@@ -387,35 +390,70 @@ pairwise_result run_pairwise(bootstrap& world, peer_exchange& peers, const std::
   }
   const auto hosts = every_node_name(world, host_name);
   result.participants = select_participants(s.mode, hosts);
-  const int n = static_cast<int>(result.participants.size());
   if (world.size() < 2) {
     throw usage_error("--pairs needs at least 2 ranks: run it under mpirun or srun (one rank per node, or more)");
   }
-  if (n < 2) {
+  if (result.participants.size() < 2) {
     throw usage_error(
         fmt::format("--pairs nodes: all {} ranks are on one node ({}); run ranks on several nodes, give each "
                     "its node's name in IRONBENCH_NODE_NAME, or use --pairs ranks",
                     world.size(), hosts.front()));
   }
   check_fault_applies(fault, result.participants, s.mode);
+  return result;
+}
+
+// The positions in `sizes` of the sizes that are also in `some`.
+std::vector<std::size_t> indices_of(const std::vector<std::size_t>& some, const std::vector<std::size_t>& sizes) {
+  std::vector<std::size_t> indices;
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    if (std::find(some.begin(), some.end(), sizes[k]) != some.end()) indices.push_back(k);
+  }
+  return indices;
+}
+
+// Rank 0's `links`, on every rank.
+std::vector<participant_pair> broadcast_links(bootstrap& world, const std::vector<participant_pair>& links) {
+  std::vector<std::int32_t> ends;
+  for (const auto& [a, b] : links) {
+    ends.push_back(a);
+    ends.push_back(b);
+  }
+  auto count = static_cast<std::int32_t>(ends.size());
+  world.broadcast_bytes(&count, sizeof count);
+  ends.resize(static_cast<std::size_t>(count));
+  if (count > 0) world.broadcast_bytes(ends.data(), ends.size() * sizeof(std::int32_t));
+  std::vector<participant_pair> out;
+  for (std::size_t i = 0; i + 1 < ends.size(); i += 2) out.emplace_back(ends[i], ends[i + 1]);
+  return out;
+}
+
+// Where `rank` stands among `participants` (-1: it takes no part).
+int position_of(const std::vector<pair_participant>& participants, int rank) {
+  for (std::size_t i = 0; i < participants.size(); ++i) {
+    if (participants[i].rank == rank) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+}  // namespace
+
+pairwise_result run_pairwise(bootstrap& world, peer_exchange& peers, const std::string& host_name,
+                             const pairwise_settings& s, const std::atomic<bool>* cancel) {
+  const auto start = pair_clock::now();
+  auto result = begin_pairwise(world, host_name, s);
+  const int n = static_cast<int>(result.participants.size());
   const int rank = world.rank();
   enact_start_fault(s.fault, rank);
-  int me = -1;
-  for (int i = 0; i < n; ++i) {
-    if (result.participants[static_cast<std::size_t>(i)].rank == rank) me = i;
-  }
+  const int me = position_of(result.participants, rank);
   const auto rounds = pairwise_rounds(n);
   result.rounds = static_cast<int>(rounds.size());
   pair_measurer measurer(peers, s, rank, me >= 0 ? *std::max_element(s.sizes.begin(), s.sizes.end()) : 0);
   result.passes = measurer.passes();
   result.exchanges_per_pass = measurer.per_pass();
-  std::vector<std::size_t> every_size, judged_indices;
-  for (std::size_t k = 0; k < s.sizes.size(); ++k) {
-    every_size.push_back(k);
-    if (std::find(result.judged_sizes.begin(), result.judged_sizes.end(), s.sizes[k]) != result.judged_sizes.end()) {
-      judged_indices.push_back(k);
-    }
-  }
+  std::vector<std::size_t> every_size(s.sizes.size());
+  std::iota(every_size.begin(), every_size.end(), std::size_t{0});
+  const auto judged_indices = indices_of(result.judged_sizes, s.sizes);
   // Every rank enters each step (the watchdog's operations) before the vote on stopping.
   const auto step = [&](const std::string& name) {
     if (s.progress) s.progress(name);
@@ -461,21 +499,11 @@ pairwise_result run_pairwise(bootstrap& world, peer_exchange& peers, const std::
   std::vector<participant_pair> again;  // every link measured again, once each
   int confirm_rounds = 0;
   for (int round = 0; round < pair_confirm_rounds; ++round) {
-    std::vector<std::int32_t> links;
-    if (rank == 0) {
-      for (const auto& [a, b] : links_to_measure_again(result.findings, round > 0)) {
-        links.push_back(a);
-        links.push_back(b);
-      }
-    }
-    std::int32_t count = static_cast<std::int32_t>(links.size());
-    world.broadcast_bytes(&count, sizeof count);
-    if (count == 0 || result.interrupted) break;  // alike on every rank
-    links.resize(static_cast<std::size_t>(count));
-    world.broadcast_bytes(links.data(), links.size() * sizeof(std::int32_t));
+    const auto links = broadcast_links(
+        world, rank == 0 ? links_to_measure_again(result.findings, round > 0) : std::vector<participant_pair>());
+    if (links.empty() || result.interrupted) break;  // alike on every rank
     std::vector<std::vector<participant_pair>> one_at_a_time;
-    for (std::size_t i = 0; i + 1 < links.size(); i += 2) {
-      const participant_pair link{links[i], links[i + 1]};
+    for (const auto& link : links) {
       one_at_a_time.push_back({link});
       if (std::find(again.begin(), again.end(), link) == again.end()) again.push_back(link);
     }

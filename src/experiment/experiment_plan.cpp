@@ -242,6 +242,57 @@ std::string stable_hash(const std::string& text) {
   return fmt::format("{:016x}", h);
 }
 
+namespace {
+
+// Each matrix variable's values, expanded; a variable in `split_matrix` (a list in one text)
+// split at its commas.
+std::vector<std::pair<std::string, std::vector<std::string>>> expand_matrix(
+    const std::vector<std::pair<std::string, std::vector<located_text>>>& matrix,
+    const std::vector<std::string>& split_matrix, const variable_map& base, expansion_budget& budget) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> matrix_values;
+  for (const auto& [name, values] : matrix) {
+    std::vector<std::string> expanded;
+    for (const auto& v : values) {
+      auto value = expand(v.text, v.where, base, budget);
+      if (std::find(split_matrix.begin(), split_matrix.end(), name) == split_matrix.end()) {
+        expanded.push_back(std::move(value));
+        continue;
+      }
+      for (auto& part : split(value, ',')) {
+        part = trim_copy(part);
+        if (part.empty()) throw recipe_error(v.where, fmt::format("matrix '{}': an empty value in '{}'", name, value));
+        expanded.push_back(std::move(part));
+      }
+    }
+    matrix_values.emplace_back(name, std::move(expanded));
+  }
+  return matrix_values;
+}
+
+// The steps of one point, its variables set: those enabled, a command's or an import's
+// fail_on the recipe's where the step has none, and a serve step without url driving the last
+// service with a ready url started before it.
+std::vector<planned_step> plan_point_steps(const std::vector<recipe_step>& steps, const variable_map& vars,
+                                           expansion_budget& budget, const std::vector<std::string>& recipe_fail_on) {
+  std::vector<planned_step> planned;
+  std::string service_url;
+  for (const auto& s : steps) {
+    if (!step_enabled(s, vars, budget)) continue;
+    auto step = plan_step(s, vars, budget);
+    if (s.fail_on.empty() && (s.kind == "command" || s.kind == "import")) step.fail_on = recipe_fail_on;
+    if (step.kind == "service" && !step.ready_url.empty()) service_url = step.ready_url;
+    if (step.kind == "serve" && step.url.empty()) {
+      if (service_url.empty())
+        throw recipe_error(s.where, "a serve step needs 'url' when no service with a ready url comes before it");
+      step.url = service_url;
+    }
+    planned.push_back(std::move(step));
+  }
+  return planned;
+}
+
+}  // namespace
+
 experiment_plan plan_experiment(const recipe& r, const std::vector<std::pair<std::string, std::string>>& sets,
                                 const std::string& version, const std::string& host_identity,
                                 const builtin_variables& builtins) {
@@ -303,23 +354,7 @@ experiment_plan plan_experiment(const recipe& r, const std::vector<std::pair<std
   identity += fmt::format("version={}\nhost={}\n", version, host_identity);
   plan.hash = stable_hash(identity);
 
-  std::vector<std::pair<std::string, std::vector<std::string>>> matrix_values;
-  for (const auto& [name, values] : matrix) {
-    std::vector<std::string> expanded;
-    for (const auto& v : values) {
-      auto value = expand(v.text, v.where, base, budget);
-      if (std::find(split_matrix.begin(), split_matrix.end(), name) == split_matrix.end()) {
-        expanded.push_back(std::move(value));
-        continue;
-      }
-      for (auto& part : split(value, ',')) {
-        part = trim_copy(part);
-        if (part.empty()) throw recipe_error(v.where, fmt::format("matrix '{}': an empty value in '{}'", name, value));
-        expanded.push_back(std::move(part));
-      }
-    }
-    matrix_values.emplace_back(name, std::move(expanded));
-  }
+  const auto matrix_values = expand_matrix(matrix, split_matrix, base, budget);
   check_point_count(matrix, matrix_values);
   for (const auto& [name, values] : matrix_values) plan.matrix_sizes.emplace_back(name, values.size());
   std::vector<std::string> recipe_fail_on = default_fail_on();
@@ -337,19 +372,7 @@ experiment_plan plan_experiment(const recipe& r, const std::vector<std::pair<std
       point_identity += "\n" + name + "=" + value;
     }
     point.key = stable_hash(point_identity);
-    std::string service_url;  // a serve step without url drives the last service started before it
-    for (const auto& s : r.steps) {
-      if (!step_enabled(s, vars, budget)) continue;
-      auto step = plan_step(s, vars, budget);
-      if (s.fail_on.empty() && (s.kind == "command" || s.kind == "import")) step.fail_on = recipe_fail_on;
-      if (step.kind == "service" && !step.ready_url.empty()) service_url = step.ready_url;
-      if (step.kind == "serve" && step.url.empty()) {
-        if (service_url.empty())
-          throw recipe_error(s.where, "a serve step needs 'url' when no service with a ready url comes before it");
-        step.url = service_url;
-      }
-      point.steps.push_back(std::move(step));
-    }
+    point.steps = plan_point_steps(r.steps, vars, budget, recipe_fail_on);
     plan.points.push_back(std::move(point));
   }
   return plan;

@@ -98,6 +98,27 @@ training_plan plan_training(const train_request& r) {
   return p;
 }
 
+// The gradients' transport of a case on `ranks` ranks: none outside a job of several ranks,
+// and none for one rank alone (it trains without data parallelism), though every rank of the
+// job takes part in making it.
+std::unique_ptr<gradient_transport> transport_for(const training_plan& plan, int ranks) {
+  if (!plan.distributed || (ranks <= 1 && plan.world_size <= 1)) return nullptr;
+  auto transport = transport_over(ranks, plan.device);
+  if (ranks == 1) transport.reset();
+  return transport;
+}
+
+// What `monitor` saw of case `c`: its summary and metrics on the case, its samples on the run.
+void add_telemetry(core::case_result& c, core::case_monitor& monitor, train_sweep_outcome& outcome) {
+  auto seen = monitor.finish();
+  c.telemetry = seen.summary;
+  for (auto& m : seen.metrics) c.metrics.push_back(std::move(m));
+  if (!seen.series.is_null()) {
+    outcome.telemetry_series.push_back(
+        {{"case", outcome.cases.size()}, {"device", outcome.measured.id}, {"samples", seen.series}});
+  }
+}
+
 }  // namespace
 
 train_sweep_outcome run_training_sweep(const train_request& request, const train_callbacks& callbacks,
@@ -156,11 +177,7 @@ train_sweep_outcome run_training_sweep(const train_request& request, const train
   if (rank_counts.empty()) rank_counts = {world};
   for (const auto ranks : rank_counts) {
     if (interrupted) break;
-    std::unique_ptr<gradient_transport> transport;
-    if (plan.distributed && (ranks > 1 || world > 1)) {
-      transport = transport_over(static_cast<int>(ranks), device);
-      if (ranks == 1) transport.reset();  // one rank alone trains without data parallelism
-    }
+    const auto transport = transport_for(plan, static_cast<int>(ranks));
     const bool participates = rank < ranks;
     for (const auto batch : plan.batches) {
       if (!participates || interrupted) continue;
@@ -183,15 +200,7 @@ train_sweep_outcome run_training_sweep(const train_request& request, const train
       if (rank != 0) continue;
       context.settings = s;
       auto c = training_case(context, result, static_cast<int>(ranks));
-      if (monitor) {
-        auto seen = monitor->finish();
-        c.telemetry = seen.summary;
-        for (auto& m : seen.metrics) c.metrics.push_back(std::move(m));
-        if (!seen.series.is_null()) {
-          outcome.telemetry_series.push_back(
-              {{"case", outcome.cases.size()}, {"device", measured.id}, {"samples", seen.series}});
-        }
-      }
+      if (monitor) add_telemetry(c, *monitor, outcome);
       outcome.cases.push_back(std::move(c));
       keep();
     }

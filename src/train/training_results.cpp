@@ -91,6 +91,62 @@ bool loss_fell(const std::vector<step_record>& steps, std::string& why_not) {
   return false;
 }
 
+namespace {
+
+// The rates of `timed_steps` steps that took `total_s` on `ranks` ranks (the median step's
+// time from c.timing): tokens, samples, model FLOPs and MFU, in all and per device.
+void add_rate_metrics(core::case_result& c, const training_case_context& context, std::size_t timed_steps,
+                      double total_s, int ranks) {
+  const auto& s = context.settings;
+  const double samples_per_step = static_cast<double>(s.samples_per_step_per_device() * ranks);
+  const double tokens_per_step = samples_per_step * static_cast<double>(s.tokens_per_sample());
+  const double flops_per_step = samples_per_step * s.flops_per_sample();
+  c.work.flops = flops_per_step;
+  const double steps_done = static_cast<double>(timed_steps);
+  const double samples_per_s = samples_per_step * steps_done / total_s;
+  const double tokens_per_s = tokens_per_step * steps_done / total_s;
+  const double flops_per_s = flops_per_step * steps_done / total_s;
+  const bool gpu = context.device.kind != core::device_kind::cpu;
+  const std::string per = gpu ? "per_gpu" : "per_device";
+  if (s.kind != workload::mlp) {
+    c.metrics.push_back({"tokens_per_s", tokens_per_s, "tokens/s", "global batch tokens x timed steps / their time"});
+    c.metrics.push_back({"tokens_per_s_" + per, tokens_per_s / ranks, "tokens/s", "tokens_per_s / ranks"});
+  }
+  c.metrics.push_back({"samples_per_s", samples_per_s, "samples/s", "sequences (rows for mlp) per second"});
+  c.metrics.push_back({"step_time_ms", c.timing->time_s.median * 1e3, "ms", "one optimizer step, median"});
+  c.metrics.push_back({"total_time_s", total_s, "s", "the timed steps"});
+  c.metrics.push_back({"tflops", flops_per_s / 1e12, "TFLOP/s", "model FLOPs (docs/metrics.md) per second, all ranks"});
+  c.metrics.push_back({"tflops_" + per, flops_per_s / 1e12 / ranks, "TFLOP/s", "tflops / ranks"});
+  const auto [peak, peak_source] = dense_peak(context.device, s.dtype);
+  if (peak > 0) {
+    c.metrics.push_back({"mfu_percent", 100 * flops_per_s / ranks / peak, "%",
+                         fmt::format("model FLOP/s per device / dense {} peak", s.dtype)});
+    c.notes["mfu_peak"] = fmt::format("{} dense peak {:.3f} TFLOP/s ({})", s.dtype, peak / 1e12, peak_source);
+  } else {
+    c.notes["mfu_peak"] = fmt::format("no MFU: {}", peak_source);
+  }
+}
+
+// Invalid, with the reasons, where the training did not do what it must: the loss falls (an
+// interrupted run is not judged on it), LoRA leaves the frozen weights as they were, and data
+// parallel ranks end with the same parameters.
+void verify_training(core::case_result& c, const training_outcome& outcome) {
+  std::vector<std::string> problems;
+  std::string why;
+  if (!outcome.interrupted && !loss_fell(outcome.steps, why)) problems.push_back(why);
+  if (outcome.frozen_unchanged && !*outcome.frozen_unchanged) problems.push_back("frozen base weights changed");
+  if (outcome.replicas_identical && !*outcome.replicas_identical) {
+    problems.push_back("ranks ended with different parameters");
+  }
+  c.notes["verification"] = "loss falls; lora: frozen weights unchanged; data parallel: parameters equal on every rank";
+  if (!problems.empty()) {
+    c.status = core::case_status::invalid;
+    for (const auto& p : problems) c.reason += (c.reason.empty() ? "" : "; ") + p;
+  }
+}
+
+}  // namespace
+
 core::case_result training_case(const training_case_context& context, const training_outcome& outcome, int ranks) {
   const auto& s = context.settings;
   core::case_result c;
@@ -147,33 +203,7 @@ core::case_result training_case(const training_case_context& context, const trai
   m.time_s = core::summarize(seconds);
   c.timing = m;
 
-  const double samples_per_step = static_cast<double>(s.samples_per_step_per_device() * ranks);
-  const double tokens_per_step = samples_per_step * static_cast<double>(s.tokens_per_sample());
-  const double flops_per_step = samples_per_step * s.flops_per_sample();
-  c.work.flops = flops_per_step;
-  const double steps_done = static_cast<double>(timed.size());
-  const double samples_per_s = samples_per_step * steps_done / total_s;
-  const double tokens_per_s = tokens_per_step * steps_done / total_s;
-  const double flops_per_s = flops_per_step * steps_done / total_s;
-  const bool gpu = context.device.kind != core::device_kind::cpu;
-  const std::string per = gpu ? "per_gpu" : "per_device";
-  if (s.kind != workload::mlp) {
-    c.metrics.push_back({"tokens_per_s", tokens_per_s, "tokens/s", "global batch tokens x timed steps / their time"});
-    c.metrics.push_back({"tokens_per_s_" + per, tokens_per_s / ranks, "tokens/s", "tokens_per_s / ranks"});
-  }
-  c.metrics.push_back({"samples_per_s", samples_per_s, "samples/s", "sequences (rows for mlp) per second"});
-  c.metrics.push_back({"step_time_ms", m.time_s.median * 1e3, "ms", "one optimizer step, median"});
-  c.metrics.push_back({"total_time_s", total_s, "s", "the timed steps"});
-  c.metrics.push_back({"tflops", flops_per_s / 1e12, "TFLOP/s", "model FLOPs (docs/metrics.md) per second, all ranks"});
-  c.metrics.push_back({"tflops_" + per, flops_per_s / 1e12 / ranks, "TFLOP/s", "tflops / ranks"});
-  const auto [peak, peak_source] = dense_peak(context.device, s.dtype);
-  if (peak > 0) {
-    c.metrics.push_back({"mfu_percent", 100 * flops_per_s / ranks / peak, "%",
-                         fmt::format("model FLOP/s per device / dense {} peak", s.dtype)});
-    c.notes["mfu_peak"] = fmt::format("{} dense peak {:.3f} TFLOP/s ({})", s.dtype, peak / 1e12, peak_source);
-  } else {
-    c.notes["mfu_peak"] = fmt::format("no MFU: {}", peak_source);
-  }
+  add_rate_metrics(c, context, timed.size(), total_s, ranks);
   if (outcome.gpu_memory) {
     c.metrics.push_back({"memory_per_gpu_gb", outcome.gpu_memory->peak_allocated_bytes / 1e9, "GB",
                          "peak memory allocated by tensors (caching allocator)"});
@@ -196,18 +226,7 @@ core::case_result training_case(const training_case_context& context, const trai
   for (const auto& step : outcome.steps) skipped += step.skipped ? 1 : 0;
   if (skipped > 0) c.notes["fp16_skipped_steps"] = std::to_string(skipped);
 
-  std::vector<std::string> problems;
-  std::string why;
-  if (!outcome.interrupted && !loss_fell(outcome.steps, why)) problems.push_back(why);
-  if (outcome.frozen_unchanged && !*outcome.frozen_unchanged) problems.push_back("frozen base weights changed");
-  if (outcome.replicas_identical && !*outcome.replicas_identical) {
-    problems.push_back("ranks ended with different parameters");
-  }
-  c.notes["verification"] = "loss falls; lora: frozen weights unchanged; data parallel: parameters equal on every rank";
-  if (!problems.empty()) {
-    c.status = core::case_status::invalid;
-    for (const auto& p : problems) c.reason += (c.reason.empty() ? "" : "; ") + p;
-  }
+  verify_training(c, outcome);
   return c;
 }
 
