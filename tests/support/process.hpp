@@ -53,8 +53,8 @@ struct started_process {
 /// Whether `program` is found in PATH (`command -v`).
 [[nodiscard]] bool have_program(const std::string& program);
 
-/// Whether a headless Chromium runs here: `chromium --version` exits 0 (an installer stub
-/// that exits non-zero does not count).
+/// Whether a headless Chromium runs here: `chromium --version` exits 0. A `chromium` command
+/// that only offers to install the browser exits non-zero, and does not count.
 [[nodiscard]] bool have_chromium();
 
 }  // namespace ironbench::testing
