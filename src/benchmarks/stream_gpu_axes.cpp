@@ -28,10 +28,8 @@ std::vector<std::int64_t> gpu_stream_first_look_sizes(const core::device_info& d
     if (3 * s <= l2) cache = s;
   }
   const std::int64_t wanted = std::max<std::int64_t>(4 * l2, std::int64_t{1} << 30);
-  std::int64_t hbm = sizes.back();
-  for (auto it = sizes.rbegin(); it != sizes.rend(); ++it) {
-    if (*it >= wanted) hbm = *it;
-  }
+  const auto first_large = std::find_if(sizes.begin(), sizes.end(), [&](std::int64_t s) { return s >= wanted; });
+  const std::int64_t hbm = first_large != sizes.end() ? *first_large : sizes.back();
   if (hbm == cache) return {hbm};
   return {cache, hbm};
 }

@@ -36,7 +36,7 @@ __attribute__((target("avx512f"))) double avx512_slice(double slice_s, double& s
   do {
     for (int r = 0; r < rounds_per_check; ++r) {
 #pragma GCC unroll 12
-      for (int i = 0; i < chains; ++i) acc[i] = _mm512_fmadd_pd(acc[i], m, c);
+      for (auto& chain : acc) chain = _mm512_fmadd_pd(chain, m, c);
     }
     rounds += rounds_per_check;
     elapsed = std::chrono::duration<double>(steady::now() - start).count();
@@ -60,7 +60,7 @@ __attribute__((target("avx2,fma"))) double avx2_slice(double slice_s, double& si
   do {
     for (int r = 0; r < rounds_per_check; ++r) {
 #pragma GCC unroll 12
-      for (int i = 0; i < chains; ++i) acc[i] = _mm256_fmadd_pd(acc[i], m, c);
+      for (auto& chain : acc) chain = _mm256_fmadd_pd(chain, m, c);
     }
     rounds += rounds_per_check;
     elapsed = std::chrono::duration<double>(steady::now() - start).count();
