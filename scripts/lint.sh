@@ -4,7 +4,7 @@
 # Usage: scripts/lint.sh [--tidy-only | --format-only | --fix-format] [--changed] [-j N]
 #   --fix-format   rewrite the files in place with clang-format instead of checking them
 #   --changed      clang-tidy only the files of src/ that differ from origin/main (or, when
-#                  HEAD is origin/main, from the commit before HEAD), with the .cpp files of
+#                  HEAD is origin/main, from the commit 10 before HEAD), with the .cpp files of
 #                  changed headers' folders;
 #                  scripts/test.sh uses it, the whole tree is ctest's Lint.ClangTidyEveryFile
 #                  (label slow)
@@ -98,11 +98,17 @@ for entry in json.load(open(sys.argv[1])):
 PY
   )
   if $changed; then
-    # What this change touched: against origin/main's merge base, else the previous commit,
-    # plus uncommitted edits. A header's change checks the .cpp files of its folder.
-    # (A fresh clone of main has origin/main at HEAD: then the last commit is the change.)
+    # What this change touched: against origin/main's merge base, plus uncommitted edits. A
+    # header's change checks the .cpp files of its folder. A fresh clone of main (CI's) has
+    # origin/main at HEAD and cannot tell where the change began: it checks the files of the
+    # last $recent_commits commits (a submission's usually; the last commit alone let an
+    # earlier commit's findings through), or of every commit a shallow clone has.
+    recent_commits=10
     base=$(git merge-base HEAD origin/main 2>/dev/null || true)
-    if [[ -z $base || $base == "$(git rev-parse HEAD)" ]]; then base=$(git rev-parse -q --verify HEAD~1 || true); fi
+    if [[ -z $base || $base == "$(git rev-parse HEAD)" ]]; then
+      base=$(git rev-list --max-count=$((recent_commits + 1)) HEAD | tail -n 1)
+      if [[ $base == "$(git rev-parse HEAD)" ]]; then base=""; fi
+    fi
     mapfile -t touched < <({ [[ -n $base ]] && git diff --name-only "$base" HEAD; git diff --name-only HEAD; } |
                            grep -E '^src/.*\.(cpp|hpp)$' | sort -u)
     mapfile -t units < <(for unit in "${units[@]}"; do
