@@ -12,9 +12,9 @@
 // where KEY is one of the names libpq reads a secret from (in several spellings). Aborts when a
 // byte of the secret survives: secret_spans must cover every byte of it (both ways of treating
 // the user information), and no byte of the secret that occurs nowhere else in the text (nor
-// in the markers, nor, for messages, in their printable English) may appear in what
-// redact_secrets, redact_command_line, redact_message, store_location::display() or a
-// store_location's usage_error gives.
+// in the markers or a redacted header's ": ", nor, for messages, in their printable English)
+// may appear in what redact_secrets, redact_command_line, redact_message,
+// store_location::display() or a store_location's usage_error gives.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -75,7 +75,10 @@ std::array<bool, 256> witnesses(const built& b, bool printable_too) {
   for (std::size_t i = 0; i < b.text.size(); ++i) {
     if (i < b.begin || i >= b.end) public_bytes[static_cast<unsigned char>(b.text[i])] = true;
   }
-  for (const std::string_view marker : {ironbench::core::redacted_text, std::string_view("***")}) {
+  // The markers, and the ": " that joins a header's name to its marker (a text that starts
+  // with --header= is a header to redact_command_line).
+  for (const std::string_view marker :
+       {ironbench::core::redacted_text, std::string_view("***"), std::string_view(": ")}) {
     for (const char c : marker) public_bytes[static_cast<unsigned char>(c)] = true;
   }
   std::array<bool, 256> out{};
