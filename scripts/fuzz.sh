@@ -18,8 +18,9 @@
 #              the SECONDS start (chat_template's 39,262 files after a 10-million-input run: 87 s
 #              for a 5-s run; 22 s once merged to 5,004)
 # Only the parsers' sources are compiled (cmake -S tests/fuzz), not the project. Prints the
-# executions, their rate and the findings of every target; exits 1 when a target found a crash,
-# a sanitizer report, an uncaught exception, a hang (an input over 10 s) or a leak; 3 when no
+# executions, their rate and the findings of every target (each finding's input in base64 too,
+# up to 8 KiB: a finding in CI replays from its log); exits 1 when a target found a crash, a
+# sanitizer report, an uncaught exception, a hang (an input over 10 s) or a leak; 3 when no
 # clang++ is installed; 4 when a run was interrupted (SIGINT, SIGTERM) before its end without a
 # finding.
 # A finding's input goes into tests/fuzz/regressions/TARGET/ once fixed: ctest replays it.
@@ -190,10 +191,15 @@ fuzz_one() {
     cat "${logs[@]}" | grep -m 3 -E 'ERROR: |runtime error|terminate called|what\(\)|deadly signal|Timeout|out-of-memory' |
       sed 's/^/fuzz:   /' || true
     echo "fuzz:   reproduce: $build/${name}_fuzz ${artifact:-INPUT}; log: ${logs[*]}"
+    # The input itself, so that a finding on another machine (CI) replays from its log alone.
+    if [[ -n $artifact && -f $artifact ]] && (($(stat -c %s "$artifact") <= max_printed_input)); then
+      echo "fuzz:   input (base64; base64 -d > INPUT): $(base64 -w 0 "$artifact")"
+    fi
     return 1
   fi
 }
 
+max_printed_input=8192  # bytes: a finding's input up to this size is printed in base64
 failed=0
 interrupted=0
 running=0
