@@ -73,7 +73,9 @@ enum class user_information {
 /// `postgresql://h/db?password=<redacted>`. Text without a secret is returned as it is.
 [[nodiscard]] std::string redact_url(std::string_view url);
 
-/// A header line 'Name: value' with its value replaced: 'Authorization: <redacted>'.
+/// A header line 'Name: value' with its value replaced: 'Authorization: <redacted>'. Where
+/// the text before the first ':' is not a field name (RFC 9110's token characters: no white
+/// space, '=', quote or '@'), the whole header is '<redacted>': it may hold a secret.
 [[nodiscard]] std::string redact_header(std::string_view header);
 
 /// Whether an environment variable of this name holds a secret: its name contains TOKEN, SECRET,

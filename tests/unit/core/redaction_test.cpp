@@ -89,6 +89,12 @@ TEST(Redaction, HeadersKeepTheirNameOnly) {
   EXPECT_EQ(redact_header("Authorization: Bearer sk-123"), "Authorization: <redacted>");
   EXPECT_EQ(redact_header("X-Api-Key:abc"), "X-Api-Key: <redacted>");
   EXPECT_EQ(redact_header("no colon at all"), "<redacted>");
+  // Text before the colon that is no field name is not shown either (the url_redaction
+  // fuzzer's finding: a quoted password before a later ':').
+  EXPECT_EQ(redact_header("X passwd='u@h' y: z"), "<redacted>");
+  EXPECT_EQ(redact_header("password=pw: z"), "<redacted>");
+  EXPECT_EQ(redact_header(": value"), "<redacted>");
+  EXPECT_EQ(redact_header("X-Custom_Header.1~: v"), "X-Custom_Header.1~: <redacted>");
 }
 
 TEST(Redaction, TheCommandLineHidesHeaderValuesAndURLPasswords) {
