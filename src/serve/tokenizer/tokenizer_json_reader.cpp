@@ -22,12 +22,13 @@ std::string json_error_text(const tokenizer_json::exception& e) {
 }
 
 std::int64_t token_id_of(const tokenizer_json& id, const std::string& path) {
-  const bool fits = id.is_number_integer() &&
-                    (!id.is_number_unsigned() ||
-                     id.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()));
+  constexpr auto largest = std::numeric_limits<std::uint32_t>::max();
+  const bool fits = id.is_number_unsigned() ? id.get<std::uint64_t>() <= largest
+                                            : id.is_number_integer() && id.get<std::int64_t>() >= 0 &&
+                                                  id.get<std::int64_t>() <= std::int64_t{largest};
   if (!fits)
-    throw usage_error(
-        fmt::format("{}: malformed tokenizer: the token id {} is not an integer", path, core::json_text(id)));
+    throw usage_error(fmt::format("{}: malformed tokenizer: the token id {} is not an integer from 0 to {}", path,
+                                  core::json_text(id), largest));
   return id.get<std::int64_t>();
 }
 

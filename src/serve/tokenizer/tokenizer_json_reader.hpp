@@ -33,7 +33,8 @@ std::string type_of(const tokenizer_json& item);
 /// nlohmann's message without its "[json.exception.type_error.302] " prefix.
 std::string json_error_text(const tokenizer_json::exception& e);
 
-/// A token id: a JSON integer that fits int64 (nlohmann's get<> would convert 6e19 or 1.5).
+/// A token id: a JSON integer from 0 to 2^32 - 1, as Hugging Face's tokenizers (u32) read it
+/// (nlohmann's get<> would convert 6e19 or 1.5; a negative id would reach the encoded text).
 std::int64_t token_id_of(const tokenizer_json& id, const std::string& path);
 
 /// The refusal of a part that is not supported (`what`), naming the file.

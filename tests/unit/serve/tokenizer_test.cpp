@@ -124,6 +124,10 @@ TEST(Tokenizer, MalformedTokenizerJsonIsAUsageError) {
           R"({"model":{"type":"BPE","vocab":{"a":6.0428e19}},"pre_tokenizer":{"type":"ByteLevel"}})",
           R"({"model":{"type":"BPE","vocab":{"a":18446744073709551615}},"pre_tokenizer":{"type":"ByteLevel"}})",
           R"({"model":{"type":"BPE","vocab":{"a":1.5}},"pre_tokenizer":{"type":"ByteLevel"}})",
+          // ids Hugging Face's u32 does not hold: a negative id reached the encoded text
+          R"({"model":{"type":"BPE","vocab":{"a":-8}},"pre_tokenizer":{"type":"ByteLevel"}})",
+          R"({"model":{"type":"BPE","vocab":{"a":4294967296}},"pre_tokenizer":{"type":"ByteLevel"}})",
+          R"({"model":{"type":"BPE"},"added_tokens":[{"id":-1,"content":"x"}],"pre_tokenizer":{"type":"ByteLevel"}})",
           R"({"model":{"type":"BPE"},"added_tokens":[{"id":1e300,"content":"x"}],"pre_tokenizer":{"type":"ByteLevel"}})",
       }) {
     try {
