@@ -220,22 +220,12 @@ std::string redact_message(std::string_view message, const std::vector<std::stri
 
 std::string redact_url(std::string_view url) { return redact_secrets(url); }
 
-namespace {
-
-// A character of an HTTP field name (RFC 9110's tchar).
-bool is_field_name_character(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
-
-}  // namespace
-
 std::string redact_header(std::string_view header) {
   const auto colon = header.find(':');
-  if (colon == std::string_view::npos || colon == 0) return std::string(redacted_text);
-  const auto name = header.substr(0, colon);
-  if (!std::all_of(name.begin(), name.end(), is_field_name_character)) return std::string(redacted_text);
-  return std::string(name) + ": " + std::string(redacted_text);
+  if (colon == std::string_view::npos || !is_http_field_name(header.substr(0, colon))) {
+    return std::string(redacted_text);
+  }
+  return std::string(header.substr(0, colon)) + ": " + std::string(redacted_text);
 }
 
 bool names_a_secret(std::string_view variable) {

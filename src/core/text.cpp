@@ -78,6 +78,17 @@ std::string ascii_lower(std::string_view text) {
   return out;
 }
 
+bool is_http_field_name(std::string_view name) {
+  constexpr std::string_view symbols = "!#$%&'*+-.^_`|~";
+  if (name.empty()) return false;
+  for (const char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    symbols.find(c) != std::string_view::npos;
+    if (!ok) return false;
+  }
+  return true;
+}
+
 bool is_tag_key(std::string_view key) {
   if (key.empty()) return false;
   for (const char c : key) {

@@ -40,6 +40,10 @@ namespace ironbench {
 /// '-' and '.', at least one (no '/', no space: `../../x` is none).
 [[nodiscard]] bool is_tag_key(std::string_view key);
 
+/// Whether `name` is an HTTP header (field) name: an RFC 9110 token, letters, digits and
+/// !#$%&'*+-.^_`|~, at least one (no white space, ':', '=', quote or '@').
+[[nodiscard]] bool is_http_field_name(std::string_view name);
+
 /// `items` joined with `separator` between them.
 [[nodiscard]] std::string join(const std::vector<std::string>& items, std::string_view separator = ",");
 

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -37,14 +36,6 @@ std::filesystem::path tokenizer_file(const std::string& tokenizer) {
   return path;
 }
 
-// A header's name is an HTTP token (RFC 9110): letters, digits and !#$%&'*+-.^_`|~.
-bool is_header_name(std::string_view name) {
-  static constexpr std::string_view symbols = "!#$%&'*+-.^_`|~";
-  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 || symbols.find(c) != std::string_view::npos;
-  });
-}
-
 // --header "Name: value": a line break in it would send headers of its own (its value is not
 // quoted in the messages: it may be a secret).
 void check_header(const std::string& header) {
@@ -55,7 +46,7 @@ void check_header(const std::string& header) {
   const auto colon = header.find(':');
   if (colon == std::string::npos) throw usage_error(fmt::format("--header takes 'Name: value', not '{}'", header));
   const auto name = header.substr(0, colon);
-  if (!is_header_name(name)) {
+  if (!is_http_field_name(name)) {
     throw usage_error(fmt::format(
         "--header: '{}' is not a header name (letters, digits and !#$%&'*+-.^_`|~, before the colon)", name));
   }

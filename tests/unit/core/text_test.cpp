@@ -40,6 +40,15 @@ TEST(Text, JoinIsTheInverseOfSplit) {
   EXPECT_EQ(join(split("p,q,,r")), "p,q,,r");
 }
 
+TEST(Text, HttpFieldNamesAreRfc9110Tokens) {
+  for (const char* name : {"Authorization", "X-Api-Key", "x_trace.1", "!#$%&'*+-.^_`|~", "9"}) {
+    EXPECT_TRUE(is_http_field_name(name)) << name;
+  }
+  for (const char* name : {"", "X Trace", "a=b", "passwd='x'", "u@h", "tab\tname", "caf\xc3\xa9", "(x)"}) {
+    EXPECT_FALSE(is_http_field_name(name)) << name;
+  }
+}
+
 TEST(UtcTime, FormatsInUtcWhateverTheLocalZone) {
   const auto t = std::chrono::system_clock::from_time_t(1795462894);  // 2026-11-23T19:41:34Z
   EXPECT_EQ(iso8601_utc(t), "2026-11-23T19:41:34Z");
