@@ -2,6 +2,7 @@
 // reads serve-sim's stage histograms (vllm:request_queue_time_seconds, ..._prefill_...,
 // ..._decode_...) and its stand-in GPU exporter (/gpu-metrics, constant power) while loading it;
 // serve-sim's request log holds every request's arrival, scheduling, first token and end.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -37,7 +38,7 @@ json breakdown_point_of(const json& run) {
 struct stage_truth {
   double queue_ms = 0, prefill_ms = 0, decode_ms = 0;
   int requests = 0;
-  std::vector<double> prefill;  ///< each request's, ms
+  std::vector<double> queue, prefill, decode;  ///< each request's, ms
 };
 stage_truth read_stage_truth(const std::string& path) {
   stage_truth t;
@@ -47,13 +48,30 @@ stage_truth read_stage_truth(const std::string& path) {
     const auto j = json::parse(line);
     if (j.at("outcome") != "done") continue;
     const auto ns = [&](const char* key) { return j.at(key).get<double>(); };
-    t.queue_ms += (ns("scheduled_ns") - ns("arrived_ns")) * 1e-6;
-    t.prefill_ms += (ns("first_token_ns") - ns("scheduled_ns")) * 1e-6;
+    t.queue.push_back((ns("scheduled_ns") - ns("arrived_ns")) * 1e-6);
     t.prefill.push_back((ns("first_token_ns") - ns("scheduled_ns")) * 1e-6);
-    t.decode_ms += (ns("ended_ns") - ns("first_token_ns")) * 1e-6;
+    t.decode.push_back((ns("ended_ns") - ns("first_token_ns")) * 1e-6);
+    t.queue_ms += t.queue.back();
+    t.prefill_ms += t.prefill.back();
+    t.decode_ms += t.decode.back();
     ++t.requests;
   }
   return t;
+}
+
+// Each request's stage times, "queue/prefill/decode" apart, for a failure's message.
+std::string times_of(const stage_truth& t) {
+  std::string out;
+  for (std::size_t i = 0; i < t.prefill.size(); ++i) {
+    out += fmt::format("{}{:.2f}/{:.2f}/{:.2f}", i == 0 ? "" : ", ", t.queue[i], t.prefill[i], t.decode[i]);
+  }
+  return out;
+}
+
+// The middle value (of an odd count; the upper middle of an even one).
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values.at(values.size() / 2);
 }
 
 TEST(ServerTimeTimed, TheTtftBreakdownIsServeSimsTruth) {
@@ -106,18 +124,32 @@ TEST(ServerTimeTimed, TheTtftBreakdownIsServeSimsTruth) {
 TEST(ServerTimeTimed, ALoneRequestsPrefillIsTheStepModels) {
   if (IRONBENCH_SANITIZED_BUILD) GTEST_SKIP() << "a sanitized build: the step model's times are judged in release";
   // One request at a time: no queue, and prefill = 100 / 2000 s + 10 ms + 0.05 ms per sequence.
-  sim_process sim({"--decode-base-ms", "10", "--prefill-tokens-per-s", "2000"});
-  ASSERT_GT(sim.port(), 0);
-  const auto point =
-      breakdown_point_of(serve_for_breakdown({"--base-url", sim.url(), "--num-prompts", "5", "--max-concurrency", "1",
-                                              "--random-input-len", "100", "--random-output-len", "4"}));
-  // The simulator's steps are timed sleeps: on a loaded host they run late, so the step model
-  // is judged within tolerances from a loaded machine (in the release build only: sanitizers
-  // slow the simulator too).
-  expect_time_near("mean prefill time", point.at("server_prefill_time_mean_ms").get<double>(), 60.05, 5.0);
-  expect_time_not_above("mean queue time", point.at("server_queue_time_mean_ms").get<double>(), 0, 2.0);
+  temp_dir dir;
+  const auto log = (dir.path() / "requests.jsonl").string();
+  json point;
+  {
+    sim_process sim({"--decode-base-ms", "10", "--prefill-tokens-per-s", "2000", "--request-log", log});
+    ASSERT_GT(sim.port(), 0);
+    point = breakdown_point_of(serve_for_breakdown({"--base-url", sim.url(), "--num-prompts", "5", "--max-concurrency",
+                                                    "1", "--random-input-len", "100", "--random-output-len", "4"}));
+  }
+  const auto t = read_stage_truth(log);
+  ASSERT_EQ(t.requests, 5);
+  // What ironbench reports is the server's own times, exactly (its histograms' sums against the
+  // log; the log stamps a request's end a few microseconds after the histogram does).
+  EXPECT_NEAR(point.at("server_queue_time_mean_ms").get<double>(), t.queue_ms / 5, 1e-6);
+  EXPECT_NEAR(point.at("server_prefill_time_mean_ms").get<double>(), t.prefill_ms / 5, 1e-6);
+  expect_time_near("mean decode time: histogram against the log", point.at("server_decode_time_mean_ms").get<double>(),
+                   t.decode_ms / 5, 0.5);
+  // The step model, judged on the median request: the simulator's steps are timed sleeps, late
+  // on a loaded host, and one request a stalled host delays must not decide (in CI one stall
+  // made the mean of the five prefills 11 ms late; docs/testing.md, "Tests that judge time").
+  // In the release build only: sanitizers slow the simulator too.
+  SCOPED_TRACE("each request's queue, prefill and decode times (ms): " + times_of(t));
+  expect_time_near("median prefill time", median_of(t.prefill), 60.05, 5.0);
+  expect_time_not_above("median queue time", median_of(t.queue), 0, 2.0);
   // Three decode steps of 10.05 ms after the first token.
-  expect_time_near("mean decode time", point.at("server_decode_time_mean_ms").get<double>(), 3 * 10.05, 5.0);
+  expect_time_near("median decode time", median_of(t.decode), 3 * 10.05, 5.0);
 }
 
 TEST(ServerTime, RolesOfADisaggregatedDeploymentAreReportedApart) {
