@@ -244,12 +244,15 @@ void point_run::prepare() {
     for (const auto& r : requests_) times.push_back((r.send_at_s - requests_.front().send_at_s) / load_.trace_speed);
     check_schedule_span(times, fmt::format("the trace's times at --trace-speed {:g}", load_.trace_speed));
   }
-  if (static_cast<std::size_t>(std::max(0, s_.num_warmups)) >= requests_.size()) {
+  // Stopped (Ctrl-C) while its requests were built (a single client process: sweep_run::prepare):
+  // the point sends nothing and is recorded as interrupted, with the requests it has.
+  const bool stopped = !s_.ranks.several() && cancel_ != nullptr && cancel_->load();
+  if (!stopped && static_cast<std::size_t>(std::max(0, s_.num_warmups)) >= requests_.size()) {
     throw usage_error(fmt::format("--num-warmups {} leaves none of the dataset's {} requests to measure",
                                   s_.num_warmups, requests_.size()));
   }
   apply_lora_adapters(requests_, s_.lora, load_.seed);  // --lora-modules: each request's adapter as its model
-  if (s_.num_warmups > 0) {
+  if (s_.num_warmups > 0 && !stopped) {
     std::vector<prepared_request> warm(requests_.begin(), requests_.begin() + s_.num_warmups);
     requests_.erase(requests_.begin(), requests_.begin() + s_.num_warmups);
     auto warm_settings = rank_share(load_, s_.ranks);

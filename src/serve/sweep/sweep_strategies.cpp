@@ -72,7 +72,10 @@ bool sweep_run::measure(double concurrency, double rate, std::int64_t requests_w
 
 std::vector<prepared_request> sweep_run::prepare(std::int64_t count) {
   const auto total = static_cast<std::size_t>(count + s.num_warmups);
-  const dataset_inputs inputs{s.datasets, s.body, s.dataset_path, total, load.seed, tokenizer.get(), vocab};
+  // Ctrl-C stops a large point's building (a single client process: ranks build and send in
+  // step, and one that stopped early alone would leave the others waiting for it).
+  const auto* stop = s.ranks.several() ? nullptr : cancel;
+  const dataset_inputs inputs{s.datasets, s.body, s.dataset_path, total, load.seed, tokenizer.get(), vocab, stop};
   auto requests = build_point_requests(s, load, inputs);
   if (chat_template) chat::count_templated_prompts(requests, chat_template, *tokenizer);
   add_synthetic_images(requests, s.images, load.seed);  // after the count: it is of the text

@@ -15,7 +15,7 @@ namespace {
 std::vector<prepared_request> random_rows(const dataset_inputs& in) {
   auto dataset = in.options.random;
   dataset.vocab_size = in.vocab_size;
-  return make_random_requests(dataset, in.body, in.count, in.seed);
+  return make_random_requests(dataset, in.body, in.count, in.seed, in.stop);
 }
 
 std::vector<prepared_request> sharegpt_rows(const dataset_inputs& in) {
@@ -34,7 +34,7 @@ std::vector<prepared_request> custom_rows(const dataset_inputs& in) {
 std::vector<prepared_request> prefix_repetition_rows(const dataset_inputs& in) {
   auto dataset = in.options.prefix_repetition;
   dataset.vocab_size = in.vocab_size;
-  return make_prefix_repetition_requests(dataset, in.body, in.count, in.seed);
+  return make_prefix_repetition_requests(dataset, in.body, in.count, in.seed, in.stop);
 }
 
 std::vector<prepared_request> conversation_rows(const dataset_inputs& in) {

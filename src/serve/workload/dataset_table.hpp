@@ -4,6 +4,7 @@
 // one file with its builder and one row here.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -39,6 +40,9 @@ struct dataset_inputs {
   std::uint64_t seed = 0;
   const bpe_tokenizer* tokenizer = nullptr;  ///< null without --tokenizer
   std::int64_t vocab_size = 32000;           ///< random token ids are drawn from [100, vocab_size)
+  /// Set: the synthetic datasets (random, prefix-repetition) stop building and return the
+  /// requests built so far (at least 64, or all); null: every request is built.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 /// Builds the requests of one sweep point.

@@ -22,6 +22,12 @@ std::int64_t draw_length(std::int64_t length, double ratio, std::mt19937_64& ran
   return std::uniform_int_distribution<std::int64_t>(low, high)(random);
 }
 
+// Whether the building of requests stops before request `i`: `stop` is read every 64 requests,
+// and never before the first 64, so that a point stopped while it is built still has requests.
+bool stopped_at(std::size_t i, const std::atomic<bool>* stop) {
+  return stop != nullptr && i > 0 && i % 64 == 0 && stop->load();
+}
+
 }  // namespace
 
 std::string request_body(const body_settings& b, const json& prompt, std::int64_t max_tokens) {
@@ -50,7 +56,8 @@ std::string finish_body(const body_settings& b, json body) {
 }
 
 std::vector<prepared_request> make_random_requests(const random_dataset& d, const body_settings& body,
-                                                   std::size_t count, std::uint64_t seed) {
+                                                   std::size_t count, std::uint64_t seed,
+                                                   const std::atomic<bool>* stop) {
   if (d.input_len < 1 || d.output_len < 1 || !(d.range_ratio >= 0 && d.range_ratio < 1) || d.prefix_len < 0) {
     throw usage_error("random dataset: lengths must be positive and --random-range-ratio in [0, 1)");
   }
@@ -63,7 +70,7 @@ std::vector<prepared_request> make_random_requests(const random_dataset& d, cons
   for (std::int64_t i = 0; i < d.prefix_len; ++i) prefix_text += words[word(random)];
   std::vector<prepared_request> out;
   out.reserve(count);
-  for (std::size_t i = 0; i < count; ++i) {
+  for (std::size_t i = 0; i < count && !stopped_at(i, stop); ++i) {
     const auto input = draw_length(d.input_len, d.range_ratio, random);
     const auto output = draw_length(d.output_len, d.range_ratio, random);
     prepared_request r;
@@ -111,7 +118,7 @@ std::vector<prepared_request> make_custom_requests(const std::string& path, std:
 
 std::vector<prepared_request> make_prefix_repetition_requests(const prefix_repetition_dataset& d,
                                                               const body_settings& body, std::size_t count,
-                                                              std::uint64_t seed) {
+                                                              std::uint64_t seed, const std::atomic<bool>* stop) {
   if (d.prefix_len < 0 || d.suffix_len < 0 || d.prefix_len + d.suffix_len < 1 || d.num_prefixes < 1 ||
       d.output_len < 1) {
     throw usage_error("prefix-repetition dataset: lengths must be positive and --prefix-repetition-num-prefixes >= 1");
@@ -136,7 +143,7 @@ std::vector<prepared_request> make_prefix_repetition_requests(const prefix_repet
     prefix_texts.push_back(text(d.prefix_len));
   }
   std::vector<prepared_request> out;
-  for (std::size_t i = 0; i < count; ++i) {
+  for (std::size_t i = 0; i < count && !stopped_at(i, stop); ++i) {
     const auto p = i % static_cast<std::size_t>(d.num_prefixes);
     prepared_request r;
     r.prompt_len = d.prefix_len + d.suffix_len;

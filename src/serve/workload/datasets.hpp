@@ -1,6 +1,7 @@
 // Prompts for `ironbench serve`, built the way vLLM's `bench serve` builds its datasets.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -32,9 +33,12 @@ struct random_dataset {
   std::int64_t vocab_size = 32000;  ///< token ids are drawn from [100, vocab_size): the tokenizer's when given
 };
 
+/// `count` requests; fewer when `stop` is set while they are built (Ctrl-C: a large point's
+/// requests take seconds to build, and a user who stops the run is not kept waiting for them).
 [[nodiscard]] std::vector<prepared_request> make_random_requests(const random_dataset& dataset,
                                                                  const body_settings& body, std::size_t count,
-                                                                 std::uint64_t seed);
+                                                                 std::uint64_t seed,
+                                                                 const std::atomic<bool>* stop = nullptr);
 
 /// A JSONL file of {"prompt": "..."} lines (vLLM's custom dataset), each sent with
 /// `output_len` max tokens; prompt lengths count whitespace-separated words (approximate
@@ -55,9 +59,11 @@ struct prefix_repetition_dataset {
   std::int64_t vocab_size = 32000;
 };
 
+/// Likewise fewer than `count` when `stop` is set while they are built.
 [[nodiscard]] std::vector<prepared_request> make_prefix_repetition_requests(const prefix_repetition_dataset& dataset,
                                                                             const body_settings& body,
-                                                                            std::size_t count, std::uint64_t seed);
+                                                                            std::size_t count, std::uint64_t seed,
+                                                                            const std::atomic<bool>* stop = nullptr);
 
 /// vLLM's ShareGPT sampling from a ShareGPT JSON file (a list of {"conversations": [{"from",
 /// "value"}, ...]}): the first turn is the prompt, the second the reference completion whose

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <limits>
 
 #include <map>
@@ -306,6 +307,30 @@ TEST(Datasets, PrefixRepetitionCyclesThroughItsPrefixes) {
   EXPECT_NE(json::parse(requests[0].body).at("prompt")[7], json::parse(requests[3].body).at("prompt")[7]);
   d.num_prefixes = 0;
   EXPECT_THROW((void)make_prefix_repetition_requests(d, body, 1, 1), std::exception);
+}
+
+// Ctrl-C while a large point's requests are built: the synthetic datasets stop at the next
+// 64 requests (never before the first 64) and return those, the same as an unstopped build's
+// first ones; a flag that stays clear builds them all.
+TEST(Datasets, SyntheticDatasetsStopBuildingWhenAsked) {
+  body_settings body;
+  body.model = "m";
+  random_dataset random;
+  random.input_len = 8;
+  prefix_repetition_dataset repeated;
+  repeated.prefix_len = 4;
+  repeated.suffix_len = 4;
+  repeated.num_prefixes = 2;
+  std::atomic<bool> stop{false};
+  EXPECT_EQ(make_random_requests(random, body, 1000, 7, &stop).size(), 1000u);
+  EXPECT_EQ(make_prefix_repetition_requests(repeated, body, 1000, 7, &stop).size(), 1000u);
+  stop = true;
+  const auto all = make_random_requests(random, body, 1000, 7);
+  const auto stopped = make_random_requests(random, body, 1000, 7, &stop);
+  ASSERT_EQ(stopped.size(), 64u);
+  for (std::size_t i = 0; i < stopped.size(); ++i) EXPECT_EQ(stopped[i].body, all[i].body) << i;
+  EXPECT_EQ(make_prefix_repetition_requests(repeated, body, 1000, 7, &stop).size(), 64u);
+  EXPECT_EQ(make_random_requests(random, body, 10, 7, &stop).size(), 10u) << "fewer than 64: all of them";
 }
 
 }  // namespace
